@@ -1,0 +1,153 @@
+"""The `holodeck-lsp` command: argument parsing and dispatch only (see docs/cli.md).
+
+The pydantic models and the loader are imported inside the branches that need them, so
+`--version` and `--help` answer without paying for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import get_args
+
+# These use the standard library only: cheap enough for the --version path.
+from holodeck_lsp import __version__
+from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
+from holodeck_lsp.config.formats import Format, build_report, render
+from holodeck_lsp.config.formats.text import summary_line
+
+EXIT_OK = 0
+#: Errors found, or the command could not run (bad arguments, missing path): CI fails either way.
+EXIT_FAILED = 2
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_TITLE = "HoloDeck agent.yaml"
+
+SERVER_PENDING = (
+    "serving the language server (no arguments) arrives with the language-server feature; "
+    "use --check PATH… to check files"
+)
+RUN_PENDING = "`holodeck-lsp run` arrives with the runner feature"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # The stdio language server replaces this line.
+        return _reserved(SERVER_PENDING)
+    if args[0] == "run":  # The test runner replaces this line.
+        return _reserved(RUN_PENDING)
+
+    parser = _parser()
+    try:
+        options = parser.parse_args(args)
+        if options.check is None and (options.format or options.trust or options.strict):
+            parser.error("--format, --trust and --strict only apply to --check")
+    except SystemExit as exit_:
+        # argparse exits on --help and on usage errors; main() returns its codes instead.
+        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+
+    if options.version:
+        print(__version__)
+        return EXIT_OK
+    if options.schema:
+        return _write(_schema_json(), options.output)
+    return _check(
+        options.check,
+        fmt=options.format or "text",
+        trusted=options.trust,
+        strict=options.strict,
+        output=options.output,
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="holodeck-lsp",
+        description="Language server, checker and runner for HoloDeck agent.yaml test suites.",
+        epilog="Without arguments: the language server over stdio (not yet available).",
+    )
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--check",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="check agent files; a directory means every agent.yaml / *.agent.yaml below it",
+    )
+    action.add_argument("--schema", action="store_true", help="print the JSON Schema of agent.yaml")
+    action.add_argument("--version", action="store_true", help="print the version")
+    parser.add_argument(
+        "--format", choices=get_args(Format), help="output format of --check (default: text)"
+    )
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="import grader modules to verify them (runs project code)",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit with status 2 on warnings too")
+    parser.add_argument(
+        "--output", type=Path, metavar="FILE", help="write the output to FILE, not stdout"
+    )
+    return parser
+
+
+def _check(
+    paths: list[Path], *, fmt: Format, trusted: bool, strict: bool, output: Path | None
+) -> int:
+    try:
+        files = find_agent_files(paths)
+    except PathsNotFoundError as missing:
+        for path in missing.paths:
+            _error(f"no such file or directory: {path}")
+        return EXIT_FAILED
+    if not files:
+        _warn("no agent.yaml or *.agent.yaml found under " + ", ".join(map(str, paths)))
+
+    from holodeck_lsp.config.loader import load_agent_file  # pydantic: only when checking
+
+    report = build_report(
+        (path, load_agent_file(path, trusted=trusted).diagnostics) for path in files
+    )
+    status = _write(render(report, fmt), output)
+    summary = report.summary
+    if fmt != "text":
+        # Machine formats keep their stream clean; the summary is for the human reading the log.
+        print(summary_line(summary), file=sys.stderr)
+    if status != EXIT_OK or summary.errors or (strict and summary.warnings):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _schema_json() -> str:
+    from holodeck_lsp.schema.agent import Agent
+
+    schema = Agent.model_json_schema()
+    schema.pop("title", None)
+    return json.dumps({"$schema": SCHEMA_DIALECT, "title": SCHEMA_TITLE, **schema}, indent=2) + "\n"
+
+
+def _write(text: str, output: Path | None) -> int:
+    if output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as failure:
+        _error(f"cannot write {output}: {failure.strerror or failure}")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _reserved(message: str) -> int:
+    _error(message)
+    return EXIT_FAILED
+
+
+def _error(message: str) -> None:
+    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    print(f"holodeck-lsp: warning: {message}", file=sys.stderr)

@@ -1,0 +1,52 @@
+"""One document's raw data, node tree and file: what checks beyond the schema work on.
+
+An agent's test cases may live in an included file; paths stay agent paths
+(`test_cases[3].turns[0]…`) while ranges come from the file the value is written in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml.nodes import Node
+
+from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.validation_errors import describe_location, format_path
+from holodeck_lsp.config.yaml_document import Located, locate
+from holodeck_lsp.schema.codes import Code
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedSource:
+    file: str
+    root: Node
+    #: Agent-shaped data (`{"test_cases": [...]}` for an included file).
+    data: Any
+    #: Agent path of `root` (("test_cases",) for an included file).
+    prefix: Path = ()
+
+    def locate(self, path: Path) -> Located:
+        return locate(self.root, path[len(self.prefix):])
+
+    def diagnostic(
+        self,
+        path: Path,
+        where: Range,
+        code: Code,
+        message: str,
+        severity: Severity,
+        data: dict[str, str] | None = None,
+    ) -> Diagnostic:
+        place, label = describe_location(self.data, path)
+        return Diagnostic(
+            file=self.file,
+            range=where,
+            severity=severity,
+            code=code,
+            message=f"{place}: {message}",
+            field_path=format_path(path),
+            test_case=label,
+            data=data or {},
+        )

@@ -1,0 +1,153 @@
+"""Lints beyond what HoloDeck checks. Always warnings (or information), never errors, and
+each message says it is a holodeck-lsp lint so nobody mistakes it for a HoloDeck rejection.
+
+- HD201 an expected tool name that is not a substring of any declared tool's name (only
+  information when MCP tools exist: their tool names are known only at run time);
+- HD202 an asserted argument that is not a parameter of the function tool it targets (the
+  signature is read statically; `**kwargs` accepts anything);
+- HD203 a literal argument dict that looks like a misspelt `fuzzy` / `regex` matcher.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Sequence
+from pathlib import Path as FsPath
+from typing import Any
+
+from ruamel.yaml.nodes import MappingNode
+
+from holodeck_lsp.config.checked_source import CheckedSource, Path
+from holodeck_lsp.config.data_walk import declared_tools, iter_expected_tools
+from holodeck_lsp.config.diagnostics import Diagnostic, Severity
+from holodeck_lsp.config.python_source import ParameterKind, function_signature
+from holodeck_lsp.config.yaml_document import key_node_for, node_range
+from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.schema.matchers import MATCHER_KEYS
+
+_LINT = " (holodeck-lsp lint)"
+
+
+def run_lints(
+    sources: Sequence[CheckedSource], agent_data: Any, agent_dir: FsPath
+) -> list[Diagnostic]:
+    tools = declared_tools(agent_data)
+    names = [t["name"] for t in tools if isinstance(t.get("name"), str)]
+    has_mcp = any(t.get("type") == "mcp" for t in tools)
+    diagnostics: list[Diagnostic] = []
+    for source in sources:
+        for path, entry in iter_expected_tools(source.data):
+            if path[: len(source.prefix)] != source.prefix:
+                continue
+            name = entry.get("name") if isinstance(entry, dict) else entry
+            if not isinstance(name, str) or not name:
+                continue
+            diagnostics.extend(_undeclared(source, path, entry, name, names, has_mcp))
+            if isinstance(entry, dict) and isinstance(entry.get("args"), dict):
+                targets = [t for t in tools if isinstance(t.get("name"), str) and name in t["name"]]
+                diagnostics.extend(_unknown_parameters(source, path, entry["args"], targets,
+                                                       agent_dir))
+                diagnostics.extend(_misspelt_matchers(source, path, entry["args"]))
+    return diagnostics
+
+
+def _name_path(path: Path, entry: Any) -> Path:
+    return (*path, "name") if isinstance(entry, dict) else path
+
+
+def _undeclared(
+    source: CheckedSource, path: Path, entry: Any, name: str, declared: list[str], has_mcp: bool
+) -> Iterator[Diagnostic]:
+    if any(name in tool for tool in declared):
+        return
+    close = difflib.get_close_matches(name, declared, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    if has_mcp:
+        message = (f"no declared tool name contains {name!r}; fine if an MCP server provides "
+                   f"it{hint}{_LINT}")
+        severity = Severity.INFORMATION
+    else:
+        shown = ", ".join(declared) if declared else "none"
+        message = (f"no declared tool name contains {name!r} (declared: {shown}), so this "
+                   f"assertion can never pass{hint}{_LINT}")
+        severity = Severity.WARNING
+    located = source.locate(_name_path(path, entry))
+    yield source.diagnostic(
+        _name_path(path, entry), node_range(located.node), Code.UNDECLARED_TOOL, message,
+        severity, {"suggestion": close[0]} if close else None,
+    )
+
+
+def _unknown_parameters(
+    source: CheckedSource,
+    path: Path,
+    args: dict[Any, Any],
+    targets: list[dict[str, Any]],
+    agent_dir: FsPath,
+) -> Iterator[Diagnostic]:
+    functions = [t for t in targets if t.get("type") == "function"]
+    # Only when every tool the name can reach is a function tool with a readable signature.
+    if not functions or len(functions) != len(targets):
+        return
+    accepted: set[str] = set()
+    for tool in functions:
+        file, function = tool.get("file"), tool.get("function")
+        if not isinstance(file, str) or not isinstance(function, str):
+            return
+        signature = function_signature(agent_dir / file, function)
+        if signature is None:
+            return
+        kinds = {p.kind for p in signature.parameters}
+        if ParameterKind.VAR_KEYWORD in kinds:
+            return
+        accepted.update(
+            p.name for p in signature.parameters
+            if p.kind in (ParameterKind.POSITIONAL_OR_KEYWORD, ParameterKind.KEYWORD_ONLY)
+        )
+    args_path = (*path, "args")
+    args_node = source.locate(args_path).node
+    for arg in args:
+        if not isinstance(arg, str) or arg in accepted:
+            continue
+        close = difflib.get_close_matches(arg, sorted(accepted), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        key = key_node_for(args_node, arg) if isinstance(args_node, MappingNode) else None
+        where = node_range(key) if key is not None else node_range(args_node)
+        yield source.diagnostic(
+            (*args_path, arg), where, Code.UNKNOWN_TOOL_PARAMETER,
+            f"argument {arg!r} is not a parameter of {functions[0].get('function')}"
+            f"({', '.join(sorted(accepted))}), so no call can match it{hint}{_LINT}",
+            Severity.WARNING, {"suggestion": close[0]} if close else None,
+        )
+
+
+def _looks_like_matcher(key: str) -> str | None:
+    lowered = key.strip().lower()
+    if lowered in MATCHER_KEYS and key not in MATCHER_KEYS:
+        return lowered
+    close = difflib.get_close_matches(lowered, MATCHER_KEYS, n=1, cutoff=0.7)
+    return close[0] if close and key not in MATCHER_KEYS else None
+
+
+def _misspelt_matchers(
+    source: CheckedSource, path: Path, args: dict[Any, Any]
+) -> Iterator[Diagnostic]:
+    for arg, value in args.items():
+        if not isinstance(value, dict) or len(value) != 1:
+            continue
+        (key,) = value
+        if not isinstance(key, str) or key in MATCHER_KEYS:
+            continue
+        intended = _looks_like_matcher(key)
+        if intended is None:
+            continue
+        value_path = (*path, "args", arg)
+        value_node = source.locate(value_path).node
+        key_node = key_node_for(value_node, key)
+        where = node_range(key_node) if key_node is not None else node_range(value_node)
+        yield source.diagnostic(
+            (*value_path, key), where, Code.MISSPELT_MATCHER,
+            f"`{key}` is not a matcher, so this arg must equal the literal mapping "
+            f"{{{key}: …}}; did you mean `{intended}`?{_LINT}",
+            Severity.WARNING, {"suggestion": intended},
+        )

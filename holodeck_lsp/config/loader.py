@@ -1,0 +1,238 @@
+"""agent.yaml text -> validated Agent + every diagnostic of the file, in one pass.
+
+The language server and `holodeck-lsp --check` both call `load_agent_text` /
+`load_agent_file`, so they can never disagree. Bad input never raises: it becomes
+diagnostics with exact ranges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+
+from holodeck_lsp.config.checked_source import CheckedSource
+from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.global_config import load_global_providers, merge_providers
+from holodeck_lsp.config.grader_checks import check_graders
+from holodeck_lsp.config.lints import run_lints
+from holodeck_lsp.config.validation_errors import ErrorMapper
+from holodeck_lsp.config.yaml_document import (
+    YamlDocument,
+    key_node_for,
+    locate,
+    node_range,
+    parse_yaml,
+)
+from holodeck_lsp.schema.agent import MAX_TEST_CASES, Agent
+from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.schema.test_case import TestCase
+
+_CASES = TypeAdapter(list[TestCase])
+_FILE_START = Range.of(0, 0, 0, 0)
+
+
+@dataclass(slots=True)
+class LoadOptions:
+    #: Import graders (as HoloDeck does) instead of resolving them statically.
+    trusted: bool = False
+    #: Environment for `${VAR}`; None means this process's environment.
+    env: Mapping[str, str] | None = None
+    #: Folder holding `.holodeck/config.yaml`; None means the user's home.
+    home: Path | None = None
+    #: Merge `providers:` from the global and project config.yaml files.
+    global_config: bool = True
+    #: Run the lints beyond HoloDeck (warnings).
+    lints: bool = True
+
+
+@dataclass(slots=True)
+class LoadResult:
+    path: Path
+    agent: Agent | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: The parsed agent document (ranges, raw data) for editor features.
+    document: YamlDocument | None = None
+    #: Files this result depends on besides the agent itself (includes, config.yaml).
+    dependencies: list[Path] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+
+def load_agent_file(path: Path, *, trusted: bool = False, options: LoadOptions | None = None) -> LoadResult:
+    """Read and check one agent.yaml from disk."""
+    options = options or LoadOptions(trusted=trusted)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        unreadable = Diagnostic(
+            file=str(path),
+            range=_FILE_START,
+            severity=Severity.ERROR,
+            code=Code.FILE_UNREADABLE,
+            message=f"cannot read {path}: {error}",
+        )
+        return LoadResult(path, None, [unreadable])
+    return load_agent_text(text, path, options)
+
+
+def load_agent_text(text: str, path: Path, options: LoadOptions | None = None) -> LoadResult:
+    """Check agent.yaml `text` that lives (or will live) at `path`."""
+    options = options or LoadOptions()
+    return _Load(text, path, options).run()
+
+
+class _Load:
+    def __init__(self, text: str, path: Path, options: LoadOptions) -> None:
+        self.text = text
+        self.path = path
+        self.file = str(path)
+        self.options = options
+        self.agent_dir = path.parent
+        self.diagnostics: list[Diagnostic] = []
+        self.unresolved: list[tuple[str, Range]] = []
+        self.dependencies: list[Path] = []
+        self.included_sources: list[CheckedSource] = []
+
+    def run(self) -> LoadResult:
+        document = self.parse(self.text, self.file)
+        result = LoadResult(self.path, None, self.diagnostics, document, self.dependencies)
+        if document.root is None and document.problems:
+            return self.finish(result)
+        data: Any = {} if document.value is None else document.value
+        if not isinstance(data, dict):
+            self.add(Code.ROOT_NOT_MAPPING, "an agent file is a mapping of fields (name, "
+                     "model, instructions, …), not a list or a single value",
+                     node_range(document.root) if document.root else _FILE_START)
+            return self.finish(result)
+        root: Node = document.root if document.root is not None else MappingNode("", [])
+        validated_data = self.with_global_providers(data, root)
+        included = self.include_test_cases(validated_data, root)
+        result.agent = self.validate(validated_data, root, data, included)
+        sources = [CheckedSource(self.file, root, data), *self.included_sources]
+        self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
+        if self.options.lints:
+            self.diagnostics.extend(run_lints(sources, data, self.agent_dir))
+        return self.finish(result)
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def parse(self, text: str, file: str) -> YamlDocument:
+        document = parse_yaml(text, self.options.env)
+        for problem in document.problems:
+            self.diagnostics.append(
+                Diagnostic(file, problem.range, problem.severity, problem.code, problem.message)
+            )
+        self.unresolved.extend((file, r) for r in document.unresolved)
+        return document
+
+    def add(self, code: Code, message: str, where: Range, file: str | None = None,
+            severity: Severity = Severity.ERROR, field_path: str | None = None) -> None:
+        self.diagnostics.append(
+            Diagnostic(file or self.file, where, severity, code, message, field_path)
+        )
+
+    def with_global_providers(self, data: dict[str, Any], root: Node) -> dict[str, Any]:
+        if not self.options.global_config:
+            return data
+        found = load_global_providers(self.agent_dir, self.options.home, self.options.env)
+        self.dependencies.extend(found.sources)
+        model_key = key_node_for(root, "model")
+        for problem in found.problems:
+            where = node_range(model_key) if model_key is not None else _FILE_START
+            self.add(Code.GLOBAL_CONFIG_INVALID, problem, where, severity=Severity.WARNING)
+        return merge_providers(data, found.providers)
+
+    def include_test_cases(
+        self, data: dict[str, Any], root: Node
+    ) -> tuple[list[TestCase] | None, list[Any]] | None:
+        """Load `test_cases_file`; its faults are reported in that file, at their ranges."""
+        reference = data.get("test_cases_file")
+        if not isinstance(reference, str) or not reference.strip() or "test_cases" in data:
+            return None  # the schema reports the wrong type / both set
+        key_range = node_range(locate(root, ("test_cases_file",)).node)
+        include = Path(reference)
+        include = include if include.is_absolute() else (self.agent_dir / include)
+        self.dependencies.append(include)
+        try:
+            text = include.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            self.add(Code.TEST_CASES_FILE_INVALID,
+                     f"test_cases_file {reference!r} cannot be read ({error.__class__.__name__}: "
+                     f"{error}); check the path, relative to {self.agent_dir}",
+                     key_range, field_path="test_cases_file")
+            return None
+        file = str(include)
+        document = self.parse(text, file)
+        if document.root is None:
+            return None
+        value, list_node = document.value, document.root
+        if isinstance(value, dict) and "test_cases" in value:
+            value = value["test_cases"]
+            list_node = locate(document.root, ("test_cases",)).node
+        if value is None:
+            value, list_node = [], SequenceNode("", [])
+        if not isinstance(value, list):
+            self.add(Code.TEST_CASES_FILE_INVALID,
+                     f"{reference} must hold a list of test cases (optionally under a "
+                     "`test_cases:` key)", node_range(document.root), file=file)
+            return None
+        self.included_sources.append(
+            CheckedSource(file, list_node, {"test_cases": value}, ("test_cases",))
+        )
+        if len(value) > MAX_TEST_CASES:
+            self.add(Code.TOO_MANY_ITEMS,
+                     f"at most {MAX_TEST_CASES} test cases per agent (got {len(value)})",
+                     key_range, field_path="test_cases_file")
+        try:
+            return _CASES.validate_python(value), value
+        except ValidationError as error:
+            mapper = ErrorMapper(file, list_node, {"test_cases": value}, ("test_cases",))
+            self.diagnostics.extend(mapper.map(error))
+            return None, value
+
+    def validate(
+        self,
+        data: dict[str, Any],
+        root: Node,
+        naming_data: dict[str, Any],
+        included: tuple[list[TestCase] | None, list[Any]] | None,
+    ) -> Agent | None:
+        try:
+            agent = Agent.model_validate(data)
+        except ValidationError as error:
+            self.diagnostics.extend(ErrorMapper(self.file, root, naming_data).map(error))
+            return None
+        if included is not None:
+            cases = included[0]
+            if cases is None:
+                return None
+            agent = agent.model_copy(update={"test_cases": cases})
+        return agent
+
+    def finish(self, result: LoadResult) -> LoadResult:
+        if self.unresolved:
+            # A value built from an unset ${VAR} is unknown here: its type or range errors
+            # would be guesses, and the warning on the reference already says what to do.
+            kept = [d for d in self.diagnostics if not self.hides(d)]
+            self.diagnostics[:] = kept
+        self.diagnostics.sort(key=lambda d: (d.file != self.file, d.file, d.range))
+        if any(d.is_error for d in self.diagnostics):
+            result.agent = None
+        return result
+
+    def hides(self, diagnostic: Diagnostic) -> bool:
+        if diagnostic.code is Code.ENV_VAR_UNSET:
+            return False
+        return any(
+            file == diagnostic.file
+            and where.start <= diagnostic.range.start
+            and diagnostic.range.end <= where.end
+            for file, where in self.unresolved
+        )

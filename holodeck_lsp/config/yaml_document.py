@@ -1,0 +1,377 @@
+"""YAML text -> plain Python data (as HoloDeck's loader sees it) plus the node of every value.
+
+ruamel.yaml's C-accelerated composer gives nodes with start/end marks; we build the Python
+values ourselves (YAML 1.1 rules, merge keys, last duplicate wins — PyYAML's behaviour) and
+keep the node tree so any validation error path can be turned back into an exact range.
+Nothing here raises on bad input: problems are collected with their ranges.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import threading
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from holodeck_lsp.config.diagnostics import Range, Severity
+from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
+from holodeck_lsp.schema.codes import Code
+
+#: Deeper nesting than any real agent.yaml; beyond it we stop instead of recursing further.
+MAX_DEPTH = 100
+#: Values an alias may expand to in total (a "billion laughs" file would need billions).
+MAX_EXPANDED_NODES = 2_000_000
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+#: `${NAME}` as HoloDeck substitutes it.
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A fault found while reading the YAML itself."""
+
+    code: Code
+    severity: Severity
+    message: str
+    range: Range
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    text: str
+    root: Node | None
+    value: Any
+    problems: list[Problem] = field(default_factory=list)
+    #: Ranges of values that use an unset ${VAR}: their real value is unknown here.
+    unresolved: list[Range] = field(default_factory=list)
+
+
+# A YAML instance is not safe to share between threads (the server parses off its loop).
+_local = threading.local()
+
+
+def _parser() -> YAML:
+    parser: YAML | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = YAML(typ="safe", pure=False)
+    return parser
+
+
+def node_range(node: Node) -> Range:
+    start, end = node.start_mark, node.end_mark
+    return Range.of(start.line, start.column, end.line, end.column)
+
+
+def _point_range(text: str, line: int, column: int) -> Range:
+    """A one-character range at (line, column), kept inside the text."""
+    lines = text.splitlines() or [""]
+    line = max(0, min(line, len(lines) - 1))
+    length = len(lines[line])
+    column = max(0, min(column, length))
+    return Range.of(line, column, line, min(column + 1, length) if length else column)
+
+
+def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
+    """Compose `text` and convert it; never raises for bad input.
+
+    `${VAR}` references are substituted from `env` (default: this process's environment),
+    as HoloDeck does before parsing; an unset one is a warning, not an error, because the
+    editor's environment is rarely the one the suite runs in.
+    """
+    environment = os.environ if env is None else env
+    root: Node | None
+    # Node creation triggers many generational GC passes over a graph that only grows;
+    # pausing GC halves the parse time of a 1,000-case file.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            root = _parser().compose(text)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+        message = " ".join(
+            part for part in (error.context, error.problem) if part
+        ) or "invalid YAML"
+        problem = Problem(
+            Code.YAML_SYNTAX,
+            Severity.ERROR,
+            f"YAML syntax error: {message}",
+            _point_range(text, line, column),
+        )
+        return YamlDocument(text, None, None, [problem])
+    except (YAMLError, RecursionError, ValueError) as error:
+        code = Code.TOO_DEEP if isinstance(error, RecursionError) else Code.YAML_SYNTAX
+        detail = "nesting is too deep to read" if code is Code.TOO_DEEP else str(error)
+        problem = Problem(code, Severity.ERROR, detail, _point_range(text, 0, 0))
+        return YamlDocument(text, None, None, [problem])
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    document = YamlDocument(text, root, None)
+    _report_unset_variables(document, environment)
+    if root is not None:
+        document.value = _Converter(document, environment).convert(root, 0)
+    return document
+
+
+def _report_unset_variables(document: YamlDocument, env: Mapping[str, str]) -> None:
+    if "${" not in document.text:
+        return
+    for number, line in enumerate(document.text.splitlines()):
+        for match in ENV_REFERENCE.finditer(line):
+            name = match.group(1)
+            if name not in env:
+                document.problems.append(
+                    Problem(
+                        Code.ENV_VAR_UNSET,
+                        Severity.WARNING,
+                        f"environment variable {name} is not set here; HoloDeck refuses to "
+                        f"load the file unless it is set where the suite runs "
+                        f"(export {name}=... or add it to your CI secrets)",
+                        Range.of(number, match.start(), number, match.end()),
+                    )
+                )
+
+
+class _Converter:
+    """Builds Python values from nodes, PyYAML-style, recording problems with ranges."""
+
+    def __init__(self, document: YamlDocument, env: Mapping[str, str]) -> None:
+        self.document = document
+        self.env = env
+        self.anchored: dict[int, tuple[Any, int]] = {}
+        self.visits = 0
+
+    def problem(self, code: Code, message: str, node: Node, severity: Severity) -> None:
+        self.document.problems.append(Problem(code, severity, message, node_range(node)))
+
+    def convert(self, node: Node, depth: int) -> Any:
+        anchored = node.anchor is not None
+        if anchored:
+            seen = self.anchored.get(id(node))
+            if seen is not None:
+                value, size = seen
+                self.visits += size
+                if self.visits > MAX_EXPANDED_NODES:
+                    self.problem(
+                        Code.TOO_DEEP,
+                        "aliases expand to more than "
+                        f"{MAX_EXPANDED_NODES:,} values; not checked further",
+                        node,
+                        Severity.ERROR,
+                    )
+                    return None
+                return value
+        if depth > MAX_DEPTH:
+            self.problem(
+                Code.TOO_DEEP,
+                f"nested more than {MAX_DEPTH} levels deep; not checked further",
+                node,
+                Severity.ERROR,
+            )
+            return None
+        before = self.visits
+        self.visits += 1
+        if isinstance(node, ScalarNode):
+            value = self.scalar(node)
+        elif isinstance(node, SequenceNode):
+            value = [self.convert(child, depth + 1) for child in node.value]
+        else:
+            value = self.mapping(node, depth)
+        if anchored:
+            self.anchored[id(node)] = (value, self.visits - before)
+        return value
+
+    def substitute(self, node: ScalarNode, text: str) -> str:
+        unset = False
+
+        def value_of(match: re.Match[str]) -> str:
+            nonlocal unset
+            found = self.env.get(match.group(1))
+            if found is None:
+                unset = True
+                return match.group(0)
+            return found
+
+        text = ENV_REFERENCE.sub(value_of, text)
+        if unset:
+            self.document.unresolved.append(node_range(node))
+        return text
+
+    def scalar(self, node: ScalarNode) -> Any:
+        text: str = node.value
+        if "${" in text:
+            text = self.substitute(node, text)
+        explicit = self.document.text.startswith("!", node.start_mark.index)
+        if not explicit:
+            # Plain scalars follow YAML 1.1; quoted and block scalars are strings.
+            if node.style:
+                return text
+            try:
+                return resolve_plain(text)
+            except ValueError as error:
+                self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+                return text
+        tag = str(node.tag)
+        if not tag.startswith(_STANDARD_TAG_PREFIX):
+            self.problem(
+                Code.YAML_SYNTAX,
+                f"HoloDeck's YAML loader has no constructor for the tag {tag!r}; remove it",
+                node,
+                Severity.ERROR,
+            )
+            return text
+        try:
+            return resolve_tagged(tag, text)
+        except ValueError as error:
+            self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+            return text
+
+    def key(self, node: Node, depth: int) -> Any:
+        value = self.convert(node, depth + 1)
+        try:
+            hash(value)
+        except TypeError:
+            self.problem(
+                Code.YAML_SYNTAX,
+                "a mapping key must be a plain value, not a list or mapping",
+                node,
+                Severity.ERROR,
+            )
+            return None
+        return value
+
+    def mapping(self, node: MappingNode, depth: int) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        merged: dict[Any, Any] = {}
+        key_nodes: dict[Any, Node] = {}
+        for key_node, value_node in node.value:
+            if str(key_node.tag) == _MERGE_TAG:
+                self.merge_into(merged, value_node, depth)
+                continue
+            key = self.key(key_node, depth)
+            previous = key_nodes.get(key)
+            if previous is not None:
+                self.problem(
+                    Code.DUPLICATE_KEY,
+                    f"duplicate key {key!r} (first at line {previous.start_mark.line + 1}); "
+                    "HoloDeck silently keeps this last value — remove one of them "
+                    "(holodeck-lsp check: YAML requires unique keys)",
+                    key_node,
+                    Severity.WARNING,
+                )
+            key_nodes[key] = key_node
+            result[key] = self.convert(value_node, depth + 1)
+        if merged:
+            merged.update(result)
+            return merged
+        return result
+
+    def merge_into(self, merged: dict[Any, Any], value_node: Node, depth: int) -> None:
+        """`<<: *base` / `<<: [*a, *b]`: earlier sources win over later ones."""
+        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        for source in reversed(sources):
+            value = self.convert(source, depth + 1)
+            if isinstance(value, dict):
+                merged.update(value)
+            else:
+                self.problem(
+                    Code.YAML_SYNTAX,
+                    "a merge key `<<` takes a mapping or a list of mappings",
+                    source,
+                    Severity.ERROR,
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a validation path lands in the node tree.
+
+    `node` is the deepest node reached; `key` the key node of the last mapping entry walked
+    into (None at the root or inside a sequence item); `rest` the path elements that could
+    not be followed (e.g. a missing field's name)."""
+
+    node: Node
+    key: Node | None
+    rest: tuple[str | int, ...]
+
+
+def _scalar_key(node: Node) -> Any:
+    if not isinstance(node, ScalarNode):
+        return None
+    if node.style:
+        return node.value
+    try:
+        return resolve_plain(node.value)
+    except ValueError:
+        return node.value
+
+
+def _mapping_entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
+    """Own entries last-first (the last duplicate wins), then merged-in entries."""
+    merges: list[Node] = []
+    for key_node, value_node in reversed(node.value):
+        if str(key_node.tag) == _MERGE_TAG:
+            merges.append(value_node)
+        else:
+            yield key_node, value_node
+    for merge in merges:
+        sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+        for source in sources:
+            if isinstance(source, MappingNode):
+                yield from _mapping_entries(source)
+
+
+def locate(root: Node, path: Sequence[str | int]) -> Located:
+    """Follow a validation path (field names and list indexes) through the node tree.
+
+    Elements written `<like-this>` are union tags added by pydantic, not YAML keys: skipped.
+    """
+    node, key = root, None
+    elements = [element for element in path if not _is_union_tag(element)]
+    for position, element in enumerate(elements):
+        child: Node | None = None
+        child_key: Node | None = None
+        if isinstance(node, MappingNode):
+            for key_node, value_node in _mapping_entries(node):
+                if _scalar_key(key_node) == element:
+                    child, child_key = value_node, key_node
+                    break
+        elif isinstance(node, SequenceNode) and isinstance(element, int):
+            if 0 <= element < len(node.value):
+                child, child_key = node.value[element], None
+        if child is None:
+            return Located(node, key, tuple(elements[position:]))
+        node, key = child, child_key
+    return Located(node, key, ())
+
+
+def _is_union_tag(element: str | int) -> bool:
+    return isinstance(element, str) and element.startswith("<") and element.endswith(">")
+
+
+def key_node_for(mapping: Node, name: str) -> Node | None:
+    """The key node of `name` in a mapping node, if present."""
+    if isinstance(mapping, MappingNode):
+        for key_node, _ in _mapping_entries(mapping):
+            if _scalar_key(key_node) == name:
+                return key_node
+    return None
+
+
+def first_key(mapping: Node) -> Node | None:
+    if isinstance(mapping, MappingNode) and mapping.value:
+        first: Node = mapping.value[0][0]
+        return first
+    return None
