@@ -28,7 +28,7 @@ class CheckedSource:
     prefix: Path = ()
 
     def locate(self, path: Path) -> Located:
-        return locate(self.root, path[len(self.prefix):])
+        return locate(self.root, path[len(self.prefix) :])
 
     def diagnostic(
         self,

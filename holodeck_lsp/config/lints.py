@@ -45,8 +45,9 @@ def run_lints(
             diagnostics.extend(_undeclared(source, path, entry, name, names, has_mcp))
             if isinstance(entry, dict) and isinstance(entry.get("args"), dict):
                 targets = [t for t in tools if isinstance(t.get("name"), str) and name in t["name"]]
-                diagnostics.extend(_unknown_parameters(source, path, entry["args"], targets,
-                                                       agent_dir))
+                diagnostics.extend(
+                    _unknown_parameters(source, path, entry["args"], targets, agent_dir)
+                )
                 diagnostics.extend(_misspelt_matchers(source, path, entry["args"]))
     return diagnostics
 
@@ -63,18 +64,26 @@ def _undeclared(
     close = difflib.get_close_matches(name, declared, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     if has_mcp:
-        message = (f"no declared tool name contains {name!r}; fine if an MCP server provides "
-                   f"it{hint}{_LINT}")
+        message = (
+            f"no declared tool name contains {name!r}; fine if an MCP server provides "
+            f"it{hint}{_LINT}"
+        )
         severity = Severity.INFORMATION
     else:
         shown = ", ".join(declared) if declared else "none"
-        message = (f"no declared tool name contains {name!r} (declared: {shown}), so this "
-                   f"assertion can never pass{hint}{_LINT}")
+        message = (
+            f"no declared tool name contains {name!r} (declared: {shown}), so this "
+            f"assertion can never pass{hint}{_LINT}"
+        )
         severity = Severity.WARNING
     located = source.locate(_name_path(path, entry))
     yield source.diagnostic(
-        _name_path(path, entry), node_range(located.node), Code.UNDECLARED_TOOL, message,
-        severity, {"suggestion": close[0]} if close else None,
+        _name_path(path, entry),
+        node_range(located.node),
+        Code.UNDECLARED_TOOL,
+        message,
+        severity,
+        {"suggestion": close[0]} if close else None,
     )
 
 
@@ -101,7 +110,8 @@ def _unknown_parameters(
         if ParameterKind.VAR_KEYWORD in kinds:
             return
         accepted.update(
-            p.name for p in signature.parameters
+            p.name
+            for p in signature.parameters
             if p.kind in (ParameterKind.POSITIONAL_OR_KEYWORD, ParameterKind.KEYWORD_ONLY)
         )
     args_path = (*path, "args")
@@ -114,10 +124,13 @@ def _unknown_parameters(
         key = key_node_for(args_node, arg) if isinstance(args_node, MappingNode) else None
         where = node_range(key) if key is not None else node_range(args_node)
         yield source.diagnostic(
-            (*args_path, arg), where, Code.UNKNOWN_TOOL_PARAMETER,
+            (*args_path, arg),
+            where,
+            Code.UNKNOWN_TOOL_PARAMETER,
             f"argument {arg!r} is not a parameter of {functions[0].get('function')}"
             f"({', '.join(sorted(accepted))}), so no call can match it{hint}{_LINT}",
-            Severity.WARNING, {"suggestion": close[0]} if close else None,
+            Severity.WARNING,
+            {"suggestion": close[0]} if close else None,
         )
 
 
@@ -146,8 +159,11 @@ def _misspelt_matchers(
         key_node = key_node_for(value_node, key)
         where = node_range(key_node) if key_node is not None else node_range(value_node)
         yield source.diagnostic(
-            (*value_path, key), where, Code.MISSPELT_MATCHER,
+            (*value_path, key),
+            where,
+            Code.MISSPELT_MATCHER,
             f"`{key}` is not a matcher, so this arg must equal the literal mapping "
             f"{{{key}: …}}; did you mean `{intended}`?{_LINT}",
-            Severity.WARNING, {"suggestion": intended},
+            Severity.WARNING,
+            {"suggestion": intended},
         )

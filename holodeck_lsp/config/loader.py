@@ -65,7 +65,9 @@ class LoadResult:
         return [d for d in self.diagnostics if d.is_error]
 
 
-def load_agent_file(path: Path, *, trusted: bool = False, options: LoadOptions | None = None) -> LoadResult:
+def load_agent_file(
+    path: Path, *, trusted: bool = False, options: LoadOptions | None = None
+) -> LoadResult:
     """Read and check one agent.yaml from disk."""
     options = options or LoadOptions(trusted=trusted)
     try:
@@ -85,7 +87,18 @@ def load_agent_file(path: Path, *, trusted: bool = False, options: LoadOptions |
 def load_agent_text(text: str, path: Path, options: LoadOptions | None = None) -> LoadResult:
     """Check agent.yaml `text` that lives (or will live) at `path`."""
     options = options or LoadOptions()
-    return _Load(text, path, options).run()
+    try:
+        return _Load(text, path, options).run()
+    except Exception as error:  # noqa: BLE001 - a checker bug must not take the editor down
+        crash = Diagnostic(
+            file=str(path),
+            range=_FILE_START,
+            severity=Severity.ERROR,
+            code=Code.INTERNAL_ERROR,
+            message=f"holodeck-lsp could not check this file ({type(error).__name__}: {error}); "
+            "this is a bug in holodeck-lsp, please report it with the file",
+        )
+        return LoadResult(path, None, [crash])
 
 
 class _Load:
@@ -107,9 +120,12 @@ class _Load:
             return self.finish(result)
         data: Any = {} if document.value is None else document.value
         if not isinstance(data, dict):
-            self.add(Code.ROOT_NOT_MAPPING, "an agent file is a mapping of fields (name, "
-                     "model, instructions, …), not a list or a single value",
-                     node_range(document.root) if document.root else _FILE_START)
+            self.add(
+                Code.ROOT_NOT_MAPPING,
+                "an agent file is a mapping of fields (name, "
+                "model, instructions, …), not a list or a single value",
+                node_range(document.root) if document.root else _FILE_START,
+            )
             return self.finish(result)
         root: Node = document.root if document.root is not None else MappingNode("", [])
         validated_data = self.with_global_providers(data, root)
@@ -132,8 +148,15 @@ class _Load:
         self.unresolved.extend((file, r) for r in document.unresolved)
         return document
 
-    def add(self, code: Code, message: str, where: Range, file: str | None = None,
-            severity: Severity = Severity.ERROR, field_path: str | None = None) -> None:
+    def add(
+        self,
+        code: Code,
+        message: str,
+        where: Range,
+        file: str | None = None,
+        severity: Severity = Severity.ERROR,
+        field_path: str | None = None,
+    ) -> None:
         self.diagnostics.append(
             Diagnostic(file or self.file, where, severity, code, message, field_path)
         )
@@ -163,10 +186,13 @@ class _Load:
         try:
             text = include.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
-            self.add(Code.TEST_CASES_FILE_INVALID,
-                     f"test_cases_file {reference!r} cannot be read ({error.__class__.__name__}: "
-                     f"{error}); check the path, relative to {self.agent_dir}",
-                     key_range, field_path="test_cases_file")
+            self.add(
+                Code.TEST_CASES_FILE_INVALID,
+                f"test_cases_file {reference!r} cannot be read ({error.__class__.__name__}: "
+                f"{error}); check the path, relative to {self.agent_dir}",
+                key_range,
+                field_path="test_cases_file",
+            )
             return None
         file = str(include)
         document = self.parse(text, file)
@@ -179,17 +205,24 @@ class _Load:
         if value is None:
             value, list_node = [], SequenceNode("", [])
         if not isinstance(value, list):
-            self.add(Code.TEST_CASES_FILE_INVALID,
-                     f"{reference} must hold a list of test cases (optionally under a "
-                     "`test_cases:` key)", node_range(document.root), file=file)
+            self.add(
+                Code.TEST_CASES_FILE_INVALID,
+                f"{reference} must hold a list of test cases (optionally under a "
+                "`test_cases:` key)",
+                node_range(document.root),
+                file=file,
+            )
             return None
         self.included_sources.append(
             CheckedSource(file, list_node, {"test_cases": value}, ("test_cases",))
         )
         if len(value) > MAX_TEST_CASES:
-            self.add(Code.TOO_MANY_ITEMS,
-                     f"at most {MAX_TEST_CASES} test cases per agent (got {len(value)})",
-                     key_range, field_path="test_cases_file")
+            self.add(
+                Code.TOO_MANY_ITEMS,
+                f"at most {MAX_TEST_CASES} test cases per agent (got {len(value)})",
+                key_range,
+                field_path="test_cases_file",
+            )
         try:
             return _CASES.validate_python(value), value
         except ValidationError as error:

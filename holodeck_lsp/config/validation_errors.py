@@ -153,8 +153,11 @@ def describe_location(data: Any, path: Sequence[str | int]) -> tuple[str, str | 
         return format_path(path), None
     tail = [e for e in path[named_until:] if e != "args"]
     if tail:
-        parts.append(f"`{format_path(tail)}`" if isinstance(tail[0], str) else
-                     f"`{format_path(path[named_until - 1:])}`")
+        parts.append(
+            f"`{format_path(tail)}`"
+            if isinstance(tail[0], str)
+            else f"`{format_path(path[named_until - 1 :])}`"
+        )
     return ", ".join(parts), label
 
 
@@ -171,6 +174,8 @@ def compact_range(located_node: Node, key: Node | None) -> Range:
     if isinstance(located_node, SequenceNode) and located_node.value:
         return compact_range(located_node.value[0], None)
     start = located_node.start_mark
+    if start is None:  # an empty document has no marks
+        return Range.of(0, 0, 0, 0)
     return Range.of(start.line, start.column, start.line, start.column + 1)
 
 
@@ -221,8 +226,8 @@ class ErrorMapper:
         if code is Code.MISSING_FIELD and kind == "missing":
             missing = str(located.rest[0]) if located.rest else ""
             full_path = full_path + ((missing,) if missing else ())
-        if located.rest or isinstance(located.node, MappingNode | SequenceNode) and not (
-            located.node.flow_style
+        if located.rest or (
+            isinstance(located.node, MappingNode | SequenceNode) and not (located.node.flow_style)
         ):
             where_range = compact_range(located.node, located.key)
         elif code in _KEY_CODES and located.key is not None:

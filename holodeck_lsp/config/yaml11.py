@@ -42,7 +42,8 @@ _TIMESTAMP_PARTS = re.compile(
     r"""^(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})
     (?:(?:[Tt]|[ \t]+)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})
     (?:\.(?P<fraction>[0-9]*))?
-    (?:[ \t]*(?P<tz>Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9]{1,2})(?::(?P<tz_minute>[0-9]{2}))?))?)?$""",
+    (?:[ \t]*(?P<tz>Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9]{1,2})
+    (?::(?P<tz_minute>[0-9]{2}))?))?)?$""",
     re.X,
 )
 # Characters that can start a non-string plain scalar: a cheap filter before the regexes.

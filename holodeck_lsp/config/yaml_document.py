@@ -100,9 +100,9 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-        message = " ".join(
-            part for part in (error.context, error.problem) if part
-        ) or "invalid YAML"
+        message = (
+            " ".join(part for part in (error.context, error.problem) if part) or "invalid YAML"
+        )
         problem = Problem(
             Code.YAML_SYNTAX,
             Severity.ERROR,
@@ -187,8 +187,10 @@ class _Converter:
             value = self.scalar(node)
         elif isinstance(node, SequenceNode):
             value = [self.convert(child, depth + 1) for child in node.value]
-        else:
+        elif isinstance(node, MappingNode):
             value = self.mapping(node, depth)
+        else:  # pragma: no cover - the composer only makes these three kinds
+            value = None
         if anchored:
             self.anchored[id(node)] = (value, self.visits - before)
         return value
@@ -348,9 +350,12 @@ def locate(root: Node, path: Sequence[str | int]) -> Located:
                 if _scalar_key(key_node) == element:
                     child, child_key = value_node, key_node
                     break
-        elif isinstance(node, SequenceNode) and isinstance(element, int):
-            if 0 <= element < len(node.value):
-                child, child_key = node.value[element], None
+        elif (
+            isinstance(node, SequenceNode)
+            and isinstance(element, int)
+            and 0 <= element < len(node.value)
+        ):
+            child, child_key = node.value[element], None
         if child is None:
             return Located(node, key, tuple(elements[position:]))
         node, key = child, child_key

@@ -14,6 +14,7 @@ class Code(StrEnum):
     """Diagnostic codes. HD0xx: YAML and file level; HD1xx: schema and FR-025 faults;
     HD2xx: lints beyond what HoloDeck itself checks (never errors)."""
 
+    INTERNAL_ERROR = "HD000"
     YAML_SYNTAX = "HD001"
     DUPLICATE_KEY = "HD002"
     TOO_DEEP = "HD003"
@@ -62,6 +63,7 @@ class Code(StrEnum):
 
 
 TITLES: dict[Code, str] = {
+    Code.INTERNAL_ERROR: "holodeck-lsp failed while checking this file (a bug: please report)",
     Code.YAML_SYNTAX: "YAML syntax error",
     Code.DUPLICATE_KEY: "Duplicate mapping key (HoloDeck keeps the last one)",
     Code.TOO_DEEP: "Nesting or alias expansion too large to check",

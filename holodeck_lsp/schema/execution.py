@@ -13,9 +13,7 @@ class ExecutionConfig(StrictModel):
     llm_timeout: int | None = Field(
         default=None, description="Seconds one agent call (one turn) may take."
     )
-    file_timeout: int | None = Field(
-        default=None, description="Seconds to process one input file."
-    )
+    file_timeout: int | None = Field(default=None, description="Seconds to process one input file.")
     download_timeout: int | None = Field(
         default=None, description="Seconds to download one remote file."
     )

@@ -23,20 +23,23 @@ class NumericAxis(StrictModel):
     def _range_shape(self) -> Self:
         if self.type == "categorical":
             if not self.range:
-                raise fault(Code.TOO_MANY_ITEMS, "a categorical axis needs at least one choice",
-                            at="range")
+                raise fault(
+                    Code.TOO_MANY_ITEMS, "a categorical axis needs at least one choice", at="range"
+                )
             return self
         if len(self.range) != 2:
-            raise fault(Code.INVALID_VALUE, f"a {self.type} axis needs range: [low, high]",
-                        at="range")
+            raise fault(
+                Code.INVALID_VALUE, f"a {self.type} axis needs range: [low, high]", at="range"
+            )
         low, high = self.range
         try:
             ordered = low < high
         except TypeError:
             ordered = False
         if not ordered:
-            raise fault(Code.INVALID_VALUE, f"range low ({low}) must be below high ({high})",
-                        at="range")
+            raise fault(
+                Code.INVALID_VALUE, f"range low ({low}) must be below high ({high})", at="range"
+            )
         return self
 
 

@@ -26,7 +26,7 @@ class ExpectedTool(StrictModel):
     args: dict[str, ArgMatcher] | None = Field(
         default=None,
         description="Asserted arguments by name. Each value is a literal (exact; 206588 "
-        "equals 206588.0), `{fuzzy: \"206588\"}` or `{regex: \"^2009.*$\"}`. Arguments "
+        'equals 206588.0), `{fuzzy: "206588"}` or `{regex: "^2009.*$"}`. Arguments '
         "not listed are ignored.",
     )
     count: int = Field(
@@ -35,6 +35,12 @@ class ExpectedTool(StrictModel):
         description="At least this many calls in the turn must match. Default 1.",
         json_schema_extra={"minimum": 1},
     )
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _bool_is_an_int(cls, value: Any) -> Any:
+        # HoloDeck checks `isinstance(count, int)`, which a YAML boolean passes.
+        return int(value) if isinstance(value, bool) else value
 
     @field_validator("count")
     @classmethod
@@ -120,7 +126,7 @@ class Turn(StrictModel):
     input: NonBlankStr = Field(description="What the user says in this turn.")
     ground_truth: NonBlankStr | None = Field(
         default=None,
-        description="Expected answer for this turn, a string (quote numbers: \"25587\"). "
+        description='Expected answer for this turn, a string (quote numbers: "25587"). '
         "Metrics that compare text run only on turns that have one.",
     )
     expected_tools: list[ExpectedToolEntry] | None = Field(
@@ -170,7 +176,7 @@ class TestCase(StrictModel):
     )
     ground_truth: NonBlankStr | None = Field(
         default=None,
-        description="Single-turn expected answer, a string (quote numbers: \"25587\").",
+        description='Single-turn expected answer, a string (quote numbers: "25587").',
     )
     files: list[FileInput] | None = Field(
         default=None, description="Single-turn file inputs (at most 10)."

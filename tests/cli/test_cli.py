@@ -310,6 +310,37 @@ def test_real_directory_discovery(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert out.endswith(" in 2 files\n")
 
 
+@pytest.mark.usefixtures("real_loader")
+def test_real_strict_fails_on_a_lint_warning(tmp_path: Path) -> None:
+    # An expected tool that matches no declared tool is a warning (HD201), never an error.
+    agent = write(tmp_path / "agent.yaml", VALID + "    expected_tools: [serach]\n")
+    assert main(["--check", str(agent)]) == 0
+    assert main(["--check", str(agent), "--strict"]) == 2
+
+
+@pytest.mark.usefixtures("real_loader")
+def test_real_include_faults_are_reported_in_the_included_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = VALID.split("test_cases:")[0]
+    write(tmp_path / "agent.yaml", header + "test_cases_file: cases.yaml\n")
+    write(tmp_path / "cases.yaml", "- name: c1\n  input: hi\n  ground_truth: 12\n")
+    assert main(["--check", str(tmp_path / "agent.yaml")]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        f"{tmp_path / 'cases.yaml'}:3:17: error: " + _message_of("HD102", tmp_path),
+        "1 error, 0 warnings in 2 files",
+    ]
+
+
+def _message_of(code: str, tmp_path: Path) -> str:
+    """The loader's wording is its own; compare the rest of the line around it."""
+    from holodeck_lsp.config.loader import load_agent_file
+
+    (diagnostic,) = load_agent_file(tmp_path / "agent.yaml").diagnostics
+    assert diagnostic.code == code
+    return f"{diagnostic.message} [{code}]"
+
+
 def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("holodeck_lsp.schema.agent")
     assert main(["--schema"]) == 0
