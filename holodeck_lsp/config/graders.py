@@ -406,10 +406,12 @@ class _Report:
 
     def module_not_found(self, module: str, detail: str, missing: object) -> GraderProblem:
         if not isinstance(missing, str) or module == missing or module.startswith(missing + "."):
+            fix = "fix the module path"
+            if "." not in module:
+                fix += f" or create {self.agent_dir / module}.py"
             message = (
                 f"module '{module}' not found ({detail}; looked in {self.agent_dir} first, then "
-                f"on the Python path of {self.python}); fix the module path or create "
-                f"{self.agent_dir / module.partition('.')[0]}.py"
+                f"on the Python path of {self.python}); {fix}"
             )
         else:
             # The grader's module exists; something it imports does not.

@@ -20,7 +20,11 @@ from ruamel.yaml.nodes import MappingNode
 from holodeck_lsp.config.checked_source import CheckedSource, Path
 from holodeck_lsp.config.data_walk import declared_tools, iter_expected_tools
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
-from holodeck_lsp.config.python_source import ParameterKind, function_signature
+from holodeck_lsp.config.python_source import (
+    FunctionSignature,
+    ParameterKind,
+    function_signature,
+)
 from holodeck_lsp.config.yaml_document import key_node_for, node_range
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.matchers import MATCHER_KEYS
@@ -34,6 +38,7 @@ def run_lints(
     tools = declared_tools(agent_data)
     names = [t["name"] for t in tools if isinstance(t.get("name"), str)]
     has_mcp = any(t.get("type") == "mcp" for t in tools)
+    signatures = _Signatures(agent_dir)
     diagnostics: list[Diagnostic] = []
     for source in sources:
         for path, entry in iter_expected_tools(source.data):
@@ -46,10 +51,25 @@ def run_lints(
             if isinstance(entry, dict) and isinstance(entry.get("args"), dict):
                 targets = [t for t in tools if isinstance(t.get("name"), str) and name in t["name"]]
                 diagnostics.extend(
-                    _unknown_parameters(source, path, entry["args"], targets, agent_dir)
+                    _unknown_parameters(source, path, entry["args"], targets, signatures)
                 )
                 diagnostics.extend(_misspelt_matchers(source, path, entry["args"]))
     return diagnostics
+
+
+class _Signatures:
+    """Function signatures read once per load: a suite asserts the same few tools
+    thousands of times."""
+
+    def __init__(self, agent_dir: FsPath) -> None:
+        self.agent_dir = agent_dir
+        self.known: dict[tuple[str, str], FunctionSignature | None] = {}
+
+    def get(self, file: str, function: str) -> FunctionSignature | None:
+        key = (file, function)
+        if key not in self.known:
+            self.known[key] = function_signature(self.agent_dir / file, function)
+        return self.known[key]
 
 
 def _name_path(path: Path, entry: Any) -> Path:
@@ -92,7 +112,7 @@ def _unknown_parameters(
     path: Path,
     args: dict[Any, Any],
     targets: list[dict[str, Any]],
-    agent_dir: FsPath,
+    signatures: _Signatures,
 ) -> Iterator[Diagnostic]:
     functions = [t for t in targets if t.get("type") == "function"]
     # Only when every tool the name can reach is a function tool with a readable signature.
@@ -103,7 +123,7 @@ def _unknown_parameters(
         file, function = tool.get("file"), tool.get("function")
         if not isinstance(file, str) or not isinstance(function, str):
             return
-        signature = function_signature(agent_dir / file, function)
+        signature = signatures.get(file, function)
         if signature is None:
             return
         kinds = {p.kind for p in signature.parameters}

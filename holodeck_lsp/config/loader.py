@@ -17,6 +17,7 @@ from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.lints import run_lints
@@ -88,8 +89,9 @@ def load_agent_text(text: str, path: Path, options: LoadOptions | None = None) -
     """Check agent.yaml `text` that lives (or will live) at `path`."""
     options = options or LoadOptions()
     try:
-        return _Load(text, path, options).run()
-    except Exception as error:  # noqa: BLE001 - a checker bug must not take the editor down
+        with gc_paused():
+            return _Load(text, path, options).run()
+    except Exception as error:  # a checker bug must not take the editor down
         crash = Diagnostic(
             file=str(path),
             range=_FILE_START,

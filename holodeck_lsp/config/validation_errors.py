@@ -116,10 +116,10 @@ def _data_at(data: Any, path: Sequence[str | int]) -> Any:
 
 
 def case_label(data: Any, index: int) -> str:
-    """`'name'` or `#index`: how messages and reports name a test case."""
+    """The case's name, or `#index` for an unnamed case: how reports name a test case."""
     case = _data_at(data, ("test_cases", index))
     name = case.get("name") if isinstance(case, dict) else None
-    return repr(name) if isinstance(name, str) and name.strip() else f"#{index}"
+    return name if isinstance(name, str) and name.strip() else f"#{index}"
 
 
 def describe_location(data: Any, path: Sequence[str | int]) -> tuple[str, str | None]:
@@ -135,7 +135,7 @@ def describe_location(data: Any, path: Sequence[str | int]) -> tuple[str, str | 
         part: str | None = None
         if previous == "test_cases" and isinstance(element, int):
             label = case_label(data, element)
-            part = f"test case {label}"
+            part = f"test case {label!r}" if not label.startswith("#") else f"test case {label}"
         elif not parts:
             continue
         elif previous == "turns" and isinstance(element, int):

@@ -99,7 +99,9 @@ def render(report: Report, fmt: Format, *, cwd: Path | None = None) -> str:
         return json_report.render(report)
     if fmt == "sarif":
         return sarif.render(report, cwd=cwd)
-    return github.render(report, cwd=cwd)
+    if fmt == "github":
+        return github.render(report, cwd=cwd)
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
 def relative_to_root(path: str, root: Path) -> str | None:
