@@ -23,11 +23,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from holodeck_lsp.config.python_source import (
     Callability,
@@ -100,8 +101,19 @@ def _check_static(
     module, attribute = parsed
     search = search_module(module, dirs, use_meta_path=use_meta_path)
     if search.location is None:
-        return _module_not_found(search, agent_dir)
+        return _py_suffix_problem(module, attribute) or _module_not_found(search, agent_dir)
     return _check_attribute(spec, search.location, attribute)
+
+
+def _py_suffix_problem(module: str, attribute: str) -> GraderProblem | None:
+    """`graders.py:fn` is a common slip: a file name where a module name belongs."""
+    if not module.endswith(".py") or module == ".py":
+        return None
+    return GraderProblem(
+        Code.GRADER_MODULE_NOT_FOUND,
+        f"module '{module}' not found: the grader names a file, not a module; "
+        f"write '{module.removesuffix('.py')}:{attribute}'",
+    )
 
 
 def _module_not_found(search: ModuleSearch, agent_dir: Path) -> GraderProblem:
@@ -244,6 +256,7 @@ class _ChildOutcome:
     returncode: int | None = None
     timed_out: bool = False
     start_error: str | None = None
+    stderr: str = ""
 
 
 def resolve_graders_trusted(
@@ -271,39 +284,65 @@ def _probe(
 ) -> dict[str, GraderProblem | None]:
     with tempfile.TemporaryDirectory(prefix="holodeck-graders-") as tmp:
         results_file = Path(tmp) / "results.jsonl"
-        stderr_file = Path(tmp) / "stderr.txt"
         command = [python, "-B", "-X", "faulthandler", "-c", _probe_source()]
         command += [str(results_file), str(agent_dir), *specs]
-        outcome = _run_child(command, agent_dir, stderr_file, timeout)
+        outcome = _run_child(command, agent_dir, timeout)
         records = _read_records(results_file)
-        stderr = _read_text(stderr_file)
-    report = _Report(agent_dir, python, timeout, outcome, _stderr_summary(stderr, agent_dir))
-    return report.interpret(specs, records)
+    summary = _stderr_summary(outcome.stderr, agent_dir)
+    return _Report(agent_dir, python, timeout, outcome, summary).interpret(specs, records)
 
 
-def _run_child(command: list[str], cwd: Path, stderr_file: Path, timeout: float) -> _ChildOutcome:
+def _run_child(command: list[str], cwd: Path, timeout: float) -> _ChildOutcome:
     try:
-        with stderr_file.open("wb") as stderr:
-            # A session of its own, so a timeout kills whatever the module spawned as well.
-            process = subprocess.Popen(
-                command,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                start_new_session=os.name == "posix",
-            )
+        # A session of its own, so a timeout kills whatever the module spawned as well.
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=os.name == "posix",
+        )
     except OSError as exc:
         return _ChildOutcome(start_error=f"could not start {command[0]} in {cwd}: {exc}")
+    assert process.stderr is not None
+    stderr = _TailReader(process.stderr)
+    stderr.start()
+    timed_out = False
     try:
-        return _ChildOutcome(returncode=process.wait(timeout=timeout))
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(process)
-        return _ChildOutcome(returncode=process.wait(), timed_out=True)
+        timed_out = True
     finally:
-        if process.poll() is None:  # interrupted while waiting: never leave it running
+        if process.poll() is None:  # timed out, or we were interrupted: never leave it running
             _kill(process)
             process.wait()
+    # Something the module spawned may still hold the pipe open: do not wait for it long.
+    stderr.join(timeout=1.0)
+    return _ChildOutcome(process.returncode, timed_out, stderr=stderr.text())
+
+
+class _TailReader(threading.Thread):
+    """Drains a pipe, keeping only its last `limit` bytes: a module may print without pause
+    until the timeout, and neither memory nor disk should pay for that."""
+
+    def __init__(self, pipe: IO[bytes], limit: int = 64 * 1024) -> None:
+        super().__init__(name="grader-probe-stderr", daemon=True)
+        self.pipe = pipe
+        self.limit = limit
+        self.buffer = bytearray()
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        with self.pipe:
+            while chunk := self.pipe.read1(65536):
+                with self.lock:
+                    self.buffer += chunk
+                    del self.buffer[: -self.limit]
+
+    def text(self) -> str:
+        with self.lock:
+            return self.buffer.decode("utf-8", errors="replace")
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
@@ -381,7 +420,9 @@ class _Report:
         if status == "ok":
             return None
         if status == "module_not_found":
-            return self.module_not_found(module, detail, record.get("missing"))
+            return _py_suffix_problem(module, attribute) or self.module_not_found(
+                module, detail, record.get("missing")
+            )
         if status == "import_error":
             return GraderProblem(
                 Code.GRADER_MODULE_NOT_FOUND, f"importing module '{module}' failed: {detail}"

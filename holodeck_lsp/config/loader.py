@@ -21,6 +21,7 @@ from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.lints import run_lints
+from holodeck_lsp.config.structure_checks import check_case_shapes
 from holodeck_lsp.config.validation_errors import ErrorMapper
 from holodeck_lsp.config.yaml_document import (
     YamlDocument,
@@ -134,6 +135,7 @@ class _Load:
         included = self.include_test_cases(validated_data, root)
         result.agent = self.validate(validated_data, root, data, included)
         sources = [CheckedSource(self.file, root, data), *self.included_sources]
+        self.diagnostics.extend(check_case_shapes(sources))
         self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
         if self.options.lints:
             self.diagnostics.extend(run_lints(sources, data, self.agent_dir))
@@ -257,6 +259,9 @@ class _Load:
             # would be guesses, and the warning on the reference already says what to do.
             kept = [d for d in self.diagnostics if not self.hides(d)]
             self.diagnostics[:] = kept
+        # The raw-data shape checks and the schema may report the same finding.
+        unique = {(d.file, d.range, d.code): d for d in reversed(self.diagnostics)}
+        self.diagnostics[:] = unique.values()
         self.diagnostics.sort(key=lambda d: (d.file != self.file, d.file, d.range))
         if any(d.is_error for d in self.diagnostics):
             result.agent = None

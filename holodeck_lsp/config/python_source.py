@@ -384,7 +384,9 @@ class ModuleNames:
     """
 
     path: Path
-    bindings: Mapping[str, NameBinding] = field(default_factory=lambda: MappingProxyType({}))
+    bindings: Mapping[str, NameBinding] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
     open_ended_reason: str | None = None
     maybe_bound: frozenset[str] = frozenset()
     error: str | None = None

@@ -19,7 +19,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.yaml_document import first_key, locate, node_range
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.base import AT_KEY
+from holodeck_lsp.schema.base import AT_KEY, OFFSET_KEY
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.introspect import keys_at
 
@@ -234,6 +234,9 @@ class ErrorMapper:
             where_range = node_range(located.key)
         else:
             where_range = node_range(located.node)
+            offset = context.get(OFFSET_KEY)
+            if isinstance(offset, int) and isinstance(located.node, ScalarNode):
+                where_range = _inside_scalar(located.node, offset) or where_range
         where, label = describe_location(self.data, full_path)
         return Diagnostic(
             file=self.file,
@@ -316,6 +319,20 @@ class ErrorMapper:
                     {"suggestion": close[0]},
                 )
         return Code.INVALID_CHOICE, message, {}
+
+
+def _inside_scalar(node: ScalarNode, offset: int) -> Range | None:
+    """The one-character range at `offset` of a scalar's value, when the source spells the
+    value verbatim on one line (plain, or quoted without escapes); else None."""
+    start, end = node.start_mark, node.end_mark
+    if start.line != end.line:
+        return None
+    quote = 1 if node.style in ("'", '"') else 0
+    spelled_length = end.column - start.column - 2 * quote
+    if spelled_length != len(node.value) or (node.style == '"' and "\\" in node.value):
+        return None
+    column = start.column + quote + min(offset, max(len(node.value) - 1, 0))
+    return Range.of(start.line, column, start.line, column + 1)
 
 
 def _with_expected(diagnostic: Diagnostic, expected: str) -> Diagnostic:

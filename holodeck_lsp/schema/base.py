@@ -16,11 +16,18 @@ from holodeck_lsp.schema.codes import Code
 
 #: Context key naming the child key a model-level fault should point at.
 AT_KEY = "at"
+#: Context key giving the character offset of the fault inside a string value.
+OFFSET_KEY = "offset"
 
 
-def fault(code: Code, message: str, at: str | None = None) -> PydanticCustomError:
-    """A validation error with a stable code; `at` names the offending child key, if any."""
+def fault(
+    code: Code, message: str, at: str | None = None, offset: int | None = None
+) -> PydanticCustomError:
+    """A validation error with a stable code; `at` names the offending child key, if any,
+    and `offset` the position inside the (string) value, e.g. where a regex breaks."""
     context: dict[str, Any] = {AT_KEY: at} if at is not None else {}
+    if offset is not None:
+        context[OFFSET_KEY] = offset
     # The message is used verbatim: escape braces so pydantic does not treat them as fields.
     template = message.replace("{", "{{").replace("}", "}}")
     return PydanticCustomError(code.value, template, context)

@@ -94,6 +94,7 @@ def parse_arg_matcher(raw: Any) -> ArgMatcherValue:
             f"regex does not compile: {error.msg}{where}; fix the pattern, or escape "
             "special characters (e.g. \\( \\. \\$) if you meant them literally",
             at="regex",
+            offset=error.pos,
         ) from None
 
 

@@ -153,6 +153,13 @@ def test_package_graders(tmp_path: Path, resolve: Resolver) -> None:
 
 
 @BOTH
+def test_file_name_instead_of_module_name(agent: Path, resolve: Resolver) -> None:
+    problem = resolve(agent, "graders.py:grade_program")
+    assert problem is not None and problem.code is Code.GRADER_MODULE_NOT_FOUND
+    assert "write 'graders:grade_program'" in problem.message
+
+
+@BOTH
 def test_bad_grader_paths(agent: Path, resolve: Resolver) -> None:
     problem = resolve(agent, "graders.grade_program")
     assert isinstance(problem, GraderProblem) and problem.code is Code.BAD_GRADER_PATH
@@ -450,6 +457,13 @@ def test_trusted_stdout_noise_does_not_confuse_the_protocol(tmp_path: Path) -> N
     )
     problem = trusted(tmp_path, "noisy:fn")
     assert problem is not None and problem.code is Code.GRADER_ATTRIBUTE_MISSING
+
+
+def test_trusted_mode_survives_endless_output(tmp_path: Path) -> None:
+    write(tmp_path, "chatty.py", "import sys\nwhile True:\n    sys.stderr.write('x' * 4096)\n")
+    problem = trusted(tmp_path, "chatty:fn", timeout=1.0)
+    assert problem is not None and "timed out" in problem.message
+    assert len(problem.message) < 1000
 
 
 def test_trusted_mode_runs_in_the_agent_dir(tmp_path: Path) -> None:
