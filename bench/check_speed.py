@@ -11,8 +11,11 @@ Generates the ConvFinQA yardstick files (100 and 1,000 multi-turn cases) with
 3. `holodeck-lsp --check FILE --format json` as a fresh process (wall time), and the
    process start-up floor (`python -c pass`, `holodeck-lsp --version`, importing the loader).
 
-Targets (PASS/FAIL, judged on the median): 1,000 cases `--check` whole process <= 1 s;
-in-process load <= 3x the bare parse; the 100-dialogue file loads and validates in <= 40 ms.
+Targets (PASS/FAIL, judged on the median, or the min with `--judge min`): 1,000 cases
+`--check` whole process <= 1 s; in-process load <= 3x the bare parse; the 100-dialogue file
+loads and validates in <= 40 ms. The ratio is judged against the bare parse with the garbage
+collector paused (the stricter baseline: the loader pauses it while composing too); the
+ratio against compose with GC on is reported beside it.
 Exit status 1 if a target fails or a yardstick file does not load cleanly (`--no-fail`: 0).
 
     .venv/bin/python bench/check_speed.py [--repeat 7] [--profile] [--json] [--no-fail]
@@ -21,6 +24,7 @@ Exit status 1 if a target fails or a yardstick file does not load cleanly (`--no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import gc
 import io
@@ -81,13 +85,11 @@ class SizeResult:
     check_errors: int | None
     phases: dict[str, Timing] = field(default_factory=dict)
 
-    @property
-    def ratio(self) -> float:
-        return self.load.median / self.compose.median
+    def ratio(self, by: str = "median") -> float:
+        return float(getattr(self.load, by) / getattr(self.compose, by))
 
-    @property
-    def ratio_gc_off(self) -> float:
-        return self.load.median / self.compose_gc_off.median
+    def ratio_gc_off(self, by: str = "median") -> float:
+        return float(getattr(self.load, by) / getattr(self.compose_gc_off, by))
 
 
 @dataclass
@@ -107,6 +109,9 @@ class Report:
     targets: list[Target] = field(default_factory=list)
     sanity: list[str] = field(default_factory=list)
     profile: dict[str, list[dict[str, Any]]] | None = None
+    judge_by: str = "median"
+    loadavg_before: tuple[float, float, float] | None = None
+    loadavg_after: tuple[float, float, float] | None = None
 
 
 # -- measuring --------------------------------------------------------------------------------
@@ -129,7 +134,9 @@ def time_in_process(fn: Callable[[], object], repeat: int, warmup: int = 1) -> T
     return Timing(runs)
 
 
-def time_process(cmd: list[str], repeat: int, warmup: int = 1) -> tuple[Timing, subprocess.CompletedProcess[str]]:
+def time_process(
+    cmd: list[str], repeat: int, warmup: int = 1
+) -> tuple[Timing, subprocess.CompletedProcess[str]]:
     last: subprocess.CompletedProcess[str] | None = None
     for _ in range(warmup):
         last = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
@@ -150,9 +157,19 @@ def generate(shared: Path, out: Path, cases: int) -> Path:
             sys.exit(f"check_speed: {needed} not found (use --shared PATH)")
     target = out / f"c{cases}" / "agent.yaml"
     subprocess.run(
-        [sys.executable, str(tool), "--source", str(source), "--cases", str(cases),
-         "--out", str(target)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            str(tool),
+            "--source",
+            str(source),
+            "--cases",
+            str(cases),
+            "--out",
+            str(target),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return target
 
@@ -175,12 +192,15 @@ def import_loader(wait_s: float) -> Any:
     while True:
         try:
             from holodeck_lsp.config import loader
+
             return loader
         except ImportError as error:
             if time.monotonic() >= deadline:
                 sys.exit(f"check_speed: cannot import the loader: {error}")
-            print(f"check_speed: loader not importable yet ({error}); retrying in 30 s",
-                  file=sys.stderr)
+            print(
+                f"check_speed: loader not importable yet ({error}); retrying in 30 s",
+                file=sys.stderr,
+            )
             for name in [m for m in sys.modules if m.startswith("holodeck_lsp")]:
                 del sys.modules[name]
             time.sleep(30)
@@ -219,10 +239,8 @@ def measure_size(loader: Any, cli: list[str], path: Path, cases: int, repeat: in
 
     check_t, last = time_process([*cli, "--check", str(path), "--format", "json"], repeat)
     check_errors: int | None = None
-    try:
+    with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError, AttributeError):
         check_errors = _count_json_errors(json.loads(last.stdout))
-    except (json.JSONDecodeError, TypeError, KeyError):
-        pass
     return SizeResult(
         cases=cases,
         lines=text.count("\n"),
@@ -248,13 +266,16 @@ def measure_phases(loader: Any, text: str, path: Path, repeat: int) -> dict[str,
     except ImportError:  # internal API: skip the breakdown rather than fail the benchmark
         return phases
     phases["parse_yaml (compose + YAML 1.1 conversion)"] = time_in_process(
-        lambda: parse_yaml(text), repeat)
+        lambda: parse_yaml(text), repeat
+    )
     bare = loader.LoadOptions(lints=False, global_config=False)
     phases["+ validate (no global config, no lints)"] = time_in_process(
-        lambda: loader.load_agent_text(text, path, bare), repeat)
+        lambda: loader.load_agent_text(text, path, bare), repeat
+    )
     no_lints = loader.LoadOptions(lints=False)
     phases["+ global config (no lints)"] = time_in_process(
-        lambda: loader.load_agent_text(text, path, no_lints), repeat)
+        lambda: loader.load_agent_text(text, path, no_lints), repeat
+    )
     return phases
 
 
@@ -262,7 +283,7 @@ def _count_json_errors(report: Any) -> int:
     """Error count of a `--format json` report, read defensively (summary, else per file)."""
     summary = report.get("summary") if isinstance(report, dict) else None
     if isinstance(summary, dict) and isinstance(summary.get("errors"), int):
-        return summary["errors"]
+        return int(summary["errors"])
     files = report.get("files", []) if isinstance(report, dict) else report
     return sum(
         1
@@ -298,13 +319,15 @@ def profile_loads(loader: Any, path: Path, loads: int, top: int) -> dict[str, li
         rows = []
         for func in stats.fcn_list[:top]:  # type: ignore[attr-defined]
             cc, nc, tt, ct, _ = stats.stats[func]  # type: ignore[attr-defined]
-            rows.append({
-                "function": _func_name(func),
-                "ncalls": nc,
-                "primitive_calls": cc,
-                "tottime_ms_per_load": 1000 * tt / loads,
-                "cumtime_ms_per_load": 1000 * ct / loads,
-            })
+            rows.append(
+                {
+                    "function": _func_name(func),
+                    "ncalls": nc,
+                    "primitive_calls": cc,
+                    "tottime_ms_per_load": 1000 * tt / loads,
+                    "cumtime_ms_per_load": 1000 * ct / loads,
+                }
+            )
         out[key] = rows
     return out
 
@@ -318,8 +341,11 @@ def _func_name(func: tuple[str, int, str]) -> str:
         shown = str(path.resolve().relative_to(REPO))
     except ValueError:
         parts = path.parts
-        shown = "/".join(parts[parts.index("site-packages") + 1:]) if "site-packages" in parts \
+        shown = (
+            "/".join(parts[parts.index("site-packages") + 1 :])
+            if "site-packages" in parts
             else str(path)
+        )
     return f"{shown}:{line}({name})"
 
 
@@ -327,30 +353,48 @@ def _func_name(func: tuple[str, int, str]) -> str:
 
 
 def judge(report: Report) -> None:
+    by = report.judge_by
     by_cases = {s.cases: s for s in report.sizes}
     if 1000 in by_cases:
-        check = by_cases[1000].check.median
-        report.targets.append(Target(
-            "1,000 cases: --check whole process", f"<= {CHECK_1000_LIMIT_S:.1f} s",
-            f"{check * 1000:.0f} ms", check <= CHECK_1000_LIMIT_S))
+        check = getattr(by_cases[1000].check, by)
+        report.targets.append(
+            Target(
+                "1,000 cases: --check whole process",
+                f"<= {CHECK_1000_LIMIT_S:.1f} s",
+                f"{check * 1000:.0f} ms",
+                check <= CHECK_1000_LIMIT_S,
+            )
+        )
     for size in report.sizes:
-        report.targets.append(Target(
-            f"{size.cases:,} cases: in-process load / bare parse", f"<= {LOAD_RATIO_LIMIT:.0f}x",
-            f"{size.ratio:.2f}x", size.ratio <= LOAD_RATIO_LIMIT))
+        report.targets.append(
+            Target(
+                f"{size.cases:,} cases: in-process load / bare parse (GC paused)",
+                f"<= {LOAD_RATIO_LIMIT:.0f}x",
+                f"{size.ratio_gc_off(by):.2f}x (vs compose with GC on: {size.ratio(by):.2f}x)",
+                size.ratio_gc_off(by) <= LOAD_RATIO_LIMIT,
+            )
+        )
     if 100 in by_cases:
-        load = by_cases[100].load.median
-        report.targets.append(Target(
-            "100 dialogues: load + validate", f"<= {LOAD_100_LIMIT_S * 1000:.0f} ms",
-            f"{load * 1000:.1f} ms", load <= LOAD_100_LIMIT_S))
+        load = getattr(by_cases[100].load, by)
+        report.targets.append(
+            Target(
+                "100 dialogues: load + validate",
+                f"<= {LOAD_100_LIMIT_S * 1000:.0f} ms",
+                f"{load * 1000:.1f} ms",
+                load <= LOAD_100_LIMIT_S,
+            )
+        )
     for size in report.sizes:
         if size.load_errors:
             report.sanity.append(
-                f"{size.cases} cases: in-process load reported {size.load_errors} error(s)")
+                f"{size.cases} cases: in-process load reported {size.load_errors} error(s)"
+            )
         if size.check_exit != 0:
             report.sanity.append(f"{size.cases} cases: --check exited {size.check_exit}")
         if size.check_errors:
             report.sanity.append(
-                f"{size.cases} cases: --check JSON reported {size.check_errors} error(s)")
+                f"{size.cases} cases: --check JSON reported {size.check_errors} error(s)"
+            )
 
 
 def ms(seconds: float) -> str:
@@ -360,17 +404,28 @@ def ms(seconds: float) -> str:
 def print_text(report: Report, profile_top: int) -> None:
     print(f"repeats: {report.repeat} (after 1 warm-up); times in ms, min / median")
     print(f"CLI: {shlex.join(report.cli)}")
+    if report.loadavg_before and report.loadavg_after:
+        print(
+            "load average before / after: "
+            f"{' '.join(f'{x:.2f}' for x in report.loadavg_before)} / "
+            f"{' '.join(f'{x:.2f}' for x in report.loadavg_after)} "
+            f"({os.cpu_count()} CPUs)"
+        )
     print()
-    header = (f"{'cases':>6} {'lines':>7} {'bare parse':>15} {'(GC off)':>15} "
-              f"{'load':>15} {'ratio':>6} {'(vs GC off)':>11} {'--check process':>17}")
+    header = (
+        f"{'cases':>6} {'lines':>7} {'bare parse':>15} {'(GC off)':>15} "
+        f"{'load':>15} {'ratio':>6} {'(vs GC off)':>11} {'--check process':>17}"
+    )
     print(header)
     for s in report.sizes:
-        print(f"{s.cases:>6} {s.lines:>7} "
-              f"{ms(s.compose.min):>7}/{ms(s.compose.median):>7} "
-              f"{ms(s.compose_gc_off.min):>7}/{ms(s.compose_gc_off.median):>7} "
-              f"{ms(s.load.min):>7}/{ms(s.load.median):>7} "
-              f"{s.ratio:>5.2f}x {s.ratio_gc_off:>10.2f}x "
-              f"{ms(s.check.min):>8}/{ms(s.check.median):>8}")
+        print(
+            f"{s.cases:>6} {s.lines:>7} "
+            f"{ms(s.compose.min):>7}/{ms(s.compose.median):>7} "
+            f"{ms(s.compose_gc_off.min):>7}/{ms(s.compose_gc_off.median):>7} "
+            f"{ms(s.load.min):>7}/{ms(s.load.median):>7} "
+            f"{s.ratio():>5.2f}x {s.ratio_gc_off():>10.2f}x "
+            f"{ms(s.check.min):>8}/{ms(s.check.median):>8}"
+        )
     print()
     for s in report.sizes:
         if s.phases:
@@ -380,15 +435,17 @@ def print_text(report: Report, profile_top: int) -> None:
             print(f"  {'+ lints = full load':<50} {ms(s.load.min):>7} / {ms(s.load.median):>7}")
     print()
     for s in report.sizes:
-        print(f"{s.cases} cases: load diagnostics: {s.load_errors} error(s), "
-              f"{s.load_warnings} warning(s), {s.load_other} other; "
-              f"--check exit {s.check_exit}, JSON errors {s.check_errors}")
+        print(
+            f"{s.cases} cases: load diagnostics: {s.load_errors} error(s), "
+            f"{s.load_warnings} warning(s), {s.load_other} other; "
+            f"--check exit {s.check_exit}, JSON errors {s.check_errors}"
+        )
     print()
     print("process start-up floor:")
     for name, timing in report.floor.items():
         print(f"  {name:<50} {ms(timing.min):>7} / {ms(timing.median):>7}")
     print()
-    print("targets (median):")
+    print(f"targets ({report.judge_by}):")
     for t in report.targets:
         print(f"  {'PASS' if t.passed else 'FAIL'}  {t.name}: {t.measured} (target {t.limit})")
     for problem in report.sanity:
@@ -396,31 +453,46 @@ def print_text(report: Report, profile_top: int) -> None:
     if report.profile:
         for key, rows in report.profile.items():
             print()
-            print(f"profile of load_agent_text (100 cases), top {profile_top} by {key}, "
-                  "ms per load:")
+            print(
+                f"profile of load_agent_text (100 cases), top {profile_top} by {key}, ms per load:"
+            )
             print(f"  {'ncalls':>10} {'tottime':>8} {'cumtime':>8}  function")
             for r in rows:
-                calls = (f"{r['ncalls']}/{r['primitive_calls']}"
-                         if r["ncalls"] != r["primitive_calls"] else str(r["ncalls"]))
-                print(f"  {calls:>10} {r['tottime_ms_per_load']:>8.2f} "
-                      f"{r['cumtime_ms_per_load']:>8.2f}  {r['function']}")
+                calls = (
+                    f"{r['ncalls']}/{r['primitive_calls']}"
+                    if r["ncalls"] != r["primitive_calls"]
+                    else str(r["ncalls"])
+                )
+                print(
+                    f"  {calls:>10} {r['tottime_ms_per_load']:>8.2f} "
+                    f"{r['cumtime_ms_per_load']:>8.2f}  {r['function']}"
+                )
 
 
 def as_json(report: Report) -> dict[str, Any]:
     return {
         "repeat": report.repeat,
         "cli": report.cli,
+        "judge_by": report.judge_by,
+        "cpus": os.cpu_count(),
+        "loadavg_before": report.loadavg_before,
+        "loadavg_after": report.loadavg_after,
         "sizes": [
             {
-                "cases": s.cases, "lines": s.lines, "bytes": s.bytes,
+                "cases": s.cases,
+                "lines": s.lines,
+                "bytes": s.bytes,
                 "bare_parse": s.compose.as_dict(),
                 "bare_parse_gc_off": s.compose_gc_off.as_dict(),
                 "load": s.load.as_dict(),
-                "ratio_median": s.ratio,
-                "ratio_gc_off_median": s.ratio_gc_off,
+                "ratio": {"min": s.ratio("min"), "median": s.ratio()},
+                "ratio_gc_off": {"min": s.ratio_gc_off("min"), "median": s.ratio_gc_off()},
                 "check_process": s.check.as_dict(),
-                "load_diagnostics": {"errors": s.load_errors, "warnings": s.load_warnings,
-                                     "other": s.load_other},
+                "load_diagnostics": {
+                    "errors": s.load_errors,
+                    "warnings": s.load_warnings,
+                    "other": s.load_other,
+                },
                 "check_exit": s.check_exit,
                 "check_errors": s.check_errors,
                 "load_phases": {name: t.as_dict() for name, t in s.phases.items()},
@@ -437,20 +509,39 @@ def as_json(report: Report) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED,
-                        help=f"the shared folder (default: {DEFAULT_SHARED})")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help="where the yardstick files are written (default: bench/out/…)")
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        default=DEFAULT_SHARED,
+        help=f"the shared folder (default: {DEFAULT_SHARED})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="where the yardstick files are written (default: bench/out/…)",
+    )
     parser.add_argument("--repeat", type=int, default=7, help="timed runs per measurement")
     parser.add_argument("--cli", help="command for holodeck-lsp (default: the venv's script)")
-    parser.add_argument("--profile", action="store_true",
-                        help="cProfile a few loads of the 100-case file")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile a few loads of the 100-case file"
+    )
     parser.add_argument("--profile-loads", type=int, default=5)
     parser.add_argument("--profile-top", type=int, default=15)
     parser.add_argument("--json", action="store_true", help="print machine-readable results")
+    parser.add_argument(
+        "--judge",
+        choices=("median", "min"),
+        default="median",
+        help="statistic the targets are judged on (default: median)",
+    )
     parser.add_argument("--no-fail", action="store_true", help="exit 0 even if a target fails")
-    parser.add_argument("--wait-import", type=float, default=0.0,
-                        help="seconds to keep retrying a failing loader import")
+    parser.add_argument(
+        "--wait-import",
+        type=float,
+        default=0.0,
+        help="seconds to keep retrying a failing loader import",
+    )
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO))
@@ -458,12 +549,15 @@ def main() -> int:
     cli = find_cli(args.cli)
     files = {n: generate(args.shared, args.out, n) for n in SIZES}
 
-    report = Report(repeat=args.repeat, cli=cli)
+    report = Report(
+        repeat=args.repeat, cli=cli, judge_by=args.judge, loadavg_before=os.getloadavg()
+    )
     for cases, path in files.items():
         report.sizes.append(measure_size(loader, cli, path, cases, args.repeat))
     report.floor = measure_floor(cli, args.repeat)
     if args.profile:
         report.profile = profile_loads(loader, files[100], args.profile_loads, args.profile_top)
+    report.loadavg_after = os.getloadavg()
     judge(report)
 
     if args.json:

@@ -335,7 +335,7 @@ class _TailReader(threading.Thread):
 
     def run(self) -> None:
         with self.pipe:
-            while chunk := self.pipe.read1(65536):
+            while chunk := os.read(self.pipe.fileno(), 65536):
                 with self.lock:
                     self.buffer += chunk
                     del self.buffer[: -self.limit]
