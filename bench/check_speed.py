@@ -48,6 +48,9 @@ DEFAULT_OUT = REPO / "bench" / "out" / "check_speed"
 SIZES = (100, 1000)
 
 #: Targets: (name, description, limit).
+#: Environment of the timed child processes (None: this one's); see --pyc.
+_child_env: dict[str, str] | None = None
+
 CHECK_1000_LIMIT_S = 1.0
 LOAD_RATIO_LIMIT = 3.0
 LOAD_100_LIMIT_S = 0.040
@@ -76,6 +79,7 @@ class SizeResult:
     bytes: int
     compose: Timing
     compose_gc_off: Timing
+    compose_pure: Timing
     load: Timing
     check: Timing
     load_errors: int
@@ -110,6 +114,8 @@ class Report:
     sanity: list[str] = field(default_factory=list)
     profile: dict[str, list[dict[str, Any]]] | None = None
     judge_by: str = "median"
+    bytecode: str = ""
+    revision: str = ""
     loadavg_before: tuple[float, float, float] | None = None
     loadavg_after: tuple[float, float, float] | None = None
 
@@ -139,11 +145,11 @@ def time_process(
 ) -> tuple[Timing, subprocess.CompletedProcess[str]]:
     last: subprocess.CompletedProcess[str] | None = None
     for _ in range(warmup):
-        last = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        last = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, env=_child_env)
     runs = []
     for _ in range(repeat):
         start = time.perf_counter()
-        last = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        last = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, env=_child_env)
         runs.append(time.perf_counter() - start)
     assert last is not None
     return Timing(runs), last
@@ -172,6 +178,21 @@ def generate(shared: Path, out: Path, cases: int) -> Path:
         text=True,
     )
     return target
+
+
+def git_revision() -> str:
+    """`git describe --always --dirty` of the repository (others may be editing it)."""
+    try:
+        done = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return done.stdout.strip()
 
 
 def find_cli(explicit: str | None) -> list[str]:
@@ -229,6 +250,9 @@ def measure_size(loader: Any, cli: list[str], path: Path, cases: int, repeat: in
 
     compose_t = time_in_process(compose, repeat)
     compose_gc_off_t = time_in_process(compose_gc_off, repeat)
+    pure = YAML(typ="safe", pure=True)
+    # Informative only (what ruamel.yaml.clib buys): slow, so at most 3 runs.
+    compose_pure_t = time_in_process(lambda: pure.compose(text), min(repeat, 3))
     load_t = time_in_process(load, repeat)
     phases = measure_phases(loader, text, path, repeat)
 
@@ -247,6 +271,7 @@ def measure_size(loader: Any, cli: list[str], path: Path, cases: int, repeat: in
         bytes=len(text.encode()),
         compose=compose_t,
         compose_gc_off=compose_gc_off_t,
+        compose_pure=compose_pure_t,
         load=load_t,
         check=check_t,
         load_errors=errors,
@@ -404,6 +429,8 @@ def ms(seconds: float) -> str:
 def print_text(report: Report, profile_top: int) -> None:
     print(f"repeats: {report.repeat} (after 1 warm-up); times in ms, min / median")
     print(f"CLI: {shlex.join(report.cli)}")
+    print(f"child processes: {report.bytecode}")
+    print(f"revision: {report.revision}")
     if report.loadavg_before and report.loadavg_after:
         print(
             "load average before / after: "
@@ -425,6 +452,13 @@ def print_text(report: Report, profile_top: int) -> None:
             f"{ms(s.load.min):>7}/{ms(s.load.median):>7} "
             f"{s.ratio():>5.2f}x {s.ratio_gc_off():>10.2f}x "
             f"{ms(s.check.min):>8}/{ms(s.check.median):>8}"
+        )
+    print()
+    for s in report.sizes:
+        print(
+            f"{s.cases} cases: pure-Python compose (ruamel.yaml without clib) "
+            f"{ms(s.compose_pure.min)} / {ms(s.compose_pure.median)} ms, "
+            f"{s.compose_pure.median / s.compose.median:.1f}x the C composer"
         )
     print()
     for s in report.sizes:
@@ -474,6 +508,8 @@ def as_json(report: Report) -> dict[str, Any]:
         "repeat": report.repeat,
         "cli": report.cli,
         "judge_by": report.judge_by,
+        "bytecode": report.bytecode,
+        "revision": report.revision,
         "cpus": os.cpu_count(),
         "loadavg_before": report.loadavg_before,
         "loadavg_after": report.loadavg_after,
@@ -484,6 +520,7 @@ def as_json(report: Report) -> dict[str, Any]:
                 "bytes": s.bytes,
                 "bare_parse": s.compose.as_dict(),
                 "bare_parse_gc_off": s.compose_gc_off.as_dict(),
+                "bare_parse_pure_python": s.compose_pure.as_dict(),
                 "load": s.load.as_dict(),
                 "ratio": {"min": s.ratio("min"), "median": s.ratio()},
                 "ratio_gc_off": {"min": s.ratio_gc_off("min"), "median": s.ratio_gc_off()},
@@ -535,6 +572,12 @@ def main() -> int:
         default="median",
         help="statistic the targets are judged on (default: median)",
     )
+    parser.add_argument(
+        "--pyc",
+        action="store_true",
+        help="let the timed processes cache bytecode (in OUT/pycache), as an installed "
+        "package does, even where PYTHONDONTWRITEBYTECODE is set",
+    )
     parser.add_argument("--no-fail", action="store_true", help="exit 0 even if a target fails")
     parser.add_argument(
         "--wait-import",
@@ -547,10 +590,27 @@ def main() -> int:
     sys.path.insert(0, str(REPO))
     loader = import_loader(args.wait_import)
     cli = find_cli(args.cli)
+    global _child_env
+    if args.pyc:
+        _child_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        _child_env["PYTHONPYCACHEPREFIX"] = str(args.out.resolve() / "pycache")
+        bytecode = f"bytecode cached in {_child_env['PYTHONPYCACHEPREFIX']} (--pyc)"
+    elif os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        bytecode = (
+            "PYTHONDONTWRITEBYTECODE is set: modules without a .pyc are compiled from "
+            "source in every process (use --pyc to time an installed package)"
+        )
+    else:
+        bytecode = "bytecode cached as usual (__pycache__)"
     files = {n: generate(args.shared, args.out, n) for n in SIZES}
 
     report = Report(
-        repeat=args.repeat, cli=cli, judge_by=args.judge, loadavg_before=os.getloadavg()
+        bytecode=bytecode,
+        revision=git_revision(),
+        repeat=args.repeat,
+        cli=cli,
+        judge_by=args.judge,
+        loadavg_before=os.getloadavg(),
     )
     for cases, path in files.items():
         report.sizes.append(measure_size(loader, cli, path, cases, args.repeat))

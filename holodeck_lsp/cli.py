@@ -7,6 +7,7 @@ The pydantic models and the loader are imported inside the branches that need th
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -106,6 +107,9 @@ def _check(
         _warn("no agent.yaml or *.agent.yaml found under " + ", ".join(map(str, paths)))
 
     from holodeck_lsp.config.loader import load_agent_file  # pydantic: only when checking
+
+    # A one-shot process keeps every result until it exits: cyclic GC would only re-walk them.
+    gc.disable()
 
     report = build_report(
         (path, load_agent_file(path, trusted=trusted).diagnostics) for path in files

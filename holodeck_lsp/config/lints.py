@@ -135,10 +135,10 @@ def _unknown_parameters(
             if p.kind in (ParameterKind.POSITIONAL_OR_KEYWORD, ParameterKind.KEYWORD_ONLY)
         )
     args_path = (*path, "args")
-    args_node = source.locate(args_path).node
     for arg in args:
         if not isinstance(arg, str) or arg in accepted:
             continue
+        args_node = source.locate(args_path).node
         close = difflib.get_close_matches(arg, sorted(accepted), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         key = key_node_for(args_node, arg) if isinstance(args_node, MappingNode) else None

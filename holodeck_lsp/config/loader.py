@@ -260,7 +260,7 @@ class _Load:
             kept = [d for d in self.diagnostics if not self.hides(d)]
             self.diagnostics[:] = kept
         # The raw-data shape checks and the schema may report the same finding.
-        unique = {(d.file, d.range, d.code): d for d in reversed(self.diagnostics)}
+        unique = {(d.file, d.range, d.code, d.message): d for d in reversed(self.diagnostics)}
         self.diagnostics[:] = unique.values()
         self.diagnostics.sort(key=lambda d: (d.file != self.file, d.file, d.range))
         if any(d.is_error for d in self.diagnostics):

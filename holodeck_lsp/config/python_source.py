@@ -869,7 +869,16 @@ def function_signature(path: Path, name: str) -> FunctionSignature | None:
     function (or the file cannot be parsed). Definitions inside top-level `if`/`try` blocks
     count (the last one in the file wins); a plain alias `name = other_function` is followed.
     """
-    parsed = _parse(path)
+    key = _file_key(path)
+    if isinstance(key, str):
+        return None
+    return _signature_cached(*key, name)
+
+
+@lru_cache(maxsize=512)
+def _signature_cached(path: Path, mtime_ns: int, size: int, name: str) -> FunctionSignature | None:
+    # Keyed like _parse_cached: an edited tools.py is read again, an unchanged one never is.
+    parsed = _parse_cached(path, mtime_ns, size)
     if parsed.tree is None:
         return None
     node = _find_function(parsed.tree, name)

@@ -30,7 +30,7 @@ from holodeck_lsp.schema.codes import Code
 #: Deeper nesting than any real agent.yaml; beyond it we stop instead of recursing further.
 MAX_DEPTH = 100
 #: Values an alias may expand to in total (a "billion laughs" file would need billions).
-MAX_EXPANDED_NODES = 2_000_000
+MAX_EXPANDED_NODES = 500_000
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 #: `${NAME}` as HoloDeck substitutes it.
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -78,6 +78,7 @@ class _TagOnlyResolver(VersionedResolver):
 
 
 _MERGE = Tag(suffix=_MERGE_TAG)
+_DEFAULT_SCALAR = _TagOnlyResolver.DEFAULT_SCALAR_TAG
 # A YAML instance is not safe to share between threads (the server parses off its loop).
 _local = threading.local()
 
@@ -168,29 +169,34 @@ class _Converter:
     def __init__(self, document: YamlDocument, env: Mapping[str, str]) -> None:
         self.document = document
         self.env = env
-        self.anchored: dict[int, tuple[Any, int]] = {}
+        # id(node) -> (value, expanded size) of every collection node converted so far.
+        self.collections: dict[int, tuple[Any, int]] = {}
         self.visits = 0
 
     def problem(self, code: Code, message: str, node: Node, severity: Severity) -> None:
         self.document.problems.append(Problem(code, severity, message, node_range(node)))
 
     def convert(self, node: Node, depth: int) -> Any:
-        anchored = node.anchor is not None
-        if anchored:
-            seen = self.anchored.get(id(node))
-            if seen is not None:
-                value, size = seen
-                self.visits += size
-                if self.visits > MAX_EXPANDED_NODES:
-                    self.problem(
-                        Code.TOO_DEEP,
-                        "aliases expand to more than "
-                        f"{MAX_EXPANDED_NODES:,} values; not checked further",
-                        node,
-                        Severity.ERROR,
-                    )
-                    return None
-                return value
+        if isinstance(node, ScalarNode):
+            self.visits += 1
+            return self.scalar(node)
+        # An alias is the very node object it refers to (the C composer does not keep
+        # `anchor` on nodes), so collections are converted once per object and each re-use
+        # is charged its full size: a "billion laughs" file is cut short, not expanded.
+        seen = self.collections.get(id(node))
+        if seen is not None:
+            value, size = seen
+            self.visits += size
+            if self.visits > MAX_EXPANDED_NODES:
+                self.problem(
+                    Code.TOO_DEEP,
+                    f"aliases expand to more than {MAX_EXPANDED_NODES:,} values; "
+                    "not checked further",
+                    node,
+                    Severity.ERROR,
+                )
+                return None
+            return value
         if depth > MAX_DEPTH:
             self.problem(
                 Code.TOO_DEEP,
@@ -201,16 +207,13 @@ class _Converter:
             return None
         before = self.visits
         self.visits += 1
-        if isinstance(node, ScalarNode):
-            value = self.scalar(node)
-        elif isinstance(node, SequenceNode):
-            value = [self.convert(child, depth + 1) for child in node.value]
+        if isinstance(node, SequenceNode):
+            value: Any = [self.convert(child, depth + 1) for child in node.value]
         elif isinstance(node, MappingNode):
             value = self.mapping(node, depth)
         else:  # pragma: no cover - the composer only makes these three kinds
             value = None
-        if anchored:
-            self.anchored[id(node)] = (value, self.visits - before)
+        self.collections[id(node)] = (value, self.visits - before)
         return value
 
     def substitute(self, node: ScalarNode, text: str) -> str:
@@ -277,7 +280,7 @@ class _Converter:
         merged: dict[Any, Any] = {}
         key_nodes: dict[Any, Node] = {}
         for key_node, value_node in node.value:
-            if str(key_node.tag) == _MERGE_TAG:
+            if _is_merge_key(key_node):
                 self.merge_into(merged, value_node, depth)
                 continue
             key = self.key(key_node, depth)
@@ -314,6 +317,11 @@ class _Converter:
                 )
 
 
+def _is_merge_key(node: Node) -> bool:
+    # Cheap test first: only a `<<` key can be a merge key (or an explicit !!merge tag).
+    return (node.value == "<<" or node.ctag is not _DEFAULT_SCALAR) and str(node.tag) == _MERGE_TAG
+
+
 @dataclass(frozen=True, slots=True)
 class Located:
     """Where a validation path lands in the node tree.
@@ -342,7 +350,7 @@ def _mapping_entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
     """Own entries last-first (the last duplicate wins), then merged-in entries."""
     merges: list[Node] = []
     for key_node, value_node in reversed(node.value):
-        if str(key_node.tag) == _MERGE_TAG:
+        if _is_merge_key(key_node):
             merges.append(value_node)
         else:
             yield key_node, value_node

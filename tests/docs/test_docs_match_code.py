@@ -1,0 +1,56 @@
+"""The docs describe what exists: every diagnostic code is documented, README keeps the two
+set-up commands CI relies on, and the JSON Schema we print is valid."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from holodeck_lsp.cli import main
+from holodeck_lsp.schema.codes import TITLES, Code
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_code_is_documented_with_its_title() -> None:
+    text = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    for code in Code:
+        row = re.search(rf"^\| {code.value} \|[^|]*\| (.*) \|$", text, re.M)
+        assert row is not None, f"{code.value} missing from docs/diagnostics.md"
+        assert row.group(1) == TITLES[code]
+
+
+def test_readme_has_exactly_the_two_setup_commands() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for marker in ("main-command", "test-command"):
+        block = re.search(rf"<!-- {marker} -->\n```bash\n(.*?)\n```\n<!-- /{marker} -->", text, re.S)
+        assert block is not None, marker
+        assert "\n" not in block.group(1).strip(), f"{marker} must be one pasteable line"
+    assert "pytest" in text
+    assert "test-command" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_schema_command_prints_a_json_schema_covering_turns(capsys: object) -> None:
+    assert main(["--schema"]) == 0
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    schema = json.loads(out)
+    assert schema["$schema"].startswith("https://json-schema.org/")
+    definitions = schema["$defs"]
+    assert "turns" in definitions["TestCase"]["properties"]
+    assert "ground_truth" in definitions["Turn"]["properties"]
+
+
+def test_printed_schema_lets_other_editors_validate_agent_files(capsys: object) -> None:
+    jsonschema = __import__("jsonschema")
+    from ruamel.yaml import YAML
+
+    main(["--schema"])
+    schema = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    sample = YAML(typ="safe").load(ROOT / "sample" / "financial-assistant" / "agent.yaml")
+    assert list(validator.iter_errors(sample)) == []
+    sample["test_cases"][0]["turns"][0]["ground_truth"] = 25587
+    sample["model"]["temprature"] = 0.2
+    assert len(list(validator.iter_errors(sample))) == 2
