@@ -142,6 +142,19 @@ def test_yaml_syntax_error_is_reported_at_its_line(check: Check, tail: str, bad_
     assert result.agent is None
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="a control character raises ruamel's ReaderError, which is not a MarkedYAMLError: "
+    "yaml_document.parse_yaml reports it at 1:0 (the message only gives a character offset, "
+    "`position 107`) instead of at the character's line and column",
+)
+def test_control_character_is_reported_at_its_line(check: Check) -> None:
+    text = AGENT + "description: a\x07b\n"
+    diagnostic = only(check(text), Code.YAML_SYNTAX)
+    assert line(diagnostic) == line_of(text, "description:")
+    assert diagnostic.range.start.character == len("description: a")
+
+
 def test_duplicate_key_is_a_warning_and_holodeck_keeps_the_last_value(check: Check) -> None:
     text = cases(
         """\
@@ -292,11 +305,6 @@ def test_missing_instructions(check: Check) -> None:
     assert "`instructions`" in diagnostic.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loader.finish() de-duplicates diagnostics by (file, range, code) only, so two "
-    "missing fields reported at the same place (the `model:` key) collapse into one",
-)
 def test_every_missing_field_of_one_mapping_is_reported(check: Check) -> None:
     text = AGENT.replace("  provider: openai\n  name: gpt-4o-mini\n", "  temperature: 0.1\n")
     result = check(text)
@@ -925,6 +933,85 @@ def test_all_faults_of_one_case_are_reported_in_one_pass(check: Check) -> None:
     }, dump(result)
 
 
+def _tool(name: str) -> str:
+    return (
+        f"  - name: {name}\n    type: function\n    description: d\n    file: tools.py\n"
+        "    function: f\n"
+    )
+
+
+HOT = AGENT.replace("gpt-4o-mini\n", "gpt-4o-mini\n  temperature: 3\n")
+TWELVE_FILES = "".join(f"      - {{path: f{i}.png, type: image}}\n" for i in range(11)) + (
+    "      - {path: g.bin, type: binary}\n"
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="cross-field rules (Agent/LLMProvider model validators, list field validators) "
+    "only run when every other field of the model validates, so an unrelated fault elsewhere "
+    "hides them until it is fixed: not all faults in one pass",
+)
+@pytest.mark.parametrize(
+    ("text", "hidden", "other"),
+    [
+        (
+            HOT + "test_cases:\n  - input: x\ntest_cases_file: cases.yaml\n",
+            Code.TEST_CASES_AND_FILE,
+            Code.OUT_OF_RANGE,
+        ),
+        (
+            AGENT + "test_cases:\n  - input: x\n    ground_truth: 5\ntest_cases_file: c.yaml\n",
+            Code.TEST_CASES_AND_FILE,
+            Code.WRONG_TYPE,
+        ),
+        (
+            AGENT + "tools:\n" + _tool("t1") + _tool("t1") + _tool("bad-name"),
+            Code.DUPLICATE_TOOL_NAME,
+            Code.PATTERN_MISMATCH,
+        ),
+        (
+            AGENT + "tools:\n" + "".join(_tool(f"t{i}") for i in range(50)) + _tool("bad-name"),
+            Code.TOO_MANY_ITEMS,
+            Code.PATTERN_MISMATCH,
+        ),
+        (
+            AGENT
+            + "test_cases:\n"
+            + "".join(f"  - input: q{i}\n" for i in range(1000))
+            + ("  - input: 5\n"),
+            Code.TOO_MANY_ITEMS,
+            Code.WRONG_TYPE,
+        ),
+        (
+            AGENT + "test_cases:\n  - input: x\n    files:\n" + TWELVE_FILES,
+            Code.TOO_MANY_ITEMS,
+            Code.INVALID_CHOICE,
+        ),
+        (
+            HOT.replace("provider: openai", "provider: azure_openai"),
+            Code.ENDPOINT_REQUIRED,
+            Code.OUT_OF_RANGE,
+        ),
+    ],
+    ids=[
+        "HD140-with-bad-model",
+        "HD140-with-bad-case",
+        "HD151-with-bad-tool",
+        "HD105-51-tools-with-bad-tool",
+        "HD105-1001-cases-with-bad-case",
+        "HD105-12-files-with-bad-file",
+        "HD152-with-bad-temperature",
+    ],
+)
+def test_cross_field_rule_is_reported_alongside_other_faults(
+    check: Check, text: str, hidden: Code, other: Code
+) -> None:
+    codes = {d.code for d in check(text).diagnostics}
+    assert other in codes
+    assert hidden in codes
+
+
 CONVFINQA = """\
 name: "convfinqa-analyst"
 description: "ConvFinQA dialogues as HoloDeck multi-turn test cases."
@@ -1054,12 +1141,6 @@ ALIAS_BOMB = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="alias-bomb guard never engages: ruamel's C composer leaves node.anchor None, so "
-    "yaml_document._Converter neither caches anchored values nor counts alias expansions; a "
-    "10^9-value billion-laughs file hangs the loader instead of giving HD003",
-)
 def test_alias_bomb_is_cut_short(tmp_path: Path) -> None:
     agent = tmp_path / "agent.yaml"
     agent.write_text(ALIAS_BOMB, encoding="utf-8")

@@ -1,0 +1,7 @@
+"""Graders of the metrics-and-graders corpus file."""
+
+THRESHOLD = 0.5
+
+
+def turn_program(ctx):
+    return True

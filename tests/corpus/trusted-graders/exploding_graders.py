@@ -1,0 +1,1 @@
+raise RuntimeError("this grader module fails on import")

@@ -1,0 +1,5 @@
+LIMIT = 3
+
+
+def grade(ctx):
+    return 1.0
