@@ -8,7 +8,7 @@ diagnostics with exact ranges.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,12 @@ from holodeck_lsp.config.global_config import load_global_providers, merge_provi
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.lints import run_lints
 from holodeck_lsp.config.structure_checks import check_case_shapes
+from holodeck_lsp.config.text_positions import (
+    YAML_ONLY_BREAKS,
+    EditorLines,
+    YamlLines,
+    to_editor_range,
+)
 from holodeck_lsp.config.validation_errors import ErrorMapper
 from holodeck_lsp.config.yaml_document import (
     YamlDocument,
@@ -115,6 +121,9 @@ class _Load:
         self.unresolved: list[tuple[str, Range]] = []
         self.dependencies: list[Path] = []
         self.included_sources: list[CheckedSource] = []
+        #: Text of every document diagnostics may point into, to put ranges in editor terms.
+        self.texts: dict[str, str] = {}
+        self.editor_lines: dict[str, tuple[EditorLines, YamlLines | None]] = {}
 
     def run(self) -> LoadResult:
         document = self.parse(self.text, self.file)
@@ -144,6 +153,7 @@ class _Load:
     # -- steps -----------------------------------------------------------------------------
 
     def parse(self, text: str, file: str) -> YamlDocument:
+        self.texts[file] = text
         document = parse_yaml(text, self.options.env)
         for problem in document.problems:
             self.diagnostics.append(
@@ -259,6 +269,7 @@ class _Load:
             # would be guesses, and the warning on the reference already says what to do.
             kept = [d for d in self.diagnostics if not self.hides(d)]
             self.diagnostics[:] = kept
+        self.diagnostics[:] = [self.in_editor_terms(d) for d in self.diagnostics]
         # The raw-data shape checks and the schema may report the same finding.
         unique = {(d.file, d.range, d.code, d.message): d for d in reversed(self.diagnostics)}
         self.diagnostics[:] = unique.values()
@@ -266,6 +277,20 @@ class _Load:
         if any(d.is_error for d in self.diagnostics):
             result.agent = None
         return result
+
+    def in_editor_terms(self, diagnostic: Diagnostic) -> Diagnostic:
+        text = self.texts.get(diagnostic.file)
+        if text is None:
+            return diagnostic
+        lines = self.editor_lines.get(diagnostic.file)
+        if lines is None:
+            lines = self.editor_lines[diagnostic.file] = (
+                EditorLines(text),
+                YamlLines(text) if any(c in text for c in YAML_ONLY_BREAKS) else None,
+            )
+        editor, parser = lines
+        moved = to_editor_range(diagnostic.range, parser, editor)
+        return diagnostic if moved == diagnostic.range else replace(diagnostic, range=moved)
 
     def hides(self, diagnostic: Diagnostic) -> bool:
         if diagnostic.code is Code.ENV_VAR_UNSET:

@@ -19,11 +19,13 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.tag import Tag
 
 from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.gc_pause import gc_paused
+from holodeck_lsp.config.text_positions import YamlLines
 from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
 from holodeck_lsp.schema.codes import Code
 
@@ -96,13 +98,9 @@ def node_range(node: Node) -> Range:
     return Range.of(start.line, start.column, end.line, end.column)
 
 
-def _point_range(text: str, line: int, column: int) -> Range:
-    """A one-character range at (line, column), kept inside the text."""
-    lines = text.splitlines() or [""]
-    line = max(0, min(line, len(lines) - 1))
-    length = len(lines[line])
-    column = max(0, min(column, length))
-    return Range.of(line, column, line, min(column + 1, length) if length else column)
+def _point_range(line: int, column: int) -> Range:
+    """A one-character range in parser coordinates (the loader clamps it to the text)."""
+    return Range.of(line, column, line, column + 1)
 
 
 def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
@@ -120,7 +118,10 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
             root = _parser().compose(text)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+        # "Unexpected end of stream" points past the last line: show it on the last text.
+        index = min(mark.index if mark is not None else 0, max(len(text.rstrip()) - 1, 0))
+        where = YamlLines(text).position(index)
+        line, column = where.line, where.character
         message = (
             " ".join(part for part in (error.context, error.problem) if part) or "invalid YAML"
         )
@@ -128,13 +129,23 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
             Code.YAML_SYNTAX,
             Severity.ERROR,
             f"YAML syntax error: {message}",
-            _point_range(text, line, column),
+            _point_range(line, column),
+        )
+        return YamlDocument(text, None, None, [problem])
+    except ReaderError as error:
+        # A character YAML does not allow (a control character, say): point at it.
+        where = YamlLines(text).position(error.position)
+        problem = Problem(
+            Code.YAML_SYNTAX,
+            Severity.ERROR,
+            f"YAML syntax error: character {error.character!r} is not allowed in YAML; remove it",
+            _point_range(where.line, where.character),
         )
         return YamlDocument(text, None, None, [problem])
     except (YAMLError, RecursionError, ValueError) as error:
         code = Code.TOO_DEEP if isinstance(error, RecursionError) else Code.YAML_SYNTAX
         detail = "nesting is too deep to read" if code is Code.TOO_DEEP else str(error)
-        problem = Problem(code, Severity.ERROR, detail, _point_range(text, 0, 0))
+        problem = Problem(code, Severity.ERROR, detail, _point_range(0, 0))
         return YamlDocument(text, None, None, [problem])
     document = YamlDocument(text, root, None)
     _report_unset_variables(document, environment)
@@ -147,20 +158,21 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
 def _report_unset_variables(document: YamlDocument, env: Mapping[str, str]) -> None:
     if "${" not in document.text:
         return
-    for number, line in enumerate(document.text.splitlines()):
-        for match in ENV_REFERENCE.finditer(line):
-            name = match.group(1)
-            if name not in env:
-                document.problems.append(
-                    Problem(
-                        Code.ENV_VAR_UNSET,
-                        Severity.WARNING,
-                        f"environment variable {name} is not set here; HoloDeck refuses to "
-                        f"load the file unless it is set where the suite runs "
-                        f"(export {name}=... or add it to your CI secrets)",
-                        Range.of(number, match.start(), number, match.end()),
-                    )
+    lines = YamlLines(document.text)
+    for match in ENV_REFERENCE.finditer(document.text):
+        name = match.group(1)
+        if name not in env:
+            start, end = lines.position(match.start()), lines.position(match.end())
+            document.problems.append(
+                Problem(
+                    Code.ENV_VAR_UNSET,
+                    Severity.WARNING,
+                    f"environment variable {name} is not set here; HoloDeck refuses to "
+                    f"load the file unless it is set where the suite runs "
+                    f"(export {name}=... or add it to your CI secrets)",
+                    Range(start, end),
                 )
+            )
 
 
 class _Converter:
@@ -185,7 +197,7 @@ class _Converter:
         # is charged its full size: a "billion laughs" file is cut short, not expanded.
         seen = self.collections.get(id(node))
         if seen is not None:
-            value, size = seen
+            shared, size = seen
             self.visits += size
             if self.visits > MAX_EXPANDED_NODES:
                 self.problem(
@@ -196,7 +208,7 @@ class _Converter:
                     Severity.ERROR,
                 )
                 return None
-            return value
+            return shared
         if depth > MAX_DEPTH:
             self.problem(
                 Code.TOO_DEEP,

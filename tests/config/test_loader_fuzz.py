@@ -120,21 +120,7 @@ def load(text: str, path: Path) -> LoadResult:
     return load_agent_text(text, path, options)
 
 
-#: Inputs that trip the known range bugs pinned by the xfail tests at the end of this file;
-#: the generated texts are steered around them so that the fuzzing keeps finding new faults.
-#: Remove these steps once those tests pass.
-_OTHER_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
-
-
-def steer_clear_of_known_bugs(text: str) -> str:
-    text = _OTHER_LINE_BREAKS.sub(" ", text)  # line breaks for YAML, not for LSP
-    if text and not text.endswith(("\n", "\r")):
-        text += "\n"  # end marks one line past the end of a text without a final newline
-    return text
-
-
 def assert_sound(text: str, path: Path) -> LoadResult:
-    text = steer_clear_of_known_bugs(text)
     result = load(text, path)  # must not raise
     crashed = [d for d in result.diagnostics if d.code is Code.INTERNAL_ERROR]
     assert not crashed, crashed[0].message
@@ -147,27 +133,15 @@ def assert_sound(text: str, path: Path) -> LoadResult:
     return result
 
 
-def assert_inside(diagnostic: Diagnostic, lines: list[str], *, tolerant: bool = True) -> None:
+def assert_inside(diagnostic: Diagnostic, lines: list[str]) -> None:
     start, end = diagnostic.range.start, diagnostic.range.end
     assert start <= end, diagnostic
     for position in (start, end):
         assert 0 <= position.line < len(lines), (diagnostic, len(lines))
-        if tolerant and position is end and _one_past_the_line_end(diagnostic, lines):
-            continue  # known bug: see test_ranges_stay_inside_the_document
         assert 0 <= position.character <= len(lines[position.line]), (
             diagnostic,
             lines[position.line][:200],
         )
-
-
-def _one_past_the_line_end(diagnostic: Diagnostic, lines: list[str]) -> bool:
-    """The one-character range `compact_range` gives an empty node at the end of a line."""
-    start, end = diagnostic.range.start, diagnostic.range.end
-    return (
-        start.line == end.line
-        and start.character == len(lines[start.line])
-        and end.character == start.character + 1
-    )
 
 
 def test_the_seed_file_is_valid(agent_path: Path) -> None:
@@ -337,19 +311,11 @@ def test_schema_shaped_random_documents(agent_path: Path, tree: dict[str, Any]) 
     assert_sound(render(tree), agent_path)
 
 
-# --------------------------------------------------------------------------- known bugs
+# ------------------------------------------------------- range edge cases (once bugs)
 
 AGENT = VALID.split("tools:", 1)[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ranges past the document: (1) a block collection's end mark at the end of a text "
-    "without a final newline is one line past the last line (`- a` -> HD004 ends at 1:0); "
-    "(2) validation_errors.compact_range's fallback, start.column + 1, runs one character "
-    "past the end of the line for an empty node at a line end (`metrics:\\n  - -`, or the "
-    "null root of an explicit empty document `---`)",
-)
 @pytest.mark.parametrize(
     "text",
     [
@@ -364,16 +330,9 @@ def test_ranges_stay_inside_the_document(agent_path: Path, text: str) -> None:
     lines = LINE_BREAK.split(text)
     assert result.diagnostics
     for diagnostic in result.diagnostics:
-        assert_inside(diagnostic, lines, tolerant=False)
+        assert_inside(diagnostic, lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lines are counted with YAML's (ruamel marks) and str.splitlines' line breaks, "
-    "which include NEL, LS and PS (and splitlines also \\v, \\f, \\x1c-\\x1e); editors "
-    "(LSP) break lines only at \\r\\n, \\r, \\n, so every diagnostic after such a "
-    "character lands on the wrong line",
-)
 @pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"], ids=["NEL", "LS", "PS"])
 def test_positions_count_only_editor_line_breaks(agent_path: Path, separator: str) -> None:
     text = AGENT + f'author: "one{separator}two"\nresponse_format: ${{FUZZ_UNSET}}\ncolour: x\n'

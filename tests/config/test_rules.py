@@ -142,12 +142,6 @@ def test_yaml_syntax_error_is_reported_at_its_line(check: Check, tail: str, bad_
     assert result.agent is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a control character raises ruamel's ReaderError, which is not a MarkedYAMLError: "
-    "yaml_document.parse_yaml reports it at 1:0 (the message only gives a character offset, "
-    "`position 107`) instead of at the character's line and column",
-)
 def test_control_character_is_reported_at_its_line(check: Check) -> None:
     text = AGENT + "description: a\x07b\n"
     diagnostic = only(check(text), Code.YAML_SYNTAX)

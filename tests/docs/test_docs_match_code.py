@@ -24,7 +24,9 @@ def test_every_code_is_documented_with_its_title() -> None:
 def test_readme_has_exactly_the_two_setup_commands() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     for marker in ("main-command", "test-command"):
-        block = re.search(rf"<!-- {marker} -->\n```bash\n(.*?)\n```\n<!-- /{marker} -->", text, re.S)
+        block = re.search(
+            rf"<!-- {marker} -->\n```bash\n(.*?)\n```\n<!-- /{marker} -->", text, re.S
+        )
         assert block is not None, marker
         assert "\n" not in block.group(1).strip(), f"{marker} must be one pasteable line"
     assert "pytest" in text
