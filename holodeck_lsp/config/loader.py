@@ -21,7 +21,7 @@ from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.lints import run_lints
-from holodeck_lsp.config.structure_checks import check_case_shapes
+from holodeck_lsp.config.structure_checks import check_shapes
 from holodeck_lsp.config.text_positions import (
     YAML_ONLY_BREAKS,
     EditorLines,
@@ -143,8 +143,9 @@ class _Load:
         validated_data = self.with_global_providers(data, root)
         included = self.include_test_cases(validated_data, root)
         result.agent = self.validate(validated_data, root, data, included)
-        sources = [CheckedSource(self.file, root, data), *self.included_sources]
-        self.diagnostics.extend(check_case_shapes(sources))
+        agent_source = CheckedSource(self.file, root, data)
+        sources = [agent_source, *self.included_sources]
+        self.diagnostics.extend(check_shapes(sources, agent_source, validated_data))
         self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
         if self.options.lints:
             self.diagnostics.extend(run_lints(sources, data, self.agent_dir))

@@ -13,6 +13,12 @@ from holodeck_lsp.schema.deployment import DeploymentConfig
 from holodeck_lsp.schema.execution import ExecutionConfig
 from holodeck_lsp.schema.instructions import Instructions
 from holodeck_lsp.schema.llm import LLMProvider
+from holodeck_lsp.schema.messages import (
+    SPLIT_SUITE_HINT,
+    both_case_sources,
+    duplicate_tool,
+    too_many,
+)
 from holodeck_lsp.schema.metrics import EvaluationConfig
 from holodeck_lsp.schema.observability import ObservabilityConfig
 from holodeck_lsp.schema.openai_agents import OpenAIConfig
@@ -75,16 +81,13 @@ class Agent(StrictModel):
         if tools is None:
             return None
         if len(tools) > MAX_TOOLS:
-            raise fault(
-                Code.TOO_MANY_ITEMS, f"at most {MAX_TOOLS} tools per agent (got {len(tools)})"
-            )
+            raise fault(Code.TOO_MANY_ITEMS, too_many(MAX_TOOLS, "tools", "agent", len(tools)))
         seen: dict[str, int] = {}
         for index, tool in enumerate(tools):
             if tool.name in seen:
                 raise fault(
                     Code.DUPLICATE_TOOL_NAME,
-                    f"tool name {tool.name!r} is already used by tools[{seen[tool.name]}]; "
-                    "tool names must be unique",
+                    duplicate_tool(tool.name, seen[tool.name]),
                     at=f"[{index}].name",
                 )
             seen[tool.name] = index
@@ -96,8 +99,7 @@ class Agent(StrictModel):
         if cases is not None and len(cases) > MAX_TEST_CASES:
             raise fault(
                 Code.TOO_MANY_ITEMS,
-                f"at most {MAX_TEST_CASES} test cases per agent (got {len(cases)}); split "
-                "the suite into several agent files",
+                too_many(MAX_TEST_CASES, "test cases", "agent", len(cases), SPLIT_SUITE_HINT),
             )
         return cases
 
@@ -106,7 +108,7 @@ class Agent(StrictModel):
         if self.test_cases is not None and self.test_cases_file is not None:
             raise fault(
                 Code.TEST_CASES_AND_FILE,
-                "set `test_cases` or `test_cases_file`, not both",
+                both_case_sources(),
                 at="test_cases_file",
             )
         return self

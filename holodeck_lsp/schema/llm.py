@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr, model_validator
 
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.schema.messages import endpoint_required
 
 
 class Provider(StrEnum):
@@ -70,8 +71,7 @@ class LLMProvider(StrictModel):
         if self.provider is Provider.AZURE_OPENAI and not (self.endpoint or "").strip():
             raise fault(
                 Code.ENDPOINT_REQUIRED,
-                "provider azure_openai needs `endpoint:` (your resource URL, e.g. "
-                "https://NAME.openai.azure.com/) here or in a config.yaml `providers:` entry",
+                endpoint_required(),
                 at="provider",
             )
         return self

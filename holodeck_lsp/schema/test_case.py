@@ -10,6 +10,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.matchers import ArgMatcher
+from holodeck_lsp.schema.messages import no_input_or_turns, too_many, turns_mixed
 from holodeck_lsp.schema.metrics import CaseMetric
 
 FILE_TYPES = ("image", "pdf", "text", "excel", "word", "powerpoint", "csv")
@@ -114,9 +115,7 @@ class FileInput(StrictModel):
 
 def _at_most_files(value: list[FileInput] | None, where: str) -> list[FileInput] | None:
     if value is not None and len(value) > MAX_FILES:
-        raise fault(
-            Code.TOO_MANY_ITEMS, f"at most {MAX_FILES} files per {where} (got {len(value)})"
-        )
+        raise fault(Code.TOO_MANY_ITEMS, too_many(MAX_FILES, "files", where, len(value)))
     return value
 
 
@@ -214,18 +213,9 @@ class TestCase(StrictModel):
         if self.turns is not None:
             mixed = [name for name in LEGACY_FIELDS if getattr(self, name) is not None]
             if mixed:
-                listed = ", ".join(f"`{name}`" for name in mixed)
-                raise fault(
-                    Code.TURNS_MIXED_WITH_LEGACY,
-                    f"a multi-turn case (with `turns`) cannot also set {listed} at case "
-                    "level; move them onto the turns they belong to",
-                    at=mixed[0],
-                )
+                raise fault(Code.TURNS_MIXED_WITH_LEGACY, turns_mixed(mixed), at=mixed[0])
         elif self.input is None:
-            raise fault(
-                Code.NO_INPUT_OR_TURNS,
-                "a test case needs `input` (single-turn) or `turns` (multi-turn)",
-            )
+            raise fault(Code.NO_INPUT_OR_TURNS, no_input_or_turns())
         return self
 
     @property

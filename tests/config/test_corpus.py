@@ -98,3 +98,15 @@ def test_the_corpus_covers_every_code() -> None:
     wanted = {code.value for code in Code} - {code.value for code in NOT_IN_CORPUS}
     assert sorted(wanted - covered) == []
     assert sorted(covered - {code.value for code in Code}) == []  # no typos in markers
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=[agent.parent.name for agent in AGENTS])
+def test_no_fault_is_reported_twice(agent: Path) -> None:
+    # Some rules are checked both by the models and on the raw data; one finding, one entry.
+    directory = agent.parent
+    options = LoadOptions(
+        trusted=(directory / "TRUSTED").exists(), env={}, home=directory / ".no-home"
+    )
+    result = load_agent_file(agent, options=options)
+    places = [(d.file, d.range, d.code) for d in result.diagnostics]
+    assert len(places) == len(set(places))

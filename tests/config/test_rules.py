@@ -940,12 +940,6 @@ TWELVE_FILES = "".join(f"      - {{path: f{i}.png, type: image}}\n" for i in ran
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cross-field rules (Agent/LLMProvider model validators, list field validators) "
-    "only run when every other field of the model validates, so an unrelated fault elsewhere "
-    "hides them until it is fixed: not all faults in one pass",
-)
 @pytest.mark.parametrize(
     ("text", "hidden", "other"),
     [
