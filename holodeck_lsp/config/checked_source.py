@@ -12,7 +12,7 @@ from ruamel.yaml.nodes import Node
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.validation_errors import describe_location, format_path
-from holodeck_lsp.config.yaml_document import Located, locate
+from holodeck_lsp.config.yaml_document import Located, key_node_for, locate, node_range
 from holodeck_lsp.schema.codes import Code
 
 Path = tuple[str | int, ...]
@@ -29,6 +29,12 @@ class CheckedSource:
 
     def locate(self, path: Path) -> Located:
         return locate(self.root, path[len(self.prefix) :])
+
+    def key_range(self, mapping_path: Path, key: str) -> Range:
+        """The range of `key` in the mapping at `mapping_path` (the mapping's, if absent)."""
+        mapping = self.locate(mapping_path).node
+        key_node = key_node_for(mapping, key)
+        return node_range(key_node if key_node is not None else mapping)
 
     def diagnostic(
         self,

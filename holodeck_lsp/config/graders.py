@@ -15,7 +15,6 @@ HoloDeck resolves a grader when it loads the config: with the agent's folder fir
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -41,6 +40,7 @@ from holodeck_lsp.config.python_source import (
     search_module,
     top_level_names,
 )
+from holodeck_lsp.config.suggestions import closest
 from holodeck_lsp.schema.codes import Code
 
 #: The form HoloDeck's schema requires of a grader path.
@@ -199,7 +199,7 @@ def _attribute_missing_static(
         for name, binding in names.bindings.items()
         if binding.callability is not Callability.NOT_CALLABLE
     ]
-    suggestion = _closest(attribute, candidates) or _closest(attribute, list(names.bindings))
+    suggestion = closest(attribute, candidates) or closest(attribute, list(names.bindings))
     return _attribute_missing(location.name, attribute, str(location.path), suggestion)
 
 
@@ -222,13 +222,8 @@ def _not_callable(spec: str, attribute: str, what: str, where: str) -> GraderPro
     )
 
 
-def _closest(word: str, candidates: Sequence[str]) -> str | None:
-    matches = difflib.get_close_matches(word, candidates, n=1)
-    return matches[0] if matches else None
-
-
 def _did_you_mean(word: str, candidates: Sequence[str], fix: str) -> str:
-    suggestion = _closest(word, candidates)
+    suggestion = closest(word, candidates)
     return f"did you mean '{suggestion}'?" if suggestion else fix
 
 

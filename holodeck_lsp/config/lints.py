@@ -10,12 +10,9 @@ each message says it is a holodeck-lsp lint so nobody mistakes it for a HoloDeck
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 from pathlib import Path as FsPath
 from typing import Any
-
-from ruamel.yaml.nodes import MappingNode
 
 from holodeck_lsp.config.checked_source import CheckedSource, Path
 from holodeck_lsp.config.data_walk import declared_tools, iter_expected_tools
@@ -25,7 +22,8 @@ from holodeck_lsp.config.python_source import (
     ParameterKind,
     function_signature,
 )
-from holodeck_lsp.config.yaml_document import key_node_for, node_range
+from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
+from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.matchers import MATCHER_KEYS
 
@@ -81,8 +79,8 @@ def _undeclared(
 ) -> Iterator[Diagnostic]:
     if any(name in tool for tool in declared):
         return
-    close = difflib.get_close_matches(name, declared, n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    suggestion = closest(name, declared)
+    hint = did_you_mean(repr(suggestion) if suggestion else None, quote="")
     if has_mcp:
         message = (
             f"no declared tool name contains {name!r}; fine if an MCP server provides "
@@ -103,7 +101,7 @@ def _undeclared(
         Code.UNDECLARED_TOOL,
         message,
         severity,
-        {"suggestion": close[0]} if close else None,
+        suggestion_data(suggestion),
     )
 
 
@@ -138,19 +136,16 @@ def _unknown_parameters(
     for arg in args:
         if not isinstance(arg, str) or arg in accepted:
             continue
-        args_node = source.locate(args_path).node
-        close = difflib.get_close_matches(arg, sorted(accepted), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        key = key_node_for(args_node, arg) if isinstance(args_node, MappingNode) else None
-        where = node_range(key) if key is not None else node_range(args_node)
+        suggestion = closest(arg, sorted(accepted))
+        hint = did_you_mean(repr(suggestion) if suggestion else None, quote="")
         yield source.diagnostic(
             (*args_path, arg),
-            where,
+            source.key_range(args_path, arg),
             Code.UNKNOWN_TOOL_PARAMETER,
             f"argument {arg!r} is not a parameter of {functions[0].get('function')}"
             f"({', '.join(sorted(accepted))}), so no call can match it{hint}{_LINT}",
             Severity.WARNING,
-            {"suggestion": close[0]} if close else None,
+            suggestion_data(suggestion),
         )
 
 
@@ -158,8 +153,7 @@ def _looks_like_matcher(key: str) -> str | None:
     lowered = key.strip().lower()
     if lowered in MATCHER_KEYS and key not in MATCHER_KEYS:
         return lowered
-    close = difflib.get_close_matches(lowered, MATCHER_KEYS, n=1, cutoff=0.7)
-    return close[0] if close and key not in MATCHER_KEYS else None
+    return closest(lowered, MATCHER_KEYS, cutoff=0.7) if key not in MATCHER_KEYS else None
 
 
 def _misspelt_matchers(
@@ -175,15 +169,12 @@ def _misspelt_matchers(
         if intended is None:
             continue
         value_path = (*path, "args", arg)
-        value_node = source.locate(value_path).node
-        key_node = key_node_for(value_node, key)
-        where = node_range(key_node) if key_node is not None else node_range(value_node)
         yield source.diagnostic(
             (*value_path, key),
-            where,
+            source.key_range(value_path, key),
             Code.MISSPELT_MATCHER,
             f"`{key}` is not a matcher, so this arg must equal the literal mapping "
             f"{{{key}: …}}; did you mean `{intended}`?{_LINT}",
             Severity.WARNING,
-            {"suggestion": intended},
+            suggestion_data(intended),
         )

@@ -7,7 +7,6 @@ about, says what is wrong and, where we can tell, how to fix it.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +16,7 @@ from pydantic_core import ErrorDetails
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import first_key, locate, node_range
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.base import AT_KEY, OFFSET_KEY
@@ -297,12 +297,12 @@ class ErrorMapper:
     def unknown_key(self, path: Path) -> tuple[Code, str, dict[str, str]]:
         name = str(path[-1]) if path else "?"
         valid = keys_at(Agent, path[:-1])
-        close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-        if close:
+        suggestion = closest(name, valid)
+        if suggestion:
             return (
                 Code.UNKNOWN_KEY,
-                f"unknown key `{name}`; did you mean `{close[0]}`?",
-                {"suggestion": close[0]},
+                f"unknown key `{name}`{did_you_mean(suggestion)}",
+                suggestion_data(suggestion),
             )
         listed = ", ".join(valid[:16]) + (", …" if len(valid) > 16 else "")
         return Code.UNKNOWN_KEY, f"unknown key `{name}`; valid keys here: {listed}", {}
@@ -310,15 +310,12 @@ class ErrorMapper:
     def bad_choice(self, value: Any, expected: str) -> tuple[Code, str, dict[str, str]]:
         options = re.findall(r"'([^']*)'", expected)
         message = f"{_describe(value)} is not one of {expected}"
-        if isinstance(value, str) and options:
-            close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
-            if close:
-                return (
-                    Code.INVALID_CHOICE,
-                    f"{message}; did you mean {close[0]!r}?",
-                    {"suggestion": close[0]},
-                )
-        return Code.INVALID_CHOICE, message, {}
+        suggestion = closest(value, options) if isinstance(value, str) else None
+        return (
+            Code.INVALID_CHOICE,
+            message + did_you_mean(repr(suggestion) if suggestion else None, quote=""),
+            suggestion_data(suggestion),
+        )
 
 
 def _inside_scalar(node: ScalarNode, offset: int) -> Range | None:

@@ -47,3 +47,13 @@ def _not_blank(value: str) -> str:
 
 #: A string that must contain something other than white space.
 NonBlankStr = Annotated[str, AfterValidator(_not_blank)]
+
+
+def name_or_mapping(value: Any) -> str | None:
+    """Union tag for fields written either as a name or as a mapping (`expected_tools`
+    entries, a vectorstore `database:`). Tags look like `<...>` so error paths can drop them."""
+    if isinstance(value, str):
+        return "<name>"
+    if isinstance(value, dict | BaseModel):
+        return "<mapping>"
+    return None

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
+from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault, name_or_mapping
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.matchers import ArgMatcher
 from holodeck_lsp.schema.messages import no_input_or_turns, too_many, turns_mixed
@@ -55,19 +55,11 @@ class ExpectedTool(StrictModel):
         return value
 
 
-def _expected_tool_kind(value: Any) -> str | None:
-    if isinstance(value, str):
-        return "<name>"
-    if isinstance(value, dict | ExpectedTool):
-        return "<object>"
-    return None
-
-
 #: One `expected_tools` entry: a bare tool name or an object with `args` / `count`.
 ExpectedToolEntry = Annotated[
-    Annotated[str, Tag("<name>")] | Annotated[ExpectedTool, Tag("<object>")],
+    Annotated[str, Tag("<name>")] | Annotated[ExpectedTool, Tag("<mapping>")],
     Discriminator(
-        _expected_tool_kind,
+        name_or_mapping,
         custom_error_type=Code.BAD_EXPECTED_TOOL.value,
         custom_error_message="an expected_tools entry is a tool name or a mapping with "
         "`name` (and optional `args`, `count`)",

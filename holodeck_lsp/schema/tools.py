@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
+from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault, name_or_mapping
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.llm import LLMProvider
 
@@ -153,19 +153,11 @@ class DatabaseConfig(StrictModel):
         return value
 
 
-def _database_tag(value: Any) -> str | None:
-    if isinstance(value, dict | DatabaseConfig):
-        return "<mapping>"
-    if isinstance(value, str):
-        return "<name>"
-    return None
-
-
 #: `database:` — an inline store definition, or the name of one declared in config.yaml.
 DatabaseRef = Annotated[
     Annotated[DatabaseConfig, Tag("<mapping>")] | Annotated[str, Tag("<name>")],
     Discriminator(
-        _database_tag,
+        name_or_mapping,
         custom_error_type=Code.WRONG_TYPE.value,
         custom_error_message="database must be a mapping with a `provider:` key, or the name "
         "of a vectorstore declared in config.yaml",
