@@ -135,6 +135,7 @@ def _schema_json() -> str:
 def _write(text: str, output: Path | None) -> int:
     if output is None:
         sys.stdout.write(text)
+        sys.stdout.flush()  # before the summary line on stderr, so a terminal shows them in order
         return EXIT_OK
     try:
         output.write_text(text, encoding="utf-8")
