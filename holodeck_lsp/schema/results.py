@@ -1,0 +1,172 @@
+"""Run results: what a test run produces, per turn and per case, and the report around them.
+
+Field names follow HoloDeck's report contract (data-model-032 §7a–§11), so reports written
+here read like HoloDeck's: TurnResult per turn, TestResult per case with the turn roll-up,
+TestReport with a summary that counts test cases (not turns).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+MetricKind = Literal["standard", "rag", "geval", "code"]
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TokenUsage(_Result):
+    """Tokens one call (or, summed, one turn or case) used."""
+
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    total_tokens: int = Field(default=0, ge=0)
+    cache_creation_tokens: int = Field(default=0, ge=0, description="Written to a prompt cache.")
+    cache_read_tokens: int = Field(default=0, ge=0, description="Served from a prompt cache.")
+
+    @model_validator(mode="after")
+    def _total_covers_parts(self) -> Self:
+        # Providers count cache reads differently, so the total may exceed the two parts.
+        if self.total_tokens < self.prompt_tokens + self.completion_tokens:
+            raise ValueError("total_tokens must be at least prompt_tokens + completion_tokens")
+        return self
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cache_creation_tokens=self.cache_creation_tokens + other.cache_creation_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+    @classmethod
+    def zero(cls) -> TokenUsage:
+        return cls()
+
+
+class ToolInvocation(_Result):
+    """One tool call the agent made, as captured from the backend."""
+
+    name: str = Field(description="Tool name as the backend reports it (may carry a prefix).")
+    args: dict[str, Any] = Field(default_factory=dict, description="Arguments by name.")
+    result: Any = Field(default=None, description="What the tool returned.")
+    duration_ms: int | None = Field(default=None, ge=0)
+    error: str | None = Field(default=None, description="The tool's error, if it raised.")
+
+
+class MetricResult(_Result):
+    """One metric's outcome on one turn (or, rolled up, on one case)."""
+
+    metric_name: str
+    kind: MetricKind = "standard"
+    score: float = 0.0
+    threshold: float | None = None
+    passed: bool | None = Field(default=None, description="None when skipped.")
+    skipped: bool = Field(default=False, description="Not evaluated; see `reasoning`.")
+    error: str | None = Field(default=None, description="Why evaluation failed, kept verbatim.")
+    reasoning: str | None = Field(default=None, description="Explanation or skip reason.")
+    evaluation_time_ms: int | None = None
+    model_used: str | None = None
+    details: dict[str, Any] | None = Field(default=None, description="Code grader details.")
+
+
+class ArgMatchDetail(_Result):
+    """The outcome of one `expected_tools` assertion on one turn."""
+
+    tool: str = Field(description="The expected tool name (a substring of the called name).")
+    args_asserted: dict[str, Any] | None = Field(
+        default=None, description="Asserted arguments in their YAML form."
+    )
+    count: int = Field(default=1, description="Matching calls required.")
+    matched_calls: int = Field(default=0, description="Calls in the turn that matched.")
+    matched_call_index: int | None = Field(
+        default=None, description="Index (in the turn's calls) of the first matching call."
+    )
+    unmatched_reason: str | None = Field(
+        default=None, description="What differed, when the assertion failed."
+    )
+
+    @property
+    def passed(self) -> bool:
+        return self.unmatched_reason is None
+
+
+class TurnResult(_Result):
+    """One turn of a multi-turn case."""
+
+    turn_index: int = Field(ge=0)
+    input: str
+    response: str | None = None
+    ground_truth: str | None = None
+    expected_tools: list[str | dict[str, Any]] | None = None
+    tool_calls: list[str] = Field(default_factory=list, description="Called tool names.")
+    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    tools_matched: bool | None = Field(default=None, description="None: nothing asserted.")
+    arg_match_details: list[ArgMatchDetail] | None = None
+    metric_results: list[MetricResult] = Field(default_factory=list)
+    passed: bool = False
+    execution_time_ms: int = Field(default=0, ge=0)
+    token_usage: TokenUsage | None = None
+    errors: list[str] = Field(default_factory=list)
+    skipped: bool = Field(default=False, description="Never sent (session lost, cancelled).")
+    grader_details: dict[str, Any] | None = None
+
+
+class TestResult(_Result):
+    """One test case; for multi-turn cases the top-level fields roll the turns up."""
+
+    __test__ = False  # not a pytest test class
+
+    test_name: str | None = None
+    test_index: int | None = Field(default=None, description="Position in the suite.")
+    test_input: str = ""
+    agent_response: str | None = None
+    tool_calls: list[str] = Field(default_factory=list)
+    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    expected_tools: list[str | dict[str, Any]] | None = None
+    tools_matched: bool | None = None
+    arg_match_details: list[ArgMatchDetail] | None = None
+    metric_results: list[MetricResult] = Field(default_factory=list)
+    ground_truth: str | None = None
+    passed: bool = False
+    execution_time_ms: int = Field(default=0, ge=0)
+    errors: list[str] = Field(default_factory=list)
+    timestamp: str = ""
+    token_usage: TokenUsage | None = None
+    turns: list[TurnResult] | None = None
+
+
+class ReportSummary(_Result):
+    """Counts test cases, not turns (turns are reporting detail)."""
+
+    total_tests: int = Field(ge=0)
+    passed: int = Field(ge=0)
+    failed: int = Field(ge=0)
+    pass_rate: float = Field(ge=0.0, le=100.0, description="Percent of cases that passed.")
+    total_duration_ms: int = Field(default=0, ge=0)
+    total_turns: int = Field(default=0, ge=0)
+    passed_turns: int = Field(default=0, ge=0)
+    metrics_evaluated: dict[str, int] = Field(default_factory=dict)
+    average_scores: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _counts_add_up(self) -> Self:
+        if self.passed + self.failed != self.total_tests:
+            raise ValueError("passed + failed must equal total_tests")
+        return self
+
+
+class TestReport(_Result):
+    __test__ = False
+
+    agent_name: str
+    agent_config_path: str
+    results: list[TestResult] = Field(default_factory=list)
+    summary: ReportSummary
+    timestamp: str
+    holodeck_version: str = Field(description="The tool that produced the report.")
+    environment: dict[str, str] = Field(default_factory=dict)
