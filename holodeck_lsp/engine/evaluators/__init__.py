@@ -1,0 +1,130 @@
+"""Built-in metrics: grade one turn's response against its ground truth.
+
+`evaluate_metric` is the entry point; it dispatches on the metric:
+
+| metric                                      | evaluator                        |
+|---------------------------------------------|----------------------------------|
+| standard `equality`                         | `equality.evaluate_equality`     |
+| standard `numeric`                          | `numeric.evaluate_numeric`       |
+| standard `bleu` / `rouge` / `meteor`        | `nlp.evaluate_nlp` (extra `nlp`) |
+| standard `groundedness` / `relevance` /     | `judges.skip_judged` (skipped)   |
+| `coherence` / `fluency`, `geval`, `rag`     |                                  |
+
+Before that, in this order: a disabled metric is skipped (`disabled`); an LLM-judged metric
+is skipped; a ground-truth metric on a turn without `ground_truth` is skipped
+(`no ground_truth on this turn`); a turn that failed before answering (`response` None)
+fails the metric (`no response`). Skipped results have `passed` None and never fail a turn.
+`code` graders are not handled here (they need the whole turn context).
+
+Pure functions: no backend, no I/O; the NLP libraries are imported on first use only.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter_ns
+
+from holodeck_lsp.engine.evaluators._common import BINARY_THRESHOLD, NLP_THRESHOLD
+from holodeck_lsp.engine.evaluators.equality import evaluate_equality, normalize
+from holodeck_lsp.engine.evaluators.judges import NOT_RUN, metric_name, skip_judged
+from holodeck_lsp.engine.evaluators.nlp import INSTALL_HINT, evaluate_nlp
+from holodeck_lsp.engine.evaluators.numeric import (
+    THOUSANDS_SEPARATORS,
+    NotANumber,
+    evaluate_numeric,
+    parse_number,
+)
+from holodeck_lsp.engine.evaluators.response_path import ResponsePathError, extract
+from holodeck_lsp.schema.metrics import GEvalMetric, RAGMetric, StandardMetric
+from holodeck_lsp.schema.results import MetricResult
+
+__all__ = [
+    "BINARY_THRESHOLD",
+    "GROUND_TRUTH_METRICS",
+    "INSTALL_HINT",
+    "NLP_THRESHOLD",
+    "NOT_RUN",
+    "THOUSANDS_SEPARATORS",
+    "NotANumber",
+    "ResponsePathError",
+    "evaluate_equality",
+    "evaluate_metric",
+    "evaluate_nlp",
+    "evaluate_numeric",
+    "extract",
+    "metric_name",
+    "normalize",
+    "parse_number",
+    "skip_judged",
+]
+
+#: Standard metrics that compare the response with the turn's ground truth.
+GROUND_TRUTH_METRICS = frozenset({"equality", "numeric", "bleu", "rouge", "meteor"})
+
+_NO_GROUND_TRUTH = "no ground_truth on this turn"
+
+
+def _skipped(metric: StandardMetric, reason: str) -> MetricResult:
+    return MetricResult(
+        metric_name=metric.metric,
+        kind="standard",
+        threshold=metric.threshold,
+        passed=None,
+        skipped=True,
+        reasoning=reason,
+    )
+
+
+def _evaluate(
+    metric: StandardMetric | GEvalMetric | RAGMetric,
+    response: str | None,
+    ground_truth: str | None,
+) -> MetricResult:
+    if not metric.enabled:
+        return MetricResult(
+            metric_name=metric_name(metric),
+            kind=metric.type,
+            threshold=metric.threshold,
+            passed=None,
+            skipped=True,
+            reasoning="disabled",
+        )
+    if not isinstance(metric, StandardMetric) or metric.metric not in GROUND_TRUTH_METRICS:
+        return skip_judged(metric)
+    if ground_truth is None:
+        return _skipped(metric, _NO_GROUND_TRUTH)
+    if response is None:
+        threshold = metric.threshold
+        if threshold is None:
+            threshold = (
+                NLP_THRESHOLD if metric.metric in ("bleu", "rouge", "meteor") else BINARY_THRESHOLD
+            )
+        return MetricResult(
+            metric_name=metric.metric,
+            kind="standard",
+            threshold=threshold,
+            passed=False,
+            error="no response",
+        )
+    if metric.metric == "numeric":
+        return evaluate_numeric(metric, response, ground_truth)
+    if metric.metric == "equality":
+        return evaluate_equality(metric, response, ground_truth)
+    return evaluate_nlp(metric, response, ground_truth)
+
+
+def evaluate_metric(
+    metric: StandardMetric | GEvalMetric | RAGMetric,
+    response: str | None,
+    ground_truth: str | None,
+    retrieval_context: list[str] | None = None,
+) -> MetricResult:
+    """Grade one turn with one metric.
+
+    `response` is None when the turn failed before the agent answered. `retrieval_context`
+    is for the RAG judges, which do not run yet; it is accepted and unused.
+    """
+    del retrieval_context  # reserved for the LLM judges
+    started = perf_counter_ns()
+    result = _evaluate(metric, response, ground_truth)
+    result.evaluation_time_ms = (perf_counter_ns() - started) // 1_000_000
+    return result

@@ -1,0 +1,129 @@
+"""The JUnit XML report, for CI systems.
+
+`<testsuites>` holds one `<testsuite>` per test case (named by the case's `name:`, else `#N`
+with N its 0-based index) and one `<testcase>` per turn (`classname` = the case, `name` =
+`turn N: <input, shortened>`); a single-turn case is one `<testcase>` named by its input. A
+failing turn carries `<failure message=…>` with the reasons (errors, tool assertions, metrics);
+a skipped turn `<skipped message=…>`; `<system-out>` holds the agent's response. When a
+multi-turn case failed although none of its turns did (an error of the case itself), one more
+`<testcase name="test case">` carries that failure, so CI never reports a failed case as green.
+
+Built with ElementTree, so every value is escaped; characters XML 1.0 cannot hold at all
+(most control characters) are shown as `\\xNN`.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from holodeck_lsp.engine.reports._view import Block, Case, cases, failure_reasons, skip_reason
+from holodeck_lsp.schema.results import TestReport
+
+_NAME_WIDTH = 80
+_INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class _Counts:
+    tests: int = 0
+    failures: int = 0
+    skipped: int = 0
+    ms: int = 0
+
+    def add(self, other: _Counts) -> None:
+        self.tests += other.tests
+        self.failures += other.failures
+        self.skipped += other.skipped
+        self.ms += other.ms
+
+    def set_on(self, element: ET.Element) -> None:
+        element.set("tests", str(self.tests))
+        element.set("failures", str(self.failures))
+        element.set("errors", "0")
+        element.set("skipped", str(self.skipped))
+        element.set("time", _seconds(self.ms))
+
+
+def render(report: TestReport) -> str:
+    root = ET.Element("testsuites", {"name": _clean(report.agent_name)})
+    total = _Counts()
+    for case in cases(report):
+        suite, counts = _suite(case)
+        root.append(suite)
+        total.add(counts)
+    total.set_on(root)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _suite(case: Case) -> tuple[ET.Element, _Counts]:
+    suite = ET.Element("testsuite", {"name": _clean(case.label)})
+    if case.result.timestamp:
+        suite.set("timestamp", _clean(case.result.timestamp))
+    counts = _Counts(ms=case.result.execution_time_ms)
+    for block in case.blocks:
+        suite.append(_testcase(case, block, counts))
+    if case.multi_turn and not case.result.passed and counts.failures == 0:
+        reasons = case.case_errors or ["test case failed"]
+        suite.append(_case_failure(case, reasons, counts))
+    counts.set_on(suite)
+    return suite, counts
+
+
+def _testcase(case: Case, block: Block, counts: _Counts) -> ET.Element:
+    counts.tests += 1
+    name = _shorten(block.input)
+    if block.turn_index is not None:
+        name = f"turn {block.turn_index}: {name}" if name else f"turn {block.turn_index}"
+    element = ET.Element(
+        "testcase",
+        {
+            "classname": _clean(case.label),
+            "name": _clean(name),
+            "time": _seconds(block.execution_time_ms),
+        },
+    )
+    if block.skipped:
+        counts.skipped += 1
+        ET.SubElement(element, "skipped", {"message": _clean(skip_reason(block))})
+    elif not block.passed:
+        counts.failures += 1
+        _add_failure(element, failure_reasons(block))
+    if block.response is not None:
+        ET.SubElement(element, "system-out").text = _clean(block.response)
+    return element
+
+
+def _case_failure(case: Case, reasons: list[str], counts: _Counts) -> ET.Element:
+    counts.tests += 1
+    counts.failures += 1
+    element = ET.Element(
+        "testcase", {"classname": _clean(case.label), "name": "test case", "time": "0.000"}
+    )
+    _add_failure(element, reasons)
+    return element
+
+
+def _add_failure(element: ET.Element, reasons: Iterable[str]) -> None:
+    listed = list(reasons)
+    failure = ET.SubElement(element, "failure", {"message": _clean("; ".join(listed))})
+    failure.text = _clean("\n".join(listed))
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def _shorten(text: str) -> str:
+    flat = _WHITESPACE.sub(" ", text).strip()
+    return flat if len(flat) <= _NAME_WIDTH else flat[: _NAME_WIDTH - 1].rstrip() + "…"
+
+
+def _clean(text: str) -> str:
+    """Text XML 1.0 can carry: forbidden characters become visible `\\xNN` escapes."""
+    return _INVALID_XML.sub(lambda m: f"\\x{ord(m[0]):02x}", text)

@@ -1,0 +1,276 @@
+"""The Markdown report, for people (GitHub-flavoured Markdown).
+
+Layout: a title with the agent's name and a summary line; a table of cases with the failing
+ones first; then one section per case in file order, with one block per turn (a single-turn
+case is one block): input, response, tool calls with their arguments, the outcome of each
+`expected_tools` assertion, metric scores, pass/fail, duration, tokens and errors.
+
+Agent text is never interpreted as Markdown: inputs and responses go in fenced blocks, other
+free text is backslash-escaped, and table cells also escape `|` and line breaks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from holodeck_lsp.engine.reports._view import (
+    Block,
+    Case,
+    cases,
+    duration,
+    metric_status,
+    number,
+    tokens,
+    tool_reason,
+)
+from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
+_BLOCK_START = re.compile(r"^(\d{1,9})([.)])(?=\s|$)|^([-+])(?=\s|$)")
+_BACKTICKS = re.compile(r"`+")
+_PASSED = "✅ passed"
+_FAILED = "❌ failed"
+_SKIPPED = "⏭ skipped"
+_METRIC_MARK = {
+    "passed": "✓ passed",
+    "failed": "✗ failed",
+    "error": "⚠ error",
+    "skipped": "⏭ skipped",
+    "not graded": "—",
+}
+
+
+def render(report: TestReport) -> str:
+    ordered = cases(report)
+    lines = [f"# Test report: {_text(report.agent_name)}", "", _summary_line(ordered), ""]
+    lines += [_meta_line(report), ""]
+    if ordered:
+        lines += ["## Summary", ""]
+        lines += _case_table(ordered)
+        lines.append("")
+    for case in ordered:
+        lines += _case_section(case)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Header and summary table
+# --------------------------------------------------------------------------------------------
+
+
+def _summary_line(ordered: Sequence[Case]) -> str:
+    total = len(ordered)
+    passed = sum(1 for case in ordered if case.result.passed)
+    verdict = "Passed" if passed == total else "Failed"
+    rate = 100.0 * passed / total if total else 100.0
+    turns = sum(len(case.blocks) for case in ordered)
+    turns_passed = sum(case.turns_passed for case in ordered)
+    elapsed = sum(case.result.execution_time_ms for case in ordered)
+    parts = [
+        f"**{verdict}**: {passed} of {total} test cases passed ({rate:.1f}%)",
+        f"{turns_passed} of {turns} turns passed",
+        duration(elapsed),
+    ]
+    usages = [case.result.token_usage for case in ordered if case.result.token_usage]
+    if usages:
+        parts.append(f"{sum(u.total_tokens for u in usages):,} tokens")
+    return " · ".join(parts)
+
+
+def _meta_line(report: TestReport) -> str:
+    parts = [f"Config {_code(report.agent_config_path)}"]
+    if report.timestamp:
+        parts.append(f"run {_text(report.timestamp)}")
+    if report.holodeck_version:
+        parts.append(_text(report.holodeck_version))
+    return " · ".join(parts)
+
+
+def _case_table(ordered: Sequence[Case]) -> list[str]:
+    # Failing cases first; file order within each group.
+    rows = [
+        [
+            case.label,
+            _PASSED if case.result.passed else _FAILED,
+            f"{case.turns_passed}/{len(case.blocks)}",
+            duration(case.result.execution_time_ms),
+            tokens(case.result.token_usage),
+        ]
+        for case in sorted(ordered, key=lambda case: case.result.passed)
+    ]
+    return _table(["Test case", "Result", "Turns passed", "Duration", "Tokens"], rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Case sections and blocks
+# --------------------------------------------------------------------------------------------
+
+
+def _case_section(case: Case) -> list[str]:
+    result = case.result
+    title = _text(case.label)
+    if result.test_name:
+        title += f" (#{case.position})"
+    lines = [f"## {title}: {_PASSED if result.passed else _FAILED}", ""]
+    if not case.multi_turn:
+        lines += _block_body(case.blocks[0])
+        return lines
+    lines += [
+        _facts(
+            f"{case.turns_passed} of {len(case.blocks)} turns passed",
+            result.execution_time_ms,
+            result.token_usage,
+        ),
+        "",
+    ]
+    if case.case_errors:
+        lines += ["**Test case errors**", "", *_bullets(case.case_errors), ""]
+    if result.metric_results:
+        lines += ["**Metrics (mean over turns)**", "", *_metric_table(result.metric_results), ""]
+    for block in case.blocks:
+        lines += [f"### Turn {block.turn_index}: {_verdict(block)}", ""]
+        lines += _block_body(block)
+    return lines
+
+
+def _verdict(block: Block) -> str:
+    if block.skipped:
+        return _SKIPPED
+    return _PASSED if block.passed else _FAILED
+
+
+def _facts(first: str | None, ms: int, usage: TokenUsage | None) -> str:
+    parts = [first] if first else []
+    parts.append(f"duration {duration(ms)}")
+    parts.append(f"tokens {tokens(usage)}")
+    return " · ".join(parts)
+
+
+def _block_body(block: Block) -> list[str]:
+    result = "Result: " + _verdict(block) if block.turn_index is None else None
+    lines = (
+        [] if block.skipped else [_facts(result, block.execution_time_ms, block.token_usage), ""]
+    )
+    lines += ["**Input**", "", *_fenced(block.input), ""]
+    if block.ground_truth is not None:
+        lines += [f"**Ground truth:** {_code(block.ground_truth)}", ""]
+    if block.skipped:
+        lines += ["**Errors**", "", *_bullets(block.errors or ["not run"]), ""]
+        return lines
+    lines += ["**Response**", ""]
+    lines += [*(_fenced(block.response) if block.response is not None else ["_no response_"]), ""]
+    calls = _tool_calls(block)
+    if calls:
+        lines += ["**Tool calls**", "", *calls, ""]
+    expected = _expected_tools(block)
+    if expected:
+        lines += ["**Expected tools**", "", *expected, ""]
+    if block.metric_results:
+        lines += ["**Metrics**", "", *_metric_table(block.metric_results), ""]
+    if block.errors:
+        lines += ["**Errors**", "", *_bullets(block.errors), ""]
+    return lines
+
+
+def _tool_calls(block: Block) -> list[str]:
+    if not block.tool_invocations:
+        return [f"- call {i}: {_code(name)}" for i, name in enumerate(block.tool_calls)]
+    lines = []
+    for index, call in enumerate(block.tool_invocations):
+        line = f"- call {index}: {_code(call.name)} {_code(_json(call.args))}"
+        if call.error is not None:
+            line += f" — error: {_text(call.error)}"
+        lines.append(line)
+    return lines
+
+
+def _expected_tools(block: Block) -> list[str]:
+    if block.arg_match_details is None:
+        if not block.expected_tools:
+            return []
+        mark = {True: "✓", False: "✗", None: "·"}[block.tools_matched]
+        return [f"- {mark} {_code(_json(entry))}" for entry in block.expected_tools]
+    lines = []
+    for detail in block.arg_match_details:
+        line = f"- {'✓' if detail.passed else '✗'} {_code(detail.tool)}"
+        if detail.args_asserted is not None:
+            line += f" {_code(_json(detail.args_asserted))}"
+        if detail.count > 1:
+            line += f" ×{detail.count}"
+        reason = tool_reason(detail)
+        if reason is not None:
+            line += f" — {_text(reason)}"
+        elif detail.matched_call_index is not None:
+            line += f" — matched call {detail.matched_call_index}"
+            if detail.matched_calls > 1:
+                line += f" ({detail.matched_calls} matching calls)"
+        lines.append(line)
+    return lines
+
+
+def _metric_table(metrics: Iterable[MetricResult]) -> list[str]:
+    rows = []
+    for metric in metrics:
+        status = metric_status(metric)
+        note = metric.error if metric.error is not None else metric.reasoning
+        rows.append(
+            [
+                metric.metric_name,
+                "—" if metric.skipped or metric.error is not None else number(metric.score),
+                "—" if metric.threshold is None else number(metric.threshold),
+                _METRIC_MARK[status],
+                note or "",
+            ]
+        )
+    return _table(["Metric", "Score", "Threshold", "Result", "Notes"], rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown primitives
+# --------------------------------------------------------------------------------------------
+
+
+def _text(value: str) -> str:
+    """Inline text shown literally: Markdown punctuation escaped, line breaks as <br>."""
+    escaped = _SPECIAL.sub(r"\\\1", value)
+    # Text that would open a list item or underline a heading at the start of a line.
+    escaped = _BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", escaped)
+    return "<br>".join(escaped.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+def _cell(value: str) -> str:
+    """A table cell: `_text` escapes `|` and turns line breaks into <br>, as GFM needs."""
+    return _text(value)
+
+
+def _code(value: str) -> str:
+    """An inline code span, however many backticks the value holds (on one line)."""
+    flat = " ".join(value.splitlines()) if value else ""
+    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _fenced(value: str) -> list[str]:
+    longest = max((len(run) for run in _BACKTICKS.findall(value)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = value.replace("\r\n", "\n").replace("\r", "\n")
+    return [f"{fence}text", *body.split("\n"), fence]
+
+
+def _bullets(items: Iterable[str]) -> list[str]:
+    return [f"- {_text(item)}" for item in items]
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return lines
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

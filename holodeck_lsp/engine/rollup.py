@@ -1,0 +1,153 @@
+"""Turn results -> a test case's result -> a report summary (FR-015/FR-016, data-model §9).
+
+A multi-turn case's top-level fields summarise its turns: inputs joined with `\\n---\\n`, the
+last response, every call in turn order, token usage summed field by field, each metric once
+with the mean score of the turns that ran it, errors prefixed `[turn N]`, and `passed` only
+when every turn passed. The summary counts test cases, not turns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from statistics import fmean
+from typing import Any
+
+from holodeck_lsp.schema.results import (
+    MetricResult,
+    ReportSummary,
+    TestResult,
+    TokenUsage,
+    TurnResult,
+)
+
+INPUT_SEPARATOR = "\n---\n"
+
+
+def sum_usage(usages: Iterable[TokenUsage | None]) -> TokenUsage | None:
+    """Element-wise sum; None when no part reported usage."""
+    present = [usage for usage in usages if usage is not None]
+    if not present:
+        return None
+    total = TokenUsage.zero()
+    for usage in present:
+        total = total + usage
+    return total
+
+
+def roll_up_metrics(turns: Sequence[TurnResult]) -> list[MetricResult]:
+    """One result per metric name, in first-seen order; skipped turns do not count and a
+    metric every turn skipped is left out (a mean of nothing is not a score of 0)."""
+    by_name: dict[str, list[tuple[int, MetricResult]]] = {}
+    for turn in turns:
+        for metric in turn.metric_results:
+            if not metric.skipped:
+                by_name.setdefault(metric.metric_name, []).append((turn.turn_index, metric))
+    rolled: list[MetricResult] = []
+    for name, results in by_name.items():
+        first = results[0][1]
+        errors = [f"[turn {index}] {m.error}" for index, m in results if m.error]
+        rolled.append(
+            MetricResult(
+                metric_name=name,
+                kind=first.kind,
+                score=fmean(m.score for _, m in results),
+                threshold=first.threshold,
+                passed=all(m.passed is True for _, m in results),
+                error="; ".join(errors) or None,
+                evaluation_time_ms=sum(m.evaluation_time_ms or 0 for _, m in results),
+            )
+        )
+    return rolled
+
+
+def _union(
+    lists: Iterable[list[str | dict[str, Any]] | None],
+) -> list[str | dict[str, Any]] | None:
+    seen: set[str] = set()
+    union: list[str | dict[str, Any]] = []
+    asserted = False
+    for entries in lists:
+        if entries is None:
+            continue
+        asserted = True
+        for entry in entries:
+            key = json.dumps(entry, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                union.append(entry)
+    return union if asserted else None
+
+
+def multi_turn_result(
+    name: str | None, index: int | None, turns: Sequence[TurnResult], timestamp: str = ""
+) -> TestResult:
+    asserted = [t.tools_matched for t in turns if t.tools_matched is not None]
+    return TestResult(
+        test_name=name,
+        test_index=index,
+        test_input=INPUT_SEPARATOR.join(turn.input for turn in turns),
+        agent_response=turns[-1].response if turns else None,
+        tool_calls=[call for turn in turns for call in turn.tool_calls],
+        tool_invocations=[call for turn in turns for call in turn.tool_invocations],
+        expected_tools=_union(turn.expected_tools for turn in turns),
+        tools_matched=all(asserted) if asserted else None,
+        metric_results=roll_up_metrics(turns),
+        ground_truth=None,
+        passed=bool(turns) and all(turn.passed for turn in turns),
+        execution_time_ms=sum(turn.execution_time_ms for turn in turns),
+        errors=[f"[turn {turn.turn_index}] {error}" for turn in turns for error in turn.errors],
+        timestamp=timestamp,
+        token_usage=sum_usage(turn.token_usage for turn in turns),
+        turns=list(turns),
+    )
+
+
+def single_turn_result(
+    name: str | None, index: int | None, turn: TurnResult, timestamp: str = ""
+) -> TestResult:
+    """A legacy single-turn case: its one graded exchange, without `turns`."""
+    return TestResult(
+        test_name=name,
+        test_index=index,
+        test_input=turn.input,
+        agent_response=turn.response,
+        tool_calls=list(turn.tool_calls),
+        tool_invocations=list(turn.tool_invocations),
+        expected_tools=turn.expected_tools,
+        tools_matched=turn.tools_matched,
+        arg_match_details=turn.arg_match_details,
+        metric_results=list(turn.metric_results),
+        ground_truth=turn.ground_truth,
+        passed=turn.passed,
+        execution_time_ms=turn.execution_time_ms,
+        errors=list(turn.errors),
+        timestamp=timestamp,
+        token_usage=turn.token_usage,
+        turns=None,
+    )
+
+
+def summarize(results: Sequence[TestResult]) -> ReportSummary:
+    passed = sum(1 for result in results if result.passed)
+    counts: dict[str, int] = {}
+    scores: dict[str, list[float]] = {}
+    turns_total = turns_passed = 0
+    for result in results:
+        turns = result.turns if result.turns is not None else None
+        turns_total += len(turns) if turns is not None else 1
+        turns_passed += sum(t.passed for t in turns) if turns is not None else int(result.passed)
+        for metric in result.metric_results:
+            counts[metric.metric_name] = counts.get(metric.metric_name, 0) + 1
+            scores.setdefault(metric.metric_name, []).append(metric.score)
+    return ReportSummary(
+        total_tests=len(results),
+        passed=passed,
+        failed=len(results) - passed,
+        pass_rate=100.0 * passed / len(results) if results else 0.0,
+        total_duration_ms=sum(result.execution_time_ms for result in results),
+        total_turns=turns_total,
+        passed_turns=turns_passed,
+        metrics_evaluated=counts,
+        average_scores={name: fmean(values) for name, values in scores.items()},
+    )
