@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-import regex  # type: ignore[import-untyped]  # no bundled stubs; used through one wrapper
+import regex  # no bundled stubs; used through one wrapper
 
 from holodeck_lsp.schema.matchers import (
     ArgMatcherValue,

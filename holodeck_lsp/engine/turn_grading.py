@@ -8,7 +8,6 @@ time limit).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,18 +181,9 @@ def _grade_metric(
         retrieval_context=spec.retrieval_context,
         turn_index=spec.index,
         test_case_name=case_name,
-        turn_config=_plain(spec.turn_config),
+        turn_config=spec.turn_config,  # the context freezes its own deep copy
     )
     return run_code_grader(grader, metric, context, timeout=options.grader_timeout)
-
-
-def _plain(config: Mapping[str, Any]) -> dict[str, Any]:
-    # A JSON round trip both copies deeply and proves the config is plain data.
-    try:
-        copied: dict[str, Any] = json.loads(json.dumps(dict(config), default=str))
-    except (TypeError, ValueError):
-        return dict(config)
-    return copied
 
 
 def _turn_passed(result: TurnResult) -> bool:

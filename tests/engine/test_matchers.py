@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pytest
-import regex  # type: ignore[import-untyped]
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
