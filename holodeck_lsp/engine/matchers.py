@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-import regex  # no bundled stubs; used through one wrapper
+import regex  # timeouts on matching; typed by types-regex (dev)
 
 from holodeck_lsp.schema.matchers import (
     ArgMatcherValue,

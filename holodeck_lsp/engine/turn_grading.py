@@ -12,7 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from holodeck_lsp.engine.code_graders import GraderContext, run_code_grader
+from holodeck_lsp.engine.code_graders import (
+    GraderContext,
+    default_grader_timeout,
+    run_code_grader,
+)
 from holodeck_lsp.engine.evaluators import evaluate_metric
 from holodeck_lsp.engine.tool_assertions import check_expected_tools
 from holodeck_lsp.schema.matchers import dump_arg_matcher
@@ -76,8 +80,10 @@ class TurnOutcome:
 
 @dataclass(frozen=True, slots=True)
 class GradingOptions:
+    #: Seconds one regex matcher may run against one argument.
     regex_timeout: float = 1.0
-    grader_timeout: float = 30.0
+    #: Seconds a code grader may run (HOLODECK_GRADER_TIMEOUT, default 30).
+    grader_timeout: float = field(default_factory=default_grader_timeout)
 
 
 def expected_tools_wire_form(

@@ -184,6 +184,18 @@ def table_rows(text: str, header_start: str) -> list[str]:
     return rows
 
 
+def test_markdown_lists_failing_turns_first_with_their_first_reason(report: TestReport) -> None:
+    text = markdown.render(report)
+    assert text.index("## Failing turns") < text.index("## Summary")
+    rows = table_rows(text, "| Test case | Turn |")
+    assert rows == [
+        r"| cash \| flow | 1 | ❌ failed | tool 'subtract': arg 'a' mismatch: expected "
+        r"{fuzzy: '206588'}, got '206,000' |",
+        r"| cash \| flow | 2 | ⏭ skipped | session unrecoverable: two consecutive send() "
+        r"failures |",
+    ]
+
+
 def test_markdown_title_and_summary_line(report: TestReport) -> None:
     text = markdown.render(report)
     lines = text.splitlines()
@@ -194,7 +206,7 @@ def test_markdown_title_and_summary_line(report: TestReport) -> None:
 
 
 def test_markdown_table_lists_failing_cases_first_with_escaped_pipes(report: TestReport) -> None:
-    rows = table_rows(markdown.render(report), "| Test case |")
+    rows = table_rows(markdown.render(report), "| Test case | Result |")
     assert len(rows) == 2
     assert rows[0].startswith(r"| cash \| flow | ❌ failed | 1/3 | 3.50 s | 330 |")
     assert rows[1].startswith(r"| \#0 | ✅ passed | 1/1 | 850 ms | 25 |")
@@ -271,7 +283,7 @@ def test_markdown_escapes_agent_text() -> None:
         holodeck_version="v",
     )
     text = markdown.render(report)
-    row = table_rows(text, "| Test case |")[0]
+    row = table_rows(text, "| Test case | Result |")[0]
     assert row.startswith(r"| a\|b<br>c \*bold\* \[link\](x) \<b\> | ❌ failed |")
     # A fence longer than any backtick run inside the text.
     assert "````text\n```\nfenced? ``` no\n````" in text

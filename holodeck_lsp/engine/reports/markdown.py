@@ -1,9 +1,10 @@
 """The Markdown report, for people (GitHub-flavoured Markdown).
 
-Layout: a title with the agent's name and a summary line; a table of cases with the failing
-ones first; then one section per case in file order, with one block per turn (a single-turn
-case is one block): input, response, tool calls with their arguments, the outcome of each
-`expected_tools` assertion, metric scores, pass/fail, duration, tokens and errors.
+Layout: a title with the agent's name and a summary line; a table of the turns that did not
+pass, each with its first reason; a table of cases with the failing ones first; then one
+section per case in file order, with one block per turn (a single-turn case is one block):
+input, response, tool calls with their arguments, the outcome of each `expected_tools`
+assertion, metric scores, pass/fail, duration, tokens and errors.
 
 Agent text is never interpreted as Markdown: inputs and responses go in fenced blocks, other
 free text is backslash-escaped, and table cells also escape `|` and line breaks.
@@ -21,8 +22,10 @@ from holodeck_lsp.engine.reports._view import (
     Case,
     cases,
     duration,
+    failure_reasons,
     metric_status,
     number,
+    skip_reason,
     tokens,
     tool_reason,
 )
@@ -47,6 +50,11 @@ def render(report: TestReport) -> str:
     ordered = cases(report)
     lines = [f"# Test report: {_text(report.agent_name)}", "", _summary_line(ordered), ""]
     lines += [_meta_line(report), ""]
+    failing = _failing_turns(ordered)
+    if failing:
+        lines += ["## Failing turns", ""]
+        lines += failing
+        lines.append("")
     if ordered:
         lines += ["## Summary", ""]
         lines += _case_table(ordered)
@@ -87,6 +95,23 @@ def _meta_line(report: TestReport) -> str:
     if report.holodeck_version:
         parts.append(_text(report.holodeck_version))
     return " · ".join(parts)
+
+
+def _failing_turns(ordered: Sequence[Case]) -> list[str]:
+    """Every turn that did not pass, in file order, with the first reason — what to look
+    at first in a long run."""
+    rows = []
+    for case in ordered:
+        for block in case.blocks:
+            if block.passed:
+                continue
+            reasons = [skip_reason(block)] if block.skipped else failure_reasons(block)
+            turn = "—" if block.turn_index is None else str(block.turn_index)
+            status = _SKIPPED if block.skipped else _FAILED
+            rows.append([case.label, turn, status, reasons[0] if reasons else ""])
+    if not rows:
+        return []
+    return _table(["Test case", "Turn", "Result", "First reason"], rows)
 
 
 def _case_table(ordered: Sequence[Case]) -> list[str]:
