@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How many turns per second does the engine grade? (see bench/README.md, docs/benchmarks.md)
 
-Generates the 100-dialogue ConvFinQA suite (about 350 turns; `--cases`) with
+Generates a ConvFinQA suite of 116 dialogues (exactly 400 turns; `--cases`) with
 `<shared>/tools/gen_convfinqa_agent.py`, loads it, and builds a recorded transcript in which
 the agent answers every turn with its ground truth and calls each expected tool with arguments
 that satisfy the matchers (about half of the arguments written differently: `"206,588"` for a
@@ -9,9 +9,10 @@ fuzzy `206588`, floats for ints), plus an extra `lookup` call per turn. It then 
 `grade_case` over the whole transcript — tool-argument matching plus the suite's `numeric`
 metric — and reports graded turns per second (min / median over `--repeat` runs, after a
 warm-up). Target: >= 20,000 turns/s. Exit status 1 if the target fails (`--no-fail`: 0), or if
-any turn does not pass (the benchmark must time real, successful grading).
+any turn that can pass does not (the benchmark must time real, successful grading; a few
+ConvFinQA answers are words, e.g. "no", which the numeric metric rightly fails).
 
-    .venv/bin/python bench/grading_speed.py [--cases 100] [--repeat 7] [--json]
+    .venv/bin/python bench/grading_speed.py [--cases 116] [--repeat 7] [--json]
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "grading_speed")
-    parser.add_argument("--cases", type=int, default=100)
+    # 116 ConvFinQA dialogues hold exactly 400 turns: the issue's "400-turn transcript".
+    parser.add_argument("--cases", type=int, default=116)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-fail", action="store_true")
