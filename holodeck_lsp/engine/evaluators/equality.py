@@ -21,10 +21,9 @@ from itertools import combinations
 from holodeck_lsp.engine.evaluators._common import (
     BINARY_THRESHOLD,
     binary_result,
-    failed_result,
     shown,
 )
-from holodeck_lsp.engine.evaluators.response_path import ResponsePathError, extract
+from holodeck_lsp.engine.evaluators.response_path import text_to_grade
 from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import MetricResult
 
@@ -71,12 +70,11 @@ def _would_match(response: str, ground_truth: str, on: set[str]) -> list[str] | 
 
 def evaluate_equality(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` with string equality (see module doc)."""
-    if metric.response_path is not None:
-        try:
-            response = extract(response, metric.response_path)
-        except ResponsePathError as error:
-            threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
-            return failed_result(metric, str(error), threshold)
+    threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
+    graded = text_to_grade(metric, response, threshold)
+    if isinstance(graded, MetricResult):
+        return graded
+    response = graded
     on = {flag for flag in _FLAGS if getattr(metric, flag)}
     if not on:
         actual, expected = response, ground_truth

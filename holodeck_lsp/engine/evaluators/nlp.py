@@ -26,7 +26,7 @@ from functools import cache
 from typing import Any
 
 from holodeck_lsp.engine.evaluators._common import NLP_THRESHOLD, failed_result
-from holodeck_lsp.engine.evaluators.response_path import ResponsePathError, extract
+from holodeck_lsp.engine.evaluators.response_path import text_to_grade
 from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import MetricResult
 
@@ -127,11 +127,10 @@ SCORERS: dict[str, Callable[[str, str], float]] = {"bleu": bleu, "rouge": rouge,
 def evaluate_nlp(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` with the metric's overlap score."""
     threshold = NLP_THRESHOLD if metric.threshold is None else metric.threshold
-    if metric.response_path is not None:
-        try:
-            response = extract(response, metric.response_path)
-        except ResponsePathError as error:
-            return failed_result(metric, str(error), threshold)
+    graded = text_to_grade(metric, response, threshold)
+    if isinstance(graded, MetricResult):
+        return graded
+    response = graded
     try:
         score = SCORERS[metric.metric](response, ground_truth)
     except NLPUnavailable as error:

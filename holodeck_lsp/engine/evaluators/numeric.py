@@ -44,7 +44,7 @@ from holodeck_lsp.engine.evaluators._common import (
     failed_result,
     shown,
 )
-from holodeck_lsp.engine.evaluators.response_path import ResponsePathError, extract
+from holodeck_lsp.engine.evaluators.response_path import text_to_grade
 from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import MetricResult
 
@@ -153,11 +153,10 @@ def compare_numbers(
 def evaluate_numeric(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` as numbers (see module doc)."""
     threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
-    if metric.response_path is not None:
-        try:
-            response = extract(response, metric.response_path)
-        except ResponsePathError as error:
-            return failed_result(metric, str(error), threshold)
+    graded = text_to_grade(metric, response, threshold)
+    if isinstance(graded, MetricResult):
+        return graded
+    response = graded
     problems: list[str] = []
     actual = expected = Decimal(0)
     try:

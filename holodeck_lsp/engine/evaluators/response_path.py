@@ -17,7 +17,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from holodeck_lsp.engine.evaluators._common import shown
+from holodeck_lsp.engine.evaluators._common import failed_result, shown
+from holodeck_lsp.schema.metrics import StandardMetric
+from holodeck_lsp.schema.results import MetricResult
 
 _STEP = re.compile(r"([A-Za-z_][\w-]*)|\[(\d+)\]")
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```", re.DOTALL)
@@ -100,3 +102,16 @@ def extract(response: str, path: str) -> str:
     if isinstance(node, int | float):
         return json.dumps(node)
     raise ResponsePathError(f'response_path "{path}": {where} is {_kind(node)}, not a single value')
+
+
+def text_to_grade(
+    metric: StandardMetric, response: str, threshold: float | None
+) -> str | MetricResult:
+    """The text a metric grades: the response, or the JSON leaf at its `response_path`; a
+    failed result when that path cannot be read from the response."""
+    if metric.response_path is None:
+        return response
+    try:
+        return extract(response, metric.response_path)
+    except ResponsePathError as error:
+        return failed_result(metric, str(error), threshold)
