@@ -43,5 +43,6 @@ def create_backend(
         ) from error
     backend_class = getattr(module, class_name)
     tools = load_function_tools(agent, agent_dir)
-    backend: AgentBackend = backend_class(agent, tools, dict(os.environ if env is None else env))
+    environment = dict(os.environ if env is None else env)
+    backend: AgentBackend = backend_class(agent, tools, environment, agent_dir=agent_dir)
     return backend
