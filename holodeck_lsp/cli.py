@@ -30,15 +30,17 @@ SERVER_PENDING = (
     "serving the language server (no arguments) arrives with the language-server feature; "
     "use --check PATH… to check files"
 )
-RUN_PENDING = "`holodeck-lsp run` arrives with the runner feature"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args:  # The stdio language server replaces this line.
         return _reserved(SERVER_PENDING)
-    if args[0] == "run":  # The test runner replaces this line.
-        return _reserved(RUN_PENDING)
+    if args[0] == "run":
+        # Imported here: the runner pulls in pydantic, the engine and asyncio machinery.
+        from holodeck_lsp.runner.run_command import main as run_main
+
+        return run_main(args[1:])
 
     parser = _parser()
     try:

@@ -1,0 +1,339 @@
+"""Run one test case: open its session, send its turns strictly in order, grade each turn as
+it is answered, close the session whatever happens.
+
+Failure rules (spec FR-008, research §2):
+- a send that raises or outlives `llm_timeout` fails that turn; the next turn is still sent
+  on the same session;
+- the session is dead after `BackendSessionError(recoverable=False)` or after two consecutive
+  failed sends: the remaining turns are skipped with the reason;
+- a session that cannot be created fails the case (every turn skipped with the reason);
+- when the run is cancelled the send in flight is abandoned and the unsent turns are skipped
+  with the reason `cancelled`.
+
+Turns are graded live (engine `grade_turn`, the same step `grade_case` composes) so progress
+can show each turn's verdict as it happens; the case is rolled up with the engine's roll-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from holodeck_lsp.engine.case_grading import turn_specs
+from holodeck_lsp.engine.metric_selection import metrics_for
+from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result
+from holodeck_lsp.engine.turn_grading import (
+    GraderFn,
+    GradingOptions,
+    TurnOutcome,
+    TurnSpec,
+    grade_turn,
+)
+from holodeck_lsp.runner.backend import (
+    AgentBackend,
+    AgentSession,
+    BackendError,
+    BackendSessionError,
+    BackendTimeoutError,
+    SendResult,
+)
+from holodeck_lsp.runner.case_sessions import (
+    CANCELLED,
+    CaseSessionFactory,
+    describe_error,
+    timeout_message,
+)
+from holodeck_lsp.runner.progress import CaseRef, ProgressSink
+from holodeck_lsp.runner.selection import PlannedCase
+from holodeck_lsp.runner.turn_files import prepare_files
+from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
+from holodeck_lsp.schema.results import TestResult, TurnResult
+from holodeck_lsp.schema.test_case import FileInput
+
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+#: Seconds an interrupted send or a closing session gets to wind down before we move on.
+GRACE_SECONDS = 5.0
+#: Consecutive failed sends after which the session counts as dead (research §2).
+MAX_CONSECUTIVE_FAILURES = 2
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What every case of one run shares."""
+
+    agent: Agent
+    agent_dir: Path
+    backend: AgentBackend
+    graders: Mapping[str, GraderFn]
+    grading: GradingOptions
+    llm_timeout: float | None
+    cancel: asyncio.Event
+    #: Completes when `cancel` is set; every wait races against it.
+    cancelled: asyncio.Future[Any]
+    progress: ProgressSink | None = None
+
+
+@dataclass(slots=True)
+class _SessionState:
+    failures: int = 0
+    #: Why the remaining turns are skipped, once the session is gone.
+    dead: str | None = None
+
+
+@dataclass(slots=True)
+class _Interrupted:
+    reason: str
+    timed_out: bool = False
+
+
+@dataclass(slots=True)
+class CaseRun:
+    context: RunContext
+    planned: PlannedCase
+    ref: CaseRef
+    turns: list[TurnResult] = field(default_factory=list)
+
+    async def run(self) -> TestResult:
+        """The case's result; never raises for anything the backend or a grader does."""
+        self._notify("case_started", self.ref)
+        session: AgentSession | None = None
+        specs = turn_specs(self.planned.case)[: self.planned.sent_turns]
+        try:
+            session, open_error = await self._open()
+            if session is None:
+                for spec in self._graded(specs):
+                    skipped = TurnOutcome(skipped=True, skip_reason=open_error)
+                    await self._record(spec, skipped)
+            else:
+                await self._converse(session, specs)
+        except Exception as crash:  # an executor or grading bug must not lose other turns
+            _log.exception("case %s crashed", self.ref.label)
+            reason = f"the case crashed: {type(crash).__name__}: {crash}"
+            done = {turn.turn_index for turn in self.turns}
+            for spec in self._graded(specs):
+                if spec.index not in done:
+                    self.turns.append(_bare(spec, f"skipped: {reason}", skipped=True))
+        finally:
+            if session is not None:
+                await _close(session)
+        result = self._roll_up()
+        self._notify("case_finished", self.ref, result)
+        return result
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def _open(self) -> tuple[AgentSession | None, str]:
+        ctx = self.context
+        if ctx.cancel.is_set():
+            return None, CANCELLED
+        backend = ctx.backend
+        opening: Coroutine[Any, Any, AgentSession]
+        if isinstance(backend, CaseSessionFactory):
+            opening = backend.create_case_session(self.planned.case.name, self.planned.index)
+        else:
+            opening = backend.create_session()
+        outcome = await self._race(opening, on_abandon=_close_when_opened)
+        if isinstance(outcome, _Interrupted):
+            if outcome.timed_out:
+                return None, f"the session could not be created: {outcome.reason}"
+            return None, outcome.reason
+        if isinstance(outcome, BaseException):
+            return None, f"the session could not be created: {describe_error(outcome)}"
+        return outcome, ""
+
+    async def _converse(self, session: AgentSession, specs: list[TurnSpec]) -> None:
+        state = _SessionState()
+        first_graded = self.planned.graded_turn or 0
+        context_errors: list[str] = []
+        for spec in specs:
+            outcome = await self._send(session, spec, state)
+            if spec.index < first_graded:
+                # A context turn of `--turn N`: not graded, but its failure makes turn N's
+                # context incomplete, so it is reported on turn N.
+                context_errors += [f"context turn {spec.index}: {e}" for e in outcome.errors]
+                continue
+            if context_errors and not outcome.skipped:
+                outcome = replace(outcome, errors=(*context_errors, *outcome.errors))
+            await self._record(spec, outcome)
+
+    async def _send(
+        self, session: AgentSession, spec: TurnSpec, state: _SessionState
+    ) -> TurnOutcome:
+        ctx = self.context
+        if state.dead is not None:
+            return TurnOutcome(skipped=True, skip_reason=state.dead)
+        if ctx.cancel.is_set():
+            state.dead = CANCELLED
+            return TurnOutcome(skipped=True, skip_reason=CANCELLED)
+        files, file_errors = prepare_files(self._files_of(spec), ctx.agent_dir)
+        started = time.perf_counter()
+        outcome = await self._race(session.send(spec.input, files))
+        duration_ms = round((time.perf_counter() - started) * 1000)
+        if isinstance(outcome, SendResult):
+            state.failures = 0
+            return TurnOutcome(
+                response=outcome.response,
+                tool_invocations=tuple(outcome.tool_invocations),
+                token_usage=outcome.token_usage,
+                duration_ms=duration_ms,
+                errors=tuple(file_errors),
+            )
+        if isinstance(outcome, _Interrupted) and not outcome.timed_out:
+            state.dead = outcome.reason
+            return TurnOutcome(skipped=True, skip_reason=outcome.reason)
+        error = outcome.reason if isinstance(outcome, _Interrupted) else describe_error(outcome)
+        if _counts_as_failure(outcome):
+            state.failures += 1
+        if isinstance(outcome, BackendSessionError) and not outcome.recoverable:
+            state.dead = f"the session was lost on turn {spec.index}: {error}"
+        elif state.failures >= MAX_CONSECUTIVE_FAILURES:
+            state.dead = (
+                f"the session is unrecoverable: turns {spec.index - 1} and {spec.index} both failed"
+            )
+        return TurnOutcome(duration_ms=duration_ms, errors=(*file_errors, error))
+
+    async def _race(
+        self,
+        work: Coroutine[Any, Any, _T],
+        on_abandon: Callable[[Any], None] | None = None,
+    ) -> _T | BaseException | _Interrupted:
+        """`work`'s result or exception, or why it was interrupted (timeout, cancellation)."""
+        ctx = self.context
+        task: asyncio.Task[_T] = asyncio.ensure_future(work)
+        try:
+            await asyncio.wait(
+                (task, ctx.cancelled),
+                timeout=ctx.llm_timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        except asyncio.CancelledError:
+            task.cancel(CANCELLED)
+            raise
+        if task.done():
+            if task.cancelled():
+                return BackendError("the backend cancelled the call")
+            error = task.exception()
+            return error if error is not None else task.result()
+        if ctx.cancel.is_set():
+            interrupted = _Interrupted(CANCELLED)
+        else:
+            assert ctx.llm_timeout is not None  # only a timeout ends the wait otherwise
+            interrupted = _Interrupted(timeout_message(ctx.llm_timeout), timed_out=True)
+        await _abandon(task, interrupted.reason, on_abandon)
+        return interrupted
+
+    async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> None:
+        case = self.planned.case
+        turn = case.turns[spec.index] if case.turns is not None else None
+        metrics = metrics_for(self.context.agent, case, turn)
+        if not outcome.skipped and any(isinstance(m, CodeMetric) for m in metrics):
+            # Code graders are user code with a time limit of up to minutes: grade in a
+            # worker thread so other cases keep sending meanwhile.
+            result = await asyncio.to_thread(self._grade_now, spec, outcome, metrics)
+        else:
+            result = self._grade_now(spec, outcome, metrics)
+        self.turns.append(result)
+        self._notify("turn_finished", self.ref, result)
+
+    def _grade_now(
+        self, spec: TurnSpec, outcome: TurnOutcome, metrics: Sequence[AnyMetric]
+    ) -> TurnResult:
+        try:
+            return grade_turn(
+                spec,
+                outcome,
+                metrics,
+                case_name=self.planned.case.name,
+                graders=self.context.graders,
+                options=self.context.grading,
+            )
+        except Exception as error:  # as grade_case: a grading crash fails this turn only
+            result = _bare(spec, f"grading failed: {type(error).__name__}: {error}")
+            result.response = outcome.response
+            return result
+
+    def _roll_up(self) -> TestResult:
+        timestamp = datetime.now(UTC).isoformat(timespec="seconds")
+        case = self.planned.case
+        turns = sorted(self.turns, key=lambda turn: turn.turn_index)
+        if case.turns is None:
+            turn = turns[0] if turns else _bare(turn_specs(case)[0], "skipped: not run", True)
+            return single_turn_result(case.name, self.planned.index, turn, timestamp)
+        return multi_turn_result(case.name, self.planned.index, turns, timestamp)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _graded(self, specs: list[TurnSpec]) -> list[TurnSpec]:
+        first = self.planned.graded_turn or 0
+        return [spec for spec in specs if spec.index >= first]
+
+    def _files_of(self, spec: TurnSpec) -> list[FileInput] | None:
+        case = self.planned.case
+        return case.turns[spec.index].files if case.turns is not None else case.files
+
+    def _notify(self, event: str, *args: Any) -> None:
+        progress = self.context.progress
+        if progress is None:
+            return
+        try:
+            getattr(progress, event)(*args)
+        except Exception:  # a display bug must not fail a case
+            _log.exception("progress callback %s failed", event)
+
+
+def _bare(spec: TurnSpec, error: str, skipped: bool = False) -> TurnResult:
+    return TurnResult(turn_index=spec.index, input=spec.input, errors=[error], skipped=skipped)
+
+
+def _counts_as_failure(outcome: BaseException | _Interrupted) -> bool:
+    """Timeouts, session errors and unexpected exceptions suggest a broken session; other
+    backend errors (a cassette with no such turn, say) say nothing about the session."""
+    if isinstance(outcome, _Interrupted):
+        return True
+    if isinstance(outcome, BackendSessionError | BackendTimeoutError):
+        return True
+    return not isinstance(outcome, BackendError)
+
+
+async def _abandon(
+    task: asyncio.Task[Any], reason: str, on_result: Callable[[Any], None] | None = None
+) -> None:
+    """Cancel `task` with `reason` and give it a moment to unwind, so the session is not
+    used concurrently by the next turn (or by `close`)."""
+    task.cancel(reason)
+
+    def settle(done: asyncio.Task[Any]) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()  # retrieved, so asyncio does not warn about it
+        if error is None and on_result is not None:
+            on_result(done.result())
+
+    task.add_done_callback(settle)
+    await asyncio.wait((task,), timeout=GRACE_SECONDS)
+
+
+def _close_when_opened(session: AgentSession) -> None:
+    """A session created after its case gave up on it is closed, not leaked."""
+    closing = asyncio.ensure_future(_close(session))
+    _pending.add(closing)
+    closing.add_done_callback(_pending.discard)
+
+
+_pending: set[asyncio.Future[None]] = set()
+
+
+async def _close(session: AgentSession) -> None:
+    try:
+        await asyncio.wait_for(session.close(), timeout=GRACE_SECONDS)
+    except Exception:  # closing is best effort: the case's result is already known
+        _log.warning("closing a session failed", exc_info=True)

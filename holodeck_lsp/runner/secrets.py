@@ -1,0 +1,140 @@
+"""Keep credentials out of everything a run writes: reports, cassettes and logs.
+
+Secrets are the values of: every `SecretStr` field of the agent (`model.api_key`, evaluation
+and embedding models, vector-store keys, …), every `${VAR}` the agent files substitute, every
+MCP server's `env:` value, and every `*_API_KEY` / `*_TOKEN` / `*_SECRET` / `*_PASSWORD`
+variable of this process. Each occurrence becomes `***`.
+
+Very short values (under 4 characters) are not treated as secrets: masking them would mangle
+ordinary text (numbers in answers), and no real credential is that short.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, SecretStr
+
+from holodeck_lsp.config.yaml_document import ENV_REFERENCE
+from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.results import TestReport
+from holodeck_lsp.schema.tools import MCPTool
+
+MASK = "***"
+MIN_SECRET_LENGTH = 4
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+_CREDENTIAL_KEY = re.compile(r"key|token|secret|password", re.IGNORECASE)
+
+
+class Redactor:
+    """Replaces every known secret by `***` in text and in JSON-like data."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        values = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
+        # The forms a secret takes once escaped by the JSON, XML and Markdown writers.
+        forms = set(values)
+        for value in values:
+            forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
+            forms.add(json.dumps(value)[1:-1])
+            forms.add(html.escape(value, quote=True))
+        # Longest first, so a secret containing another is masked whole.
+        self._secrets = sorted(forms, key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self._secrets)
+
+    def text(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return text
+
+    def data(self, value: Any) -> Any:
+        """A copy of JSON-like `value` with secrets masked in every string (keys included)."""
+        if not self._secrets:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(item) for item in value]
+        return value
+
+    def report(self, report: TestReport) -> TestReport:
+        """The report with secrets masked in every field (before any renderer escapes them)."""
+        if not self._secrets:
+            return report
+        return TestReport.model_validate(self.data(report.model_dump(mode="json")))
+
+
+def collect_secrets(agent: Agent, env: Mapping[str, str], files: Iterable[Path] = ()) -> list[str]:
+    """Every secret value the run could leak (see the module docstring). `files` are the
+    agent file and its included test-case file, scanned for `${VAR}` references."""
+    found: list[str] = []
+    _secret_fields(agent, found)
+    for tool in agent.tools or []:
+        if isinstance(tool, MCPTool) and tool.env:
+            found.extend(tool.env.values())
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for match in ENV_REFERENCE.finditer(text):
+            value = env.get(match.group(1))
+            if value:
+                found.append(value)
+    found.extend(
+        value for name, value in env.items() if name.upper().endswith(_SECRET_SUFFIXES) and value
+    )
+    return found
+
+
+def _secret_fields(value: Any, found: list[str]) -> None:
+    if isinstance(value, SecretStr):
+        found.append(value.get_secret_value())
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _secret_fields(getattr(value, name), found)
+        _secret_mapping(value.model_extra or {}, found)
+    elif isinstance(value, dict):
+        _secret_mapping(value, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _secret_fields(item, found)
+
+
+def _secret_mapping(mapping: Mapping[Any, Any], found: list[str]) -> None:
+    # Free-form settings (a vector store's pass-through keys) hold plain strings: a key
+    # named like a credential marks its value as one.
+    for key, item in mapping.items():
+        if isinstance(item, str) and _CREDENTIAL_KEY.search(str(key)):
+            found.append(item)
+        else:
+            _secret_fields(item, found)
+
+
+class RedactingFilter(logging.Filter):
+    """Masks secrets in log records (message and arguments are formatted first)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self._redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self._redactor:
+            record.msg = self._redactor.text(record.getMessage())
+            record.args = None
+            if record.exc_info and record.exc_info[1] is not None:
+                record.exc_text = self._redactor.text(
+                    logging.Formatter().formatException(record.exc_info)
+                )
+                record.exc_info = None
+        return True
