@@ -12,9 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import conftest_sk
 import pytest
-from conftest_sk import FakeOpenAIServer, Reply, ToolCall, Usage
 
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backend import (
@@ -28,8 +26,7 @@ from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelB
 from holodeck_lsp.runner.function_tools import load_function_tools
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TokenUsage
-
-fake_openai = conftest_sk.fake_openai  # the fixture, used by name below
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage
 
 TOOLS = '''\
 def subtract(a: int, b: int) -> int:
