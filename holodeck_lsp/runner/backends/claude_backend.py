@@ -10,6 +10,16 @@ Decisions (documented in the backend guide):
   them as `mcp__tools__<name>` (expected-tool matching is by substring, so `subtract` matches).
   Each tool's JSON schema comes from the YAML `parameters:` block where given, else from the
   Python signature.
+* MCP tools (`type: mcp`, `transport: stdio`) become external stdio servers of the CLI, one
+  per tool named after its `name`, so the model sees `mcp__<name>__<server tool>`; the rule
+  `mcp__<name>` pre-approves all of a server's tools (`allowed_tools` may narrow that to
+  `mcp__<name>__<tool>` entries). Each CLI process (session) starts its own servers. The CLI
+  hands its whole environment (API key included) to the servers it starts, so each server is
+  started through a small launcher that drops every variable the backend did not choose (see
+  `runner/mcp_servers.py`). A call's result is the text the CLI reported to the model, its
+  duration the time between the tool_use and tool_result messages. The largest
+  `request_timeout` becomes the CLI's MCP_TOOL_TIMEOUT; sse/websocket/http servers are
+  refused.
 * The CLI's built-in tools are off (`tools=[]`) unless the agent's `claude:` block turns them
   on: `file_system.read` → Read/Glob/Grep, `.write` → Write, `.edit` → Edit/NotebookEdit,
   `bash.enabled` → Bash, `web_search` → WebSearch/WebFetch. `allowed_tools` narrows that set,
@@ -60,14 +70,15 @@ from holodeck_lsp.runner.backend import (
     TurnFile,
 )
 from holodeck_lsp.runner.function_tools import LoadedTool
+from holodeck_lsp.runner.mcp_servers import StdioServer, stdio_servers
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
 from holodeck_lsp.schema.llm import AuthProvider
 from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
-from holodeck_lsp.schema.tools import FunctionTool
+from holodeck_lsp.schema.tools import FunctionTool, MCPTool
 
 if TYPE_CHECKING:
-    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, SdkMcpTool
+    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, McpServerConfig, SdkMcpTool
 
 #: Name of the in-process MCP server carrying the agent's function tools.
 TOOL_SERVER = "tools"
@@ -281,15 +292,16 @@ class ClaudeBackend:
         unsupported = [
             f"{tool.name!r} (type {tool.type})"
             for tool in agent.tools or []
-            if not isinstance(tool, FunctionTool)
+            if not isinstance(tool, FunctionTool | MCPTool)
         ]
         if agent.claude is not None and agent.claude.agents:
             unsupported.append("`claude.agents` (subagents)")
         if unsupported:
             raise BackendInitError(
-                "the Claude backend of holodeck-lsp runs only `type: function` tools and no "
-                f"subagents yet; not supported: {', '.join(unsupported)}"
+                "the Claude backend of holodeck-lsp runs only `type: function` and `type: mcp` "
+                f"tools and no subagents yet; not supported: {', '.join(unsupported)}"
             )
+        self._mcp_servers = self._stdio_servers(env)
         self._system_prompt = self._read_instructions()
         self._scratch = Path(tempfile.mkdtemp(prefix="holodeck-claude-"))
         # Removed by aclose(), or when the backend is collected / the interpreter exits.
@@ -304,6 +316,20 @@ class ClaudeBackend:
         self._sessions: set[ClaudeSession] = set()
 
     # -- configuration ------------------------------------------------------------------------
+    def _stdio_servers(self, env: Mapping[str, str]) -> list[StdioServer]:
+        servers = [
+            server
+            for server in stdio_servers(self._agent, env, self._agent_dir, backend="Claude")
+            if server.load_tools  # the CLI uses a server's tools only
+        ]
+        for server in servers:
+            if server.name == TOOL_SERVER and self._tools:
+                raise BackendInitError(
+                    f"MCP tool {server.name!r}: the name {TOOL_SERVER!r} is taken by the "
+                    "function tools' server on Claude; rename the MCP tool"
+                )
+        return servers
+
     def _read_instructions(self) -> str:
         instructions = self._agent.instructions
         if instructions.inline is not None:
@@ -359,6 +385,9 @@ class ClaudeBackend:
                     "model.api_key holding the token"
                 )
             controlled["CLAUDE_CODE_OAUTH_TOKEN"] = token
+        if self._mcp_servers:
+            longest = max(server.request_timeout for server in self._mcp_servers)
+            controlled.setdefault("MCP_TOOL_TIMEOUT", str(longest * 1000))  # milliseconds
         if "max_tokens" in model.model_fields_set and model.max_tokens is not None:
             # Only when written: the schema's default (1000) would cut agentic answers short.
             controlled["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(model.max_tokens)
@@ -402,19 +431,45 @@ class ClaudeBackend:
         mcp_name = {t.name: f"mcp__{TOOL_SERVER}__{t.name}" for t in self._tools}
         functions = list(self._tools)
         builtins = self._builtin_tools()
+        # An MCP tool's rules: `mcp__<name>` (the whole server) or `mcp__<name>__<tool>`.
+        server_rules = {s.name: [f"mcp__{s.name}"] for s in self._mcp_servers}
         if config.allowed_tools is not None:
             # "Only these tools may be used": the model is not even shown the others.
             wanted = set(config.allowed_tools)
             functions = [t for t in functions if {t.name, mcp_name[t.name]} & wanted]
             builtins = [name for name in builtins if name in wanted]
+            for name in server_rules:
+                if not {name, f"mcp__{name}", f"mcp__{name}__*"} & wanted:
+                    server_rules[name] = sorted(w for w in wanted if w.startswith(f"mcp__{name}__"))
+            server_rules = {name: rules for name, rules in server_rules.items() if rules}
         sdk_tools: list[SdkMcpTool[Any]] = [
             tool(loaded.name, loaded.description, parameters_schema(loaded))(
                 _make_handler(loaded, log)
             )
             for loaded in functions
         ]
-        allowed = [*(mcp_name[t.name] for t in functions), *builtins]
-        disallowed = [mcp_name.get(name, name) for name in config.disallowed_tools or []]
+        servers: dict[str, McpServerConfig] = {}
+        if sdk_tools:
+            servers[TOOL_SERVER] = create_sdk_mcp_server(TOOL_SERVER, tools=sdk_tools)
+        for server in self._mcp_servers:
+            if server.name in server_rules:
+                command, args, env = server.scrubbed_launch()
+                servers[server.name] = {
+                    "type": "stdio",
+                    "command": command,
+                    "args": args,
+                    "env": env,
+                }
+        allowed = [
+            *(mcp_name[t.name] for t in functions),
+            *(rule for rules in server_rules.values() for rule in rules),
+            *builtins,
+        ]
+        server_names = {s.name: f"mcp__{s.name}" for s in self._mcp_servers}
+        disallowed = [
+            mcp_name.get(name) or server_names.get(name, name)
+            for name in config.disallowed_tools or []
+        ]
         if config.bash is not None:
             disallowed.extend(f"Bash({command}:*)" for command in config.bash.excluded_commands)
         thinking: Any = None
@@ -427,11 +482,7 @@ class ClaudeBackend:
             model=self._agent.model.name,
             system_prompt=self._system_prompt,
             tools=builtins,
-            mcp_servers=(
-                {TOOL_SERVER: create_sdk_mcp_server(TOOL_SERVER, tools=sdk_tools)}
-                if sdk_tools
-                else {}
-            ),
+            mcp_servers=servers,
             strict_mcp_config=True,
             allowed_tools=allowed,
             disallowed_tools=disallowed,
