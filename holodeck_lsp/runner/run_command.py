@@ -17,9 +17,11 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
@@ -48,6 +50,13 @@ EXIT_CANNOT_RUN = 3
 
 
 def main(argv: list[str]) -> int:
+    # Ctrl-C is ours from the start, not only while cases run: creating the backend (importing
+    # an SDK, loading tools) takes seconds, and a Ctrl-C then must not lose the report either.
+    with _CtrlC() as ctrl_c:
+        return _main(argv, ctrl_c)
+
+
+def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -94,7 +103,7 @@ def main(argv: list[str]) -> int:
     stream = _RedactedStream(sys.stdout, redactor)
     progress = None if args.quiet else TerminalProgress(stream)
     started = time.perf_counter()
-    report = asyncio.run(_run(agent, agent_dir, backend, selection, options, progress))
+    report = asyncio.run(_run(agent, agent_dir, backend, selection, options, progress, ctrl_c))
     elapsed = time.perf_counter() - started
 
     if progress is not None:
@@ -218,38 +227,73 @@ async def _run(
     selection: Selection,
     options: RunOptions,
     progress: TerminalProgress | None,
+    ctrl_c: _CtrlC,
 ) -> TestReport:
     cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    # The first Ctrl-C cancels gracefully (sessions closed, partial report written); the
-    # handler then steps aside so a second Ctrl-C interrupts at once.
-    installed = False
-
-    def on_interrupt() -> None:
-        cancel.set()
-        loop.remove_signal_handler(signal.SIGINT)
-
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, on_interrupt)
-        installed = True
     try:
-        return await run_suite(
-            agent,
-            agent_dir,
-            backend,
-            selection=selection,
-            options=options,
-            progress=progress,
-            cancel=cancel,
-        )
+        with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
+            return await run_suite(
+                agent,
+                agent_dir,
+                backend,
+                selection=selection,
+                options=options,
+                progress=progress,
+                cancel=cancel,
+            )
     finally:
-        if installed:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signal.SIGINT)
         try:
             await backend.aclose()
         except Exception:  # the report is complete; a failing cleanup is only logged
             logging.getLogger(__name__).warning("closing the backend failed", exc_info=True)
+
+
+class _CtrlC:
+    """SIGINT for the whole command. The first Ctrl-C cancels gracefully: during the run it
+    sets the run's `cancel` event (sessions closed, unanswered turns skipped as `cancelled`);
+    before the run it makes the run start cancelled; after it, the reports are still written.
+    The second Ctrl-C interrupts at once (KeyboardInterrupt, as Python's default)."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._wake: Callable[[], object] | None = None
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> _CtrlC:
+        try:
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is not signal.SIG_IGN:  # e.g. started in the background: keep ignoring
+                signal.signal(signal.SIGINT, self._on_interrupt)
+                self._previous, self._installed = previous, True
+        except ValueError:  # not the main thread: Ctrl-C is not ours to handle
+            pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            previous = self._previous if self._previous is not None else signal.SIG_DFL
+            signal.signal(signal.SIGINT, previous)
+
+    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
+        if self.pressed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            raise KeyboardInterrupt
+        self.pressed = True
+        if self._wake is not None:
+            self._wake()
+
+    @contextlib.contextmanager
+    def cancelling(self, loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> Iterator[None]:
+        """While the run goes on, Ctrl-C sets `cancel`. The handler runs between bytecodes of
+        the main thread, maybe while the loop waits in select: `call_soon_threadsafe` wakes it."""
+        if self.pressed:
+            cancel.set()
+        self._wake = lambda: loop.call_soon_threadsafe(cancel.set)
+        try:
+            yield
+        finally:
+            self._wake = None
 
 
 @dataclass(frozen=True, slots=True)
