@@ -25,51 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.child_environment import inherited
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import MCPTool, TransportType
 
-#: Variables of the run's environment a server inherits (besides the LC_* locale ones).
-_BASICS = frozenset(
-    {
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "SHELL",
-        "TERM",
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TMPDIR",
-        "TEMP",
-        "TMP",
-        "SSL_CERT_FILE",
-        "SSL_CERT_DIR",
-        "NODE_EXTRA_CA_CERTS",
-        "REQUESTS_CA_BUNDLE",
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "NO_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "no_proxy",
-        # Windows needs these to start anything at all.
-        "SYSTEMROOT",
-        "SYSTEMDRIVE",
-        "WINDIR",
-        "COMSPEC",
-        "PATHEXT",
-        "APPDATA",
-        "LOCALAPPDATA",
-        "USERPROFILE",
-        "USERNAME",
-        "HOMEDRIVE",
-        "HOMEPATH",
-        "PROGRAMDATA",
-        "PROGRAMFILES",
-    }
-)
-_BASIC_PREFIXES = ("LC_",)
+#: A server also keeps the user's home (the CLI gets a scratch one instead).
+_SERVER_ALSO = ("HOME",)
 
 #: Names of the variables the launcher keeps (see `scrubbed_launch`).
 KEEP_VARIABLE = "HOLODECK_MCP_ENV_KEYS"
@@ -147,11 +108,7 @@ def _server(tool: MCPTool, env: Mapping[str, str], folder: Path, backend: str) -
             f"MCP tool {tool.name!r}: command `{launcher}` was not found on PATH; install it "
             "or add its folder to PATH"
         )
-    server_env = {
-        key: value
-        for key, value in env.items()
-        if key in _BASICS or key.startswith(_BASIC_PREFIXES)
-    }
+    server_env = inherited(env, also=_SERVER_ALSO)
     if tool.env_file:
         server_env.update(_read_env_file(tool, folder))
     server_env.update(tool.env or {})

@@ -69,7 +69,9 @@ from holodeck_lsp.runner.backend import (
     SendResult,
     TurnFile,
 )
+from holodeck_lsp.runner.child_environment import inherited
 from holodeck_lsp.runner.function_tools import LoadedTool
+from holodeck_lsp.runner.json_values import json_safe
 from holodeck_lsp.runner.mcp_servers import StdioServer, stdio_servers
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
@@ -83,33 +85,8 @@ if TYPE_CHECKING:
 #: Name of the in-process MCP server carrying the agent's function tools.
 TOOL_SERVER = "tools"
 
-#: Variables the CLI may inherit (besides the prefixes below): locale, paths, proxies, CAs.
-_PASS_THROUGH = frozenset(
-    {
-        "PATH",
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TMPDIR",
-        "TEMP",
-        "TMP",
-        "USER",
-        "LOGNAME",
-        "SHELL",
-        "TERM",
-        "SSL_CERT_FILE",
-        "SSL_CERT_DIR",
-        "NODE_EXTRA_CA_CERTS",
-        "REQUESTS_CA_BUNDLE",
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "NO_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "no_proxy",
-    }
-)
-_PASS_THROUGH_PREFIXES = ("LC_", "CLAUDE_CODE_", "DISABLE_")
+#: Besides the system basics (child_environment), the CLI keeps its own settings.
+_PASS_THROUGH_PREFIXES = ("CLAUDE_CODE_", "DISABLE_")
 #: Credentials among the pass-through prefixes: only set when this backend chooses to.
 _WITHHELD = frozenset({"CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR"})
 #: Quiet defaults; a caller's env may override them.
@@ -198,15 +175,6 @@ def parameters_schema(tool: LoadedTool) -> dict[str, Any]:
     return result
 
 
-def _json_safe(value: Any) -> Any:
-    """The value itself when it survives JSON (reports are JSON), else its str()."""
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
-
-
 # -- per-session record of what the tool handlers did ---------------------------------------
 @dataclass
 class _HandlerCall:
@@ -262,7 +230,7 @@ def _make_handler(
             call.error = f"{type(error).__name__}: {error}"
             return {"content": [{"type": "text", "text": f"Error: {call.error}"}], "is_error": True}
         call.duration_ms = int((time.perf_counter() - started) * 1000)
-        call.result = _json_safe(value)
+        call.result = json_safe(value)
         text = value if isinstance(value, str) else json.dumps(call.result, default=str)
         return {"content": [{"type": "text", "text": text}]}
 
@@ -360,12 +328,7 @@ class ClaudeBackend:
                 f"model.auth_provider {auth.value} is not supported by holodeck-lsp yet; "
                 "use api_key (ANTHROPIC_API_KEY) or oauth_token (CLAUDE_CODE_OAUTH_TOKEN)"
             )
-        controlled = {
-            key: value
-            for key, value in env.items()
-            if (key in _PASS_THROUGH or key.startswith(_PASS_THROUGH_PREFIXES))
-            and key not in _WITHHELD
-        }
+        controlled = inherited(env, prefixes=_PASS_THROUGH_PREFIXES, withheld=_WITHHELD)
         for key, value in _QUIET.items():
             controlled.setdefault(key, value)
         secret = model.api_key.get_secret_value() if model.api_key is not None else ""

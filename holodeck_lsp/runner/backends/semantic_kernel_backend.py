@@ -53,6 +53,7 @@ from holodeck_lsp.runner.backend import (
     TurnFile,
 )
 from holodeck_lsp.runner.function_tools import LoadedTool
+from holodeck_lsp.runner.json_values import json_safe
 from holodeck_lsp.runner.mcp_servers import StdioServer, stdio_servers
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import LLMProvider, Provider
@@ -701,7 +702,7 @@ def _invocations(
                 ToolInvocation(
                     name=call.name or "",
                     args=args,
-                    result=_jsonable(record.result),
+                    result=json_safe(record.result),
                     duration_ms=record.duration_ms,
                     error=record.error,
                 )
@@ -730,15 +731,6 @@ def _arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any], str
     if not isinstance(parsed, dict):
         return {}, f"arguments are not a JSON object: {raw!r}"
     return parsed, None
-
-
-def _jsonable(value: Any) -> Any:
-    """The tool's result as is when reports can store it, else its text."""
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
 
 
 def _usage(messages: Sequence[ChatMessageContent]) -> TokenUsage | None:
