@@ -26,16 +26,13 @@ EXIT_FAILED = 2
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_TITLE = "HoloDeck agent.yaml"
 
-SERVER_PENDING = (
-    "serving the language server (no arguments) arrives with the language-server feature; "
-    "use --check PATH… to check files"
-)
+DEFAULT_HOST = "127.0.0.1"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if not args:  # The stdio language server replaces this line.
-        return _reserved(SERVER_PENDING)
+    if not args:
+        return _serve(tcp=False, host=DEFAULT_HOST, port=None)
     if args[0] == "run":
         # Imported here: the runner pulls in pydantic, the engine and asyncio machinery.
         from holodeck_lsp.runner.run_command import main as run_main
@@ -47,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         options = parser.parse_args(args)
         if options.check is None and (options.format or options.trust or options.strict):
             parser.error("--format, --trust and --strict only apply to --check")
+        if not options.tcp and (options.host or options.port is not None):
+            parser.error("--host and --port only apply to --tcp")
+        if options.tcp and options.port is None:
+            parser.error("--tcp needs --port N")
     except SystemExit as exit_:
         # argparse exits on --help and on usage errors; main() returns its codes instead.
         return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.version:
         print(__version__)
         return EXIT_OK
+    if options.stdio or options.tcp:
+        return _serve(tcp=options.tcp, host=options.host or DEFAULT_HOST, port=options.port)
     if options.schema:
         return _write(_schema_json(), options.output)
     return _check(
@@ -69,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp",
         description="Language server, checker and runner for HoloDeck agent.yaml test suites.",
-        epilog="Without arguments: the language server over stdio (not yet available).",
+        epilog="Without arguments: the language server over stdio (see docs/editors/README.md).",
     )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument(
@@ -81,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     action.add_argument("--schema", action="store_true", help="print the JSON Schema of agent.yaml")
     action.add_argument("--version", action="store_true", help="print the version")
+    action.add_argument(
+        "--stdio", action="store_true", help="serve the language server over stdio (the default)"
+    )
+    action.add_argument(
+        "--tcp", action="store_true", help="serve the language server over TCP (needs --port)"
+    )
+    parser.add_argument("--host", metavar="HOST", help=f"TCP address (default: {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, metavar="N", help="TCP port of --tcp")
     parser.add_argument(
         "--format", choices=get_args(Format), help="output format of --check (default: text)"
     )
@@ -147,9 +158,15 @@ def _write(text: str, output: Path | None) -> int:
     return EXIT_OK
 
 
-def _reserved(message: str) -> int:
-    _error(message)
-    return EXIT_FAILED
+def _serve(*, tcp: bool, host: str, port: int | None) -> int:
+    # Imported here: pygls and lsprotocol are only needed by the server.
+    from holodeck_lsp.server.app import serve_stdio, serve_tcp
+
+    if tcp and port is not None:
+        serve_tcp(host, port)
+    else:
+        serve_stdio()
+    return EXIT_OK
 
 
 def _error(message: str) -> None:

@@ -61,13 +61,6 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"{__version__}\n"
 
 
-def test_no_arguments_is_reserved_for_the_server(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert "language-server feature" in captured.err
-
-
 def test_run_dispatches_to_the_runner(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "no-such-agent.yaml"]) == 2  # tests/runner covers the command itself
     assert "no such file or directory: no-such-agent.yaml" in capsys.readouterr().err

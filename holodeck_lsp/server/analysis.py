@@ -1,0 +1,50 @@
+"""One check of one agent, as the server needs it: runs in a worker thread, never on the event
+loop. Besides the diagnostics it keeps the text every range refers to (the agent's buffer and
+the include files as read from disk), to convert positions and to anchor grader verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.server.documents import path_key
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    agent_path: Path
+    #: The document version checked; None for a file read from disk.
+    version: int | None
+    trusted: bool
+    diagnostics: list[Diagnostic]
+    #: path_key -> text, for the agent and every file it depends on that could be read.
+    texts: dict[str, str]
+    #: Files the agent depends on (its test_cases_file, config.yaml files).
+    dependencies: list[Path]
+
+
+def analyse(path: Path, text: str | None, version: int | None, trusted: bool) -> Analysis:
+    """Check `text` as the agent at `path` (`None`: read it from disk)."""
+    # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
+    from holodeck_lsp.config.loader import LoadOptions, load_agent_file, load_agent_text
+
+    options = LoadOptions(trusted=trusted)
+    if text is None:
+        result = load_agent_file(path, options=options)
+        text = _read(path) or ""
+    else:
+        result = load_agent_text(text, path, options)
+    texts = {path_key(path): text}
+    for dependency in result.dependencies:
+        dependency_text = _read(dependency)
+        if dependency_text is not None:
+            texts[path_key(dependency)] = dependency_text
+    return Analysis(path, version, trusted, result.diagnostics, texts, result.dependencies)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8-sig")  # as the loader reads it
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,26 @@
+"""The holodeck-lsp language server: built from one module per feature, served over stdio or
+TCP. Start-up stays cheap — the checker itself is imported in a background thread right after
+the initialize response (see `HolodeckServer.warm_up`)."""
+
+from __future__ import annotations
+
+from holodeck_lsp.server import diagnostics, pull, settings
+from holodeck_lsp.server.core import HolodeckServer
+
+
+def create_server() -> HolodeckServer:
+    server = HolodeckServer()
+    settings.register(server)
+    server.diagnostics_engine = diagnostics.register(server)
+    pull.register(server)
+    return server
+
+
+def serve_stdio() -> None:
+    server = create_server()
+    server.start_io()
+
+
+def serve_tcp(host: str, port: int) -> None:
+    server = create_server()
+    server.start_tcp(host, port)

@@ -1,0 +1,74 @@
+"""The server object every feature module registers on, and its shared state."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from holodeck_lsp import __version__
+from holodeck_lsp.server.positions import UTF16, PositionConverter, choose_encoding
+from holodeck_lsp.server.settings import Settings
+
+if TYPE_CHECKING:
+    from holodeck_lsp.server.diagnostics import DiagnosticsEngine
+
+NAME = "holodeck-lsp"
+
+
+class HolodeckProtocol(LanguageServerProtocol):
+    """pygls picks the client's first offered encoding; we prefer utf-32 (our own unit, so no
+    conversion) and otherwise utf-16, which every client supports."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        general = params.capabilities.general
+        if general is not None:
+            general.position_encodings = [choose_encoding(general.position_encodings)]
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        return result
+
+
+class HolodeckServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=HolodeckProtocol,
+        )
+        self.settings = Settings()
+        #: Run by the `initialize` handler, before capabilities are computed (so a hook may
+        #: still register features).
+        self.initialize_hooks: list[Callable[[types.InitializeParams], None]] = []
+        self.settings_listeners: list[Callable[[], None]] = []
+        self.diagnostics_engine: DiagnosticsEngine | None = None
+
+    @property
+    def position_encoding(self) -> str:
+        encoding = self.workspace.position_encoding
+        if isinstance(encoding, types.PositionEncodingKind):
+            return encoding.value  # str() of this str-enum is its qualified name
+        return encoding or UTF16
+
+    def converter(self, text: str) -> PositionConverter:
+        return PositionConverter(text, self.position_encoding)
+
+    def notify_settings_changed(self) -> None:
+        for listener in self.settings_listeners:
+            listener()
+
+    def warm_up(self) -> None:
+        """Import the checker (pydantic models, YAML) in the background while the client is
+        still busy with the handshake, so the first didOpen does not pay for it."""
+        threading.Thread(target=_import_checker, name="holodeck-warm-up", daemon=True).start()
+
+
+def _import_checker() -> None:
+    import holodeck_lsp.config.loader  # noqa: F401
