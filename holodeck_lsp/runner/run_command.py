@@ -137,7 +137,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --case: grade only turn N (0-based); turns 0..N-1 are sent as context",
     )
     parser.add_argument(
-        "--parallel", type=_positive_int, metavar="N", help="cases run at once (default 1)"
+        "--parallel",
+        type=_positive_int,
+        metavar="N",
+        help="cases run at once (default: execution.parallel_test_cases, else "
+        "$HOLODECK_PARALLEL_TEST_CASES, else 1)",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="record a cassette")
     parser.add_argument(
