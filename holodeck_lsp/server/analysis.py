@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.documents import path_key
+
+if TYPE_CHECKING:
+    from holodeck_lsp.config.yaml_document import YamlDocument
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,8 @@ class Analysis:
     texts: dict[str, str]
     #: Files the agent depends on (its test_cases_file, config.yaml files).
     dependencies: list[Path]
+    #: The checker's parse of the agent text, reused by hover / outline / definition.
+    document: YamlDocument | None = None
 
 
 def analyse(path: Path, text: str | None, version: int | None, trusted: bool) -> Analysis:
@@ -40,7 +46,9 @@ def analyse(path: Path, text: str | None, version: int | None, trusted: bool) ->
         dependency_text = _read(dependency)
         if dependency_text is not None:
             texts[path_key(dependency)] = dependency_text
-    return Analysis(path, version, trusted, result.diagnostics, texts, result.dependencies)
+    return Analysis(
+        path, version, trusted, result.diagnostics, texts, result.dependencies, result.document
+    )
 
 
 def _read(path: Path) -> str | None:

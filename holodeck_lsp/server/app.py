@@ -4,7 +4,16 @@ the initialize response (see `HolodeckServer.warm_up`)."""
 
 from __future__ import annotations
 
-from holodeck_lsp.server import diagnostics, pull, settings
+from holodeck_lsp.server import (
+    code_actions,
+    definition,
+    diagnostics,
+    folding,
+    hover,
+    pull,
+    settings,
+    symbols,
+)
 from holodeck_lsp.server.core import HolodeckServer
 
 
@@ -13,6 +22,11 @@ def create_server() -> HolodeckServer:
     settings.register(server)
     server.diagnostics_engine = diagnostics.register(server)
     pull.register(server)
+    code_actions.register(server)
+    hover.register(server)
+    symbols.register(server)
+    folding.register(server)
+    definition.register(server)
     return server
 
 

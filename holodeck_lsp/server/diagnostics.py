@@ -37,6 +37,7 @@ from holodeck_lsp.server.documents import (
     uri_to_path,
 )
 from holodeck_lsp.server.grader_verdicts import GraderVerdicts, merge
+from holodeck_lsp.server.parsed import parsed_documents
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +240,8 @@ class DiagnosticsEngine:
             by_uri[target] = [to_lsp(d, converter) for d in items]
         result = CheckResult(uri, analysis.version, by_uri)
         self.results[uri] = result
+        if analysis.document is not None:
+            parsed_documents(self.server).offer(uri, analysis.version, analysis.document)
         return result
 
     # -- publishing --------------------------------------------------------------------------
@@ -299,6 +302,7 @@ def register(server: HolodeckServer) -> DiagnosticsEngine:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         engine.closed(params.text_document.uri)
+        parsed_documents(server).forget(params.text_document.uri)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
