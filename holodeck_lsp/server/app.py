@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from holodeck_lsp.server import (
     code_actions,
+    completion,
     definition,
     diagnostics,
     folding,
     hover,
     pull,
+    run_commands,
     settings,
     symbols,
 )
@@ -27,6 +29,8 @@ def create_server() -> HolodeckServer:
     symbols.register(server)
     folding.register(server)
     definition.register(server)
+    completion.register(server)
+    run_commands.register(server)
     return server
 
 

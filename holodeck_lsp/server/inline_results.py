@@ -1,0 +1,308 @@
+"""The last run's results, shown in the agent file: an inlay hint per turn, `holodeck-run`
+diagnostics at the failing line, and the status in the run lenses' titles.
+
+Results are kept per (document, case) together with the case's text when the run started. A
+result whose case text is no longer the document's — the case was edited, during the run or
+after it — is stale and dropped the next time anything is shown (lenses, hints, or the next
+publish of diagnostics, which follows every edit). Cases that were not edited keep their
+results even when other cases moved.
+
+Diagnostics: the checker publishes its list through `text_document_publish_diagnostics`; this
+module wraps that method so that each publish for a document with run results carries the
+checker's items followed by the run's. Documents without run results are passed straight
+through, so nothing changes for them. (Pull-mode diagnostics do not include run results.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from lsprotocol import types
+
+from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
+from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.positions import PositionConverter
+from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation, locate_suite
+
+log = logging.getLogger(__name__)
+
+SOURCE: Final = "holodeck-run"
+PASSED: Final = "✓"
+FAILED: Final = "✗"
+SKIPPED: Final = "–"
+_HINT_RESPONSE_LIMIT = 40
+
+
+def turns_of(result: TestResult) -> list[TurnResult]:
+    """The result's turns; a single-turn case as its one turn 0."""
+    if result.turns is not None:
+        return list(result.turns)
+    return [
+        TurnResult(
+            turn_index=0,
+            input=result.test_input or "-",
+            response=result.agent_response,
+            ground_truth=result.ground_truth,
+            expected_tools=result.expected_tools,
+            tool_calls=result.tool_calls,
+            tool_invocations=result.tool_invocations,
+            tools_matched=result.tools_matched,
+            arg_match_details=result.arg_match_details,
+            metric_results=result.metric_results,
+            passed=result.passed,
+            execution_time_ms=result.execution_time_ms,
+            token_usage=result.token_usage,
+            errors=result.errors,
+            skipped=bool(result.errors) and result.agent_response is None,
+        )
+    ]
+
+
+@dataclass(slots=True)
+class CaseRecord:
+    """The last results of one case: the whole case (Run case / Run all) and its turns."""
+
+    #: The case's text when the run started.
+    case_text: str
+    #: The last full run of the case; None after a single-turn run replaced a turn.
+    result: TestResult | None
+    turns: dict[int, TurnResult] = field(default_factory=dict)
+
+
+def mark(turn: TurnResult) -> str:
+    if turn.skipped:
+        return SKIPPED
+    return PASSED if turn.passed else FAILED
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def hint_label(turn: TurnResult) -> str:
+    """`✓ 25587 · numeric 1.00 · 1.3 s`."""
+    parts = [mark(turn)]
+    if turn.response is not None:
+        parts[0] += " " + _one_line(turn.response, _HINT_RESPONSE_LIMIT)
+    elif turn.skipped:
+        parts[0] += " skipped"
+    for metric in turn.metric_results:
+        if not metric.skipped:
+            parts.append(f"{metric.metric_name} {metric.score:.2f}")
+    if not turn.skipped:
+        parts.append(f"{turn.execution_time_ms / 1000:.1f} s")
+    return " · ".join(parts)
+
+
+def _arg_key(reason: str) -> str | None:
+    """The argument an unmatched reason names: `arg 'a' mismatch: …` -> `a`."""
+    if reason.startswith("arg '"):
+        end = reason.find("'", 5)
+        if end > 5:
+            return reason[5:end]
+    return None
+
+
+def _metric_message(metric: MetricResult, turn: TurnResult) -> str:
+    threshold = f" (threshold {metric.threshold:g})" if metric.threshold is not None else ""
+    text = f"{metric.metric_name} {metric.score:.2f}{threshold}"
+    if metric.error:
+        return f"{text}: {metric.error}"
+    if metric.kind == "code":
+        return f"{text}: {metric.reasoning}" if metric.reasoning else text
+    expected = f"expected {turn.ground_truth!r}, " if turn.ground_truth is not None else ""
+    detail = f"{text}: {expected}got {turn.response!r}"
+    return f"{detail} — {metric.reasoning}" if metric.reasoning else detail
+
+
+def turn_failures(
+    turn: TurnResult, where: TurnLocation, suite: SuiteLocation
+) -> list[tuple[Span, str]]:
+    """Each reason the turn failed, at the line it is about (else the turn's input line)."""
+    found: list[tuple[Span, str]] = []
+    for error in turn.errors:
+        found.append((where.input, error))
+    for position, detail in enumerate(turn.arg_match_details or []):
+        reason = detail.unmatched_reason
+        if reason is None:
+            continue
+        span = where.input
+        if position < len(where.tools):
+            entry = where.tools[position]
+            key = _arg_key(reason)
+            span = entry.args.get(key, entry.span) if key is not None else entry.span
+        found.append((span, f"expected_tools {detail.tool}: {reason}"))
+    for metric in turn.metric_results:
+        if metric.passed is not False:
+            continue
+        named = where.metrics.get(metric.metric_name) or suite.metrics.get(metric.metric_name)
+        if metric.kind == "code":
+            span = named or where.input
+        else:
+            span = where.ground_truth or named or where.input
+        found.append((span, _metric_message(metric, turn)))
+    if not found and turn.skipped:
+        found.append((where.input, "skipped"))
+    elif not found and not turn.passed:
+        found.append((where.input, "failed"))
+    return found
+
+
+def _range(span: Span, converter: PositionConverter) -> types.Range:
+    (start_line, start_char), (end_line, end_char) = span
+    start = converter.to_client(start_line, start_char)
+    end = converter.to_client(end_line, end_char)
+    return types.Range(types.Position(*start), types.Position(*end))
+
+
+Publish = Callable[[types.PublishDiagnosticsParams], None]
+
+
+class InlineResults:
+    """Run results by document and case, and the diagnostics merge (see the module doc)."""
+
+    def __init__(self, server: HolodeckServer) -> None:
+        self.server = server
+        self.records: dict[str, dict[int, CaseRecord]] = {}
+        #: The checker's last publish per document: (items, version).
+        self._checker: dict[str, tuple[list[types.Diagnostic], int | None]] = {}
+        self._sequence: dict[str, int] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._publish: Publish = server.text_document_publish_diagnostics
+        # An instance attribute shadows the method: every publish (the checker's) comes here.
+        server.text_document_publish_diagnostics = self._intercept  # type: ignore[method-assign]
+
+    # -- results -----------------------------------------------------------------------------
+
+    def record(
+        self, uri: str, index: int, case_text: str, result: TestResult, graded_turn: int | None
+    ) -> None:
+        cases = self.records.setdefault(uri, {})
+        turns = {turn.turn_index: turn for turn in turns_of(result)}
+        previous = cases.get(index)
+        if graded_turn is None or previous is None or previous.case_text != case_text:
+            cases[index] = CaseRecord(case_text, result if graded_turn is None else None, turns)
+        else:
+            previous.turns.update(turns)
+            previous.result = None
+
+    def current(
+        self, parsed: Parsed | None, uri: str
+    ) -> tuple[SuiteLocation | None, dict[int, CaseRecord]]:
+        """The suite's locations and the results still valid for the document's text (stale
+        ones are dropped here)."""
+        cases = self.records.get(uri)
+        if parsed is None:
+            if cases is not None and uri not in self.server.workspace.text_documents:
+                self.records.pop(uri, None)
+            return None, {}
+        suite = locate_suite(parsed.document.root)
+        if not cases:
+            return suite, {}
+        text = parsed.document.text
+        for index, record in list(cases.items()):
+            if suite is None or suite.case_text(text, index) != record.case_text:
+                del cases[index]
+        return suite, dict(cases)
+
+    # -- diagnostics -------------------------------------------------------------------------
+
+    def _intercept(self, params: types.PublishDiagnosticsParams) -> None:
+        self._checker[params.uri] = (list(params.diagnostics), params.version)
+        if not self.records.get(params.uri):
+            self._sequence[params.uri] = self._sequence.get(params.uri, 0) + 1
+            self._publish(params)
+            return
+        self.republish(params.uri)
+
+    def republish(self, uri: str) -> None:
+        """Publish the checker's last items for `uri` with the current run results."""
+        sequence = self._sequence[uri] = self._sequence.get(uri, 0) + 1
+        task = asyncio.ensure_future(self._publish_merged(uri, sequence))
+        self._tasks.add(task)  # a reference, so the task is not collected while it runs
+        task.add_done_callback(self._tasks.discard)
+
+    async def _publish_merged(self, uri: str, sequence: int) -> None:
+        try:
+            parsed = await parsed_documents(self.server).get(uri)
+        except Exception:
+            log.exception("parsing %s for run results failed", uri)
+            parsed = None
+        if self._sequence.get(uri) != sequence:
+            return  # a newer publish is on its way
+        items, version = self._checker.get(uri, ([], None))
+        suite, cases = self.current(parsed, uri)
+        merged = list(items)
+        if parsed is not None and suite is not None:
+            merged += self.diagnostics(suite, cases, parsed.converter)
+            if uri not in self._checker:
+                version = parsed.version
+        self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=merged, version=version))
+
+    @staticmethod
+    def diagnostics(
+        suite: SuiteLocation, cases: dict[int, CaseRecord], converter: PositionConverter
+    ) -> list[types.Diagnostic]:
+        items: list[types.Diagnostic] = []
+        for case in suite.cases:
+            record = cases.get(case.index)
+            if record is None:
+                continue
+            for where in case.turns:
+                turn = record.turns.get(where.index)
+                if turn is None or turn.passed:
+                    continue
+                for span, message in turn_failures(turn, where, suite):
+                    items.append(
+                        types.Diagnostic(
+                            range=_range(span, converter),
+                            message=message,
+                            severity=types.DiagnosticSeverity.Error,
+                            source=SOURCE,
+                        )
+                    )
+        return items
+
+    @staticmethod
+    def inlay_hints(
+        suite: SuiteLocation, cases: dict[int, CaseRecord], converter: PositionConverter
+    ) -> list[types.InlayHint]:
+        hints: list[types.InlayHint] = []
+        for case in suite.cases:
+            record = cases.get(case.index)
+            if record is None:
+                continue
+            for where in case.turns:
+                turn = record.turns.get(where.index)
+                if turn is None:
+                    continue
+                line = where.input[0][0]
+                position = converter.to_client(line, 1 << 30)  # clamped: the end of the line
+                hints.append(
+                    types.InlayHint(
+                        position=types.Position(*position),
+                        label=hint_label(turn),
+                        padding_left=True,
+                    )
+                )
+        return hints
+
+
+def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
+    """(mark, suffix) for a case's lens — `✓`, `` or `✗`, ` (2/4 turns)` — or None when the case
+    has no full-case result."""
+    if record is None or record.result is None:
+        return None
+    if record.result.passed:
+        return PASSED, ""
+    turns: Sequence[TurnResult] = turns_of(record.result)
+    if len(turns) > 1:
+        passed = sum(turn.passed for turn in turns)
+        return FAILED, f" ({passed}/{len(turns)} turns)"
+    return FAILED, ""

@@ -1,0 +1,58 @@
+-- Test driver, run after the config: waits for diagnostics, asks for hover, writes JSON, quits.
+-- $HOLODECK_NVIM_OUT: output JSON path; $HOLODECK_NVIM_HOVER: "line,character" (0-based).
+local out_path = vim.env.HOLODECK_NVIM_OUT
+local bufnr = vim.api.nvim_get_current_buf()
+local result = { clients = 0, diagnostics = {}, hover = vim.NIL, errors = {} }
+
+local attached = vim.wait(10000, function()
+  return #vim.lsp.buf_get_clients(bufnr) > 0
+end, 20)
+result.clients = #vim.lsp.buf_get_clients(bufnr)
+if not attached then
+  table.insert(result.errors, "no client attached within 10 s")
+end
+
+local got = vim.wait(15000, function()
+  return #vim.diagnostic.get(bufnr) > 0
+end, 20)
+if not got then
+  table.insert(result.errors, "no diagnostics within 15 s")
+end
+for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  local lsp = (d.user_data or {}).lsp or {}
+  table.insert(result.diagnostics, {
+    line = d.lnum,
+    col = d.col,
+    code = d.code or lsp.code,
+    message = d.message,
+    source = d.source or lsp.source,
+  })
+end
+
+local line, character = string.match(vim.env.HOLODECK_NVIM_HOVER or "0,0", "(%d+),(%d+)")
+local params = {
+  textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+  position = { line = tonumber(line), character = tonumber(character) },
+}
+local responses, err = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, 10000)
+if err then
+  table.insert(result.errors, "hover: " .. tostring(err))
+end
+for _, response in pairs(responses or {}) do
+  if response.err then
+    table.insert(result.errors, "hover error: " .. vim.inspect(response.err))
+  elseif response.result then
+    result.hover = response.result
+  end
+end
+
+local file = assert(io.open(out_path, "w"))
+file:write(vim.fn.json_encode(result))
+file:close()
+for _, client in pairs(vim.lsp.get_active_clients()) do
+  client.stop()
+end
+vim.wait(2000, function()
+  return #vim.lsp.get_active_clients() == 0
+end, 20)
+vim.cmd("qa!")

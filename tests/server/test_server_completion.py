@@ -1,0 +1,149 @@
+"""textDocument/completion over stdio against the real server: keys (present ones left out),
+values, matchers, declared tools, functions, graders, paths and snippets — on half-typed YAML
+that does not parse, with an astral character before the cursor (UTF-16), and on garbage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.server.lsp_client import initialize, open_file
+
+TOOLS = (
+    "def subtract(a: float, b: float) -> float:\n    return a - b\n\n\ndef _hidden():\n    pass\n"
+)
+GRADERS = "def exact(test_case, result):\n    return 1.0\n"
+
+AGENT = """\
+name: comp
+model:
+  provider: op
+  name: gpt-4o-mini
+tools:
+  - name: subtract
+    type: function
+    file: tools.py
+    function: {sp}
+    desc
+test_cases:
+  - name: "😀 case"
+    turns:
+      - input: "😀 q"
+        inp
+      - inp
+      - input: "q2"
+        expected_tools:
+          - name: {sp}
+            args:
+              a: {sp}
+              b:
+                fu
+          - {sp}
+    evaluations:
+      - type: code
+        grader: {sp}
+""".replace("{sp}", "")
+
+
+def at(marker_line: str, column: int | None = None) -> tuple[int, int]:
+    """(line, UTF-16 character) at the end of the first line equal to `marker_line`."""
+    lines = AGENT.split("\n")
+    index = lines.index(marker_line)
+    text = lines[index] if column is None else lines[index][:column]
+    return index, len(text.encode("utf-16-le")) // 2
+
+
+async def complete(
+    client: LanguageClient, document_uri: str, position: tuple[int, int]
+) -> dict[str, types.CompletionItem]:
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=document_uri),
+            position=types.Position(*position),
+        )
+    )
+    assert isinstance(result, types.CompletionList)
+    return {item.label: item for item in result.items}
+
+
+def text(item: types.CompletionItem) -> str:
+    assert isinstance(item.text_edit, types.TextEdit)
+    return item.text_edit.new_text
+
+
+async def opened(client: LanguageClient, tmp_path: Path, agent: str = AGENT) -> str:
+    (tmp_path / "tools.py").write_text(TOOLS, encoding="utf-8")
+    (tmp_path / "graders.py").write_text(GRADERS, encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    await initialize(client, root=tmp_path)
+    return open_file(client, tmp_path / "agent.yaml", agent)
+
+
+async def test_keys_and_values(client: LanguageClient, tmp_path: Path) -> None:
+    document_uri = await opened(client, tmp_path)
+    # a half-typed key under a turn (the YAML does not parse); present keys are left out
+    items = await complete(client, document_uri, at("        inp"))
+    assert "ground_truth" in items and "expected_tools" in items
+    assert "input" not in items
+    assert text(items["expected_tools"]) == "expected_tools:\n          - $0"
+    assert text(items["ground_truth"]) == "ground_truth: $0"
+    assert items["ground_truth"].documentation is not None
+    # the edit replaces the typed word, in UTF-16 units
+    edit = items["ground_truth"].text_edit
+    assert isinstance(edit, types.TextEdit) and edit.range.start.character == 8
+    # tool keys: the union narrowed by `type: function`
+    items = await complete(client, document_uri, at("    desc"))
+    assert "description" in items and "transport" not in items and "name" not in items
+    # provider choices
+    items = await complete(client, document_uri, at("  provider: op"))
+    assert {"openai", "azure_openai", "anthropic", "ollama"} <= set(items)
+
+
+async def test_items_matchers_and_snippets(client: LanguageClient, tmp_path: Path) -> None:
+    document_uri = await opened(client, tmp_path)
+    items = await complete(client, document_uri, at("      - inp"))
+    assert "new turn" in items and "input" in items
+    assert text(items["new turn"]) == 'input: "$1"\n        ground_truth: "$2"'
+    items = await complete(client, document_uri, at("          - "))
+    assert "subtract" in items and "expected tool with args" in items
+    items = await complete(client, document_uri, at("          - name: "))
+    assert set(items) == {"subtract"}
+    items = await complete(client, document_uri, at("              a: "))
+    assert text(items["fuzzy"]) == '{fuzzy: "$1"}' and "regex" in items
+    items = await complete(client, document_uri, at("                fu"))
+    assert set(items) == {"fuzzy", "regex"}
+
+
+async def test_functions_graders_and_paths(client: LanguageClient, tmp_path: Path) -> None:
+    document_uri = await opened(client, tmp_path)
+    items = await complete(client, document_uri, at("    function: "))
+    assert set(items) == {"subtract"}
+    items = await complete(client, document_uri, at("        grader: "))
+    assert "graders:exact" in items and "tools:subtract" in items
+    items = await complete(client, document_uri, at("    file: tools.py", 10))
+    assert {"tools.py", "graders.py", "data"} <= set(items)
+    assert text(items["data"]) == "data/"
+
+
+async def test_utf16_positions(client: LanguageClient, tmp_path: Path) -> None:
+    agent = (
+        'name: x\ntest_cases:\n  - name: "😀"\n    turns:\n      - input: "😀"\n'
+        '        ground_truth: "1"  # 😀\n        exp\n'
+    )
+    document_uri = await opened(client, tmp_path, agent)
+    items = await complete(client, document_uri, (6, 11))
+    assert "expected_tools" in items and "ground_truth" not in items
+    # the emoji line itself: a value position after the emoji
+    line = '      - input: "😀"'
+    items = await complete(client, document_uri, (4, len(line.encode("utf-16-le")) // 2))
+    assert isinstance(items, dict)
+
+
+async def test_garbage_gives_no_error(client: LanguageClient, tmp_path: Path) -> None:
+    garbage = "::: - [ {\n\t- - x: y: z\n  }}}\n😀😀 - :\n"
+    document_uri = await opened(client, tmp_path, garbage)
+    for line in range(5):
+        for character in (0, 1, 3, 20):
+            await complete(client, document_uri, (line, character))
