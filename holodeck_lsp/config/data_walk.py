@@ -7,10 +7,22 @@ the file is still invalid — all faults at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 Path = tuple[str | int, ...]
+
+
+def data_at(data: Any, path: Sequence[str | int]) -> Any:
+    """The raw value at `path` (mapping keys and list indexes), or None when it is absent."""
+    for element in path:
+        if isinstance(data, Mapping) and isinstance(element, str):
+            data = data.get(element)
+        elif isinstance(data, list) and isinstance(element, int) and 0 <= element < len(data):
+            data = data[element]
+        else:
+            return None
+    return data
 
 
 def _items(value: Any) -> Iterator[tuple[int, Any]]:

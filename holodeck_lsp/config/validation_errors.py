@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from holodeck_lsp.config.data_walk import data_at
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import first_key, locate, node_range
@@ -104,20 +105,9 @@ def _quote_hint(value: Any, node: Node | None) -> str:
     return ""
 
 
-def _data_at(data: Any, path: Sequence[str | int]) -> Any:
-    for element in path:
-        if isinstance(data, dict):
-            data = data.get(element)
-        elif isinstance(data, list) and isinstance(element, int) and 0 <= element < len(data):
-            data = data[element]
-        else:
-            return None
-    return data
-
-
 def case_label(data: Any, index: int) -> str:
     """The case's name, or `#index` for an unnamed case: how reports name a test case."""
-    case = _data_at(data, ("test_cases", index))
+    case = data_at(data, ("test_cases", index))
     name = case.get("name") if isinstance(case, dict) else None
     return name if isinstance(name, str) and name.strip() else f"#{index}"
 
@@ -141,7 +131,7 @@ def describe_location(data: Any, path: Sequence[str | int]) -> tuple[str, str | 
         elif previous == "turns" and isinstance(element, int):
             part = f"turn {element}"
         elif previous == "expected_tools" and isinstance(element, int):
-            entry = _data_at(data, path[: position + 1])
+            entry = data_at(data, path[: position + 1])
             name = entry.get("name") if isinstance(entry, dict) else entry
             part = f"expected tool {name!r}" if isinstance(name, str) else None
         elif previous == "args" and isinstance(element, str):

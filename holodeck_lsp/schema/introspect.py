@@ -5,30 +5,19 @@ Used for "did you mean" on unknown keys, and by the editor features (completion,
 
 from __future__ import annotations
 
-import types
-from collections.abc import Iterator, Sequence
-from typing import Annotated, Any, Union, get_args, get_origin
+from collections.abc import Sequence
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-
-def _members(annotation: Any) -> Iterator[Any]:
-    """The concrete types behind Optional / Union / Annotated wrappers."""
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        yield from _members(get_args(annotation)[0])
-    elif origin is Union or origin is types.UnionType:
-        for arg in get_args(annotation):
-            yield from _members(arg)
-    elif annotation is not type(None):
-        yield annotation
+from holodeck_lsp.schema.annotations import members
 
 
 def _step(annotation: Any, element: str | int) -> list[Any]:
     """Annotations reached from `annotation` by one path element."""
     found: list[Any] = []
-    for member in _members(annotation):
+    for member in members(annotation):
         origin = get_origin(member)
         if isinstance(member, type) and issubclass(member, BaseModel):
             info = member.model_fields.get(str(element))
@@ -50,7 +39,7 @@ def models_at(root: type[BaseModel], path: Sequence[str | int]) -> list[type[Bas
         annotations = [nxt for annotation in annotations for nxt in _step(annotation, element)]
     models: list[type[BaseModel]] = []
     for annotation in annotations:
-        for member in _members(annotation):
+        for member in members(annotation):
             if isinstance(member, type) and issubclass(member, BaseModel):
                 if member not in models:
                     models.append(member)

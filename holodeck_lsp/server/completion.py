@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import enum
 import logging
-import types as pytypes
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 from lsprotocol import types
 
+from holodeck_lsp.schema.annotations import members
 from holodeck_lsp.server.completion_context import Context, Mode, context_at, parse_line
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents import uri_to_path
@@ -39,21 +38,10 @@ MATCHERS = (
 )
 
 
-def _members(annotation: Any) -> Iterator[Any]:
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        yield from _members(get_args(annotation)[0])
-    elif origin is Union or origin is pytypes.UnionType:
-        for arg in get_args(annotation):
-            yield from _members(arg)
-    elif annotation is not type(None):
-        yield annotation
-
-
 def _choices(annotation: Any) -> list[str]:
     """The fixed values an annotation allows (Literal, Enum, bool)."""
     found: list[str] = []
-    for member in _members(annotation):
+    for member in members(annotation):
         if get_origin(member) is Literal:
             found.extend(str(arg) for arg in get_args(member))
         elif isinstance(member, type) and issubclass(member, enum.Enum):
@@ -82,7 +70,7 @@ def _models(ctx: Context) -> list[Any]:
 
 
 def _is_list(annotation: Any) -> bool:
-    return any(get_origin(member) is list for member in _members(annotation))
+    return any(get_origin(member) is list for member in members(annotation))
 
 
 def _is_mapping(annotation: Any) -> bool:
@@ -90,7 +78,7 @@ def _is_mapping(annotation: Any) -> bool:
 
     return any(
         get_origin(member) is dict or (isinstance(member, type) and issubclass(member, BaseModel))
-        for member in _members(annotation)
+        for member in members(annotation)
     )
 
 

@@ -25,13 +25,13 @@ log = logging.getLogger(__name__)
 
 def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
     """(file, line, first column, last column) in code points of what the cursor refers to."""
+    from holodeck_lsp.config.data_walk import data_at
     from holodeck_lsp.server.references import (
         Target,
         declared_tool,
         grader_target,
         reference_at,
         tool_function,
-        value_at,
     )
 
     reference = reference_at(at)
@@ -56,7 +56,7 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
     if reference.target is Target.EXPECTED_TOOL:
         tool = declared_tool(data, reference.text)
     else:
-        owner = value_at(data, reference.owner)
+        owner = data_at(data, reference.owner)
         tool = owner if isinstance(owner, Mapping) else None
     if tool is None:
         return None

@@ -132,11 +132,12 @@ def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
 
 
 def _reference_markdown(parsed: Parsed, reference: Reference) -> str | None:
-    from holodeck_lsp.server.references import Target, declared_tool, value_at
+    from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.server.references import Target, declared_tool
 
     data = parsed.document.value
     if reference.target is Target.METRIC:
-        return _metric_markdown(reference.text, value_at(data, reference.owner))
+        return _metric_markdown(reference.text, data_at(data, reference.owner))
     if reference.target is Target.GRADER:
         return _grader_markdown(parsed, reference.text)
     if reference.target is Target.EXPECTED_TOOL:
@@ -148,7 +149,7 @@ def _reference_markdown(parsed: Parsed, reference: Reference) -> str | None:
                 "(case-sensitive), so it may still match a tool an MCP server provides."
             )
         return _tool_markdown(parsed, tool, expected=True)
-    tool_data = value_at(data, reference.owner)
+    tool_data = data_at(data, reference.owner)
     if isinstance(tool_data, Mapping):
         return _tool_markdown(parsed, tool_data, expected=False)
     return None
@@ -240,9 +241,9 @@ def _field_markdown(parsed: Parsed, path: Sequence[str | int]) -> str | None:
 
 
 def _field(data: Any, path: Sequence[str | int]) -> FieldInfo | None:
+    from holodeck_lsp.config.data_walk import data_at
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.introspect import models_at
-    from holodeck_lsp.server.references import value_at
 
     if not path or not isinstance(path[-1], str):
         return None
@@ -252,7 +253,7 @@ def _field(data: Any, path: Sequence[str | int]) -> FieldInfo | None:
     if not models:
         return None
     # A union (tools, metrics): prefer the model whose `type` the mapping names.
-    owner = value_at(data, path[:-1])
+    owner = data_at(data, path[:-1])
     kind = owner.get("type") if isinstance(owner, Mapping) else None
     for model in models:
         type_field = model.model_fields.get("type")

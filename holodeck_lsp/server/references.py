@@ -5,7 +5,7 @@ validation reports errors."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -57,18 +57,6 @@ def reference_at(at: NodeAt) -> Reference | None:
     if path and path[-1] == "metric":
         return Reference(Target.METRIC, text, path[:-1])
     return None
-
-
-def value_at(data: Any, path: Sequence[str | int]) -> Any:
-    """The raw YAML value at `path`, or None."""
-    for element in path:
-        if isinstance(data, Mapping) and isinstance(element, str):
-            data = data.get(element)
-        elif isinstance(data, list) and isinstance(element, int) and 0 <= element < len(data):
-            data = data[element]
-        else:
-            return None
-    return data
 
 
 def declared_tool(data: Any, name: str) -> Mapping[str, Any] | None:
