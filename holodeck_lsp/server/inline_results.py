@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -249,49 +249,45 @@ class InlineResults:
     def diagnostics(
         suite: SuiteLocation, cases: dict[int, CaseRecord], converter: PositionConverter
     ) -> list[types.Diagnostic]:
-        items: list[types.Diagnostic] = []
-        for case in suite.cases:
-            record = cases.get(case.index)
-            if record is None:
-                continue
-            for where in case.turns:
-                turn = record.turns.get(where.index)
-                if turn is None or turn.passed:
-                    continue
-                for span, message in turn_failures(turn, where, suite):
-                    items.append(
-                        types.Diagnostic(
-                            range=_range(span, converter),
-                            message=message,
-                            severity=types.DiagnosticSeverity.Error,
-                            source=SOURCE,
-                        )
-                    )
-        return items
+        return [
+            types.Diagnostic(
+                range=_range(span, converter),
+                message=message,
+                severity=types.DiagnosticSeverity.Error,
+                source=SOURCE,
+            )
+            for where, turn in _turns_with_results(suite, cases)
+            if not turn.passed
+            for span, message in turn_failures(turn, where, suite)
+        ]
 
     @staticmethod
     def inlay_hints(
         suite: SuiteLocation, cases: dict[int, CaseRecord], converter: PositionConverter
     ) -> list[types.InlayHint]:
-        hints: list[types.InlayHint] = []
-        for case in suite.cases:
-            record = cases.get(case.index)
-            if record is None:
-                continue
-            for where in case.turns:
-                turn = record.turns.get(where.index)
-                if turn is None:
-                    continue
-                line = where.input[0][0]
-                position = converter.to_client(line, 1 << 30)  # clamped: the end of the line
-                hints.append(
-                    types.InlayHint(
-                        position=types.Position(*position),
-                        label=hint_label(turn),
-                        padding_left=True,
-                    )
-                )
-        return hints
+        # At the end of each turn's `input:` line (the converter clamps the huge column).
+        return [
+            types.InlayHint(
+                position=types.Position(*converter.to_client(where.input[0][0], 1 << 30)),
+                label=hint_label(turn),
+                padding_left=True,
+            )
+            for where, turn in _turns_with_results(suite, cases)
+        ]
+
+
+def _turns_with_results(
+    suite: SuiteLocation, cases: dict[int, CaseRecord]
+) -> Iterator[tuple[TurnLocation, TurnResult]]:
+    """Each turn of the document that has a stored result, with where it is written."""
+    for case in suite.cases:
+        record = cases.get(case.index)
+        if record is None:
+            continue
+        for where in case.turns:
+            turn = record.turns.get(where.index)
+            if turn is not None:
+                yield where, turn
 
 
 def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
