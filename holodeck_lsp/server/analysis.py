@@ -13,6 +13,7 @@ from holodeck_lsp.server.documents import path_key
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.schema.agent import Agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,8 @@ class Analysis:
     dependencies: list[Path]
     #: The checker's parse of the agent text, reused by hover / outline / definition.
     document: YamlDocument | None = None
+    #: The validated agent; None when the file has errors.
+    agent: Agent | None = None
 
 
 def analyse(path: Path, text: str | None, version: int | None, trusted: bool) -> Analysis:
@@ -47,7 +50,14 @@ def analyse(path: Path, text: str | None, version: int | None, trusted: bool) ->
         if dependency_text is not None:
             texts[path_key(dependency)] = dependency_text
     return Analysis(
-        path, version, trusted, result.diagnostics, texts, result.dependencies, result.document
+        path,
+        version,
+        trusted,
+        result.diagnostics,
+        texts,
+        result.dependencies,
+        result.document,
+        result.agent,
     )
 
 

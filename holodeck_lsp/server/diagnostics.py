@@ -10,15 +10,19 @@
   published to the include. Includes are read from disk, so edits to an include are checked
   when it is saved.
 * didClose clears the document's diagnostics.
+* Other features add items to an agent document's own list (`contributors`: the run results
+  of `inline_results`), computed on the parse of the very version being published, and may
+  ask for it to be published again (`republish`) when their items change. Listeners hear of
+  every accepted check (`check_listeners`: re-grading on edit).
 
-Results are also kept for pull requests (`pull.py`).
+Results are also kept for pull requests (`pull.py`), which add the contributed items too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,13 +41,18 @@ from holodeck_lsp.server.documents import (
     uri_to_path,
 )
 from holodeck_lsp.server.grader_verdicts import GraderVerdicts, merge
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.parsed import Parsed, parsed_documents
 
 log = logging.getLogger(__name__)
 
 #: Checks are CPU-bound and hold the GIL most of the time; a few workers are enough to let a
 #: slow (trusted) pass and a fast pass overlap.
 WORKERS = 4
+
+#: Extra diagnostics for an agent document, given its parse for the published version.
+Contributor = Callable[[str, Parsed], list[types.Diagnostic]]
+#: Told of every check accepted for an open agent's current version.
+CheckListener = Callable[[str, Analysis], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,8 @@ class DiagnosticsEngine:
         self._verdicts: dict[str, GraderVerdicts] = {}
         #: include URI -> agent URI -> that agent's diagnostics in the include.
         self._include_items: dict[str, dict[str, list[types.Diagnostic]]] = {}
+        self.contributors: list[Contributor] = []
+        self.check_listeners: list[CheckListener] = []
 
     # -- what a document is ------------------------------------------------------------------
 
@@ -201,6 +212,11 @@ class DiagnosticsEngine:
             self.push(result)
         elif slow:
             self._ask_for_refresh()
+        for listener in self.check_listeners:
+            try:
+                listener(uri, analysis)
+            except Exception:  # a listener's bug must not stop diagnostics
+                log.exception("check listener failed for %s", uri)
 
     async def check(self, uri: str, *, trusted: bool) -> Analysis | None:
         path = uri_to_path(uri)
@@ -251,11 +267,41 @@ class DiagnosticsEngine:
         for target, items in result.by_uri.items():
             if target == agent:
                 if agent in self.open_agents:
-                    self._publish(agent, items, result.version)
+                    self._publish(
+                        agent, items + self.contributed(agent, result.version), result.version
+                    )
             else:
                 self._include_items.setdefault(target, {})[agent] = items
                 self._publish_include(target)
         self._withdraw(agent, keep=set(result.by_uri))
+
+    def contributed(self, uri: str, version: int | None) -> list[types.Diagnostic]:
+        """The contributors' items for `version` of the open agent at `uri` (none when that
+        version's parse is not at hand: the next check publishes them)."""
+        if not self.contributors:
+            return []
+        parsed = parsed_documents(self.server).peek(uri, version)
+        if parsed is None:
+            return []
+        items: list[types.Diagnostic] = []
+        for contributor in self.contributors:
+            try:
+                items.extend(contributor(uri, parsed))
+            except Exception:
+                log.exception("diagnostics contributor failed for %s", uri)
+        return items
+
+    def republish(self, uri: str) -> None:
+        """Publish the last check of the open agent at `uri` again with fresh contributions
+        (pull clients are asked to pull again)."""
+        result = self.results.get(uri)
+        if result is None or uri not in self.open_agents:
+            return
+        if self.pushing:
+            items = result.by_uri.get(uri, [])
+            self._publish(uri, items + self.contributed(uri, result.version), result.version)
+        else:
+            self._ask_for_refresh()
 
     def _withdraw(self, agent: str, keep: set[str]) -> None:
         """Remove `agent`'s diagnostics from includes it no longer reports on."""

@@ -7,39 +7,43 @@ after it — is stale and dropped the next time anything is shown (lenses, hints
 publish of diagnostics, which follows every edit). Cases that were not edited keep their
 results even when other cases moved.
 
-Diagnostics: the checker publishes its list through `text_document_publish_diagnostics`; this
-module wraps that method so that each publish for a document with run results carries the
-checker's items followed by the run's. Documents without run results are passed straight
-through, so nothing changes for them. (Pull-mode diagnostics do not include run results.)
+Diagnostics: this module contributes the run's items to every diagnostics report of the agent
+document (pushed or pulled; see `DiagnosticsEngine.contributors`), after the checker's own.
+
+A result re-graded from a recorded transcript (no model called; see `run_commands`) says so in
+its hint, its diagnostics and its lens title.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lsprotocol import types
 
-from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.parsed import Parsed
 from holodeck_lsp.server.positions import PositionConverter
 from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation, locate_suite
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    # Not at run time: the result models are pydantic, and building them would slow the
+    # server's start-up; they are imported when the first result arrives.
+    from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
 
 SOURCE: Final = "holodeck-run"
 PASSED: Final = "✓"
 FAILED: Final = "✗"
 SKIPPED: Final = "–"
+REGRADED: Final = "re-graded from transcript"
 _HINT_RESPONSE_LIMIT = 40
 
 
 def turns_of(result: TestResult) -> list[TurnResult]:
     """The result's turns; a single-turn case as its one turn 0."""
+    from holodeck_lsp.schema.results import TurnResult
+
     if result.turns is not None:
         return list(result.turns)
     return [
@@ -72,6 +76,8 @@ class CaseRecord:
     #: The last full run of the case; None after a single-turn run replaced a turn.
     result: TestResult | None
     turns: dict[int, TurnResult] = field(default_factory=dict)
+    #: Turns graded again from recorded answers, not by a run of the agent.
+    regraded: set[int] = field(default_factory=set)
 
 
 def mark(turn: TurnResult) -> str:
@@ -85,8 +91,8 @@ def _one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def hint_label(turn: TurnResult) -> str:
-    """`✓ 25587 · numeric 1.00 · 1.3 s`."""
+def hint_label(turn: TurnResult, regraded: bool = False) -> str:
+    """`✓ 25587 · numeric 1.00 · 1.3 s` (`… · re-graded from transcript`)."""
     parts = [mark(turn)]
     if turn.response is not None:
         parts[0] += " " + _one_line(turn.response, _HINT_RESPONSE_LIMIT)
@@ -95,7 +101,9 @@ def hint_label(turn: TurnResult) -> str:
     for metric in turn.metric_results:
         if not metric.skipped:
             parts.append(f"{metric.metric_name} {metric.score:.2f}")
-    if not turn.skipped:
+    if regraded:
+        parts.append(REGRADED)
+    elif not turn.skipped:
         parts.append(f"{turn.execution_time_ms / 1000:.1f} s")
     return " · ".join(parts)
 
@@ -161,36 +169,38 @@ def _range(span: Span, converter: PositionConverter) -> types.Range:
     return types.Range(types.Position(*start), types.Position(*end))
 
 
-Publish = Callable[[types.PublishDiagnosticsParams], None]
-
-
 class InlineResults:
-    """Run results by document and case, and the diagnostics merge (see the module doc)."""
+    """Run results by document and case (see the module doc)."""
 
     def __init__(self, server: HolodeckServer) -> None:
         self.server = server
         self.records: dict[str, dict[int, CaseRecord]] = {}
-        #: The checker's last publish per document: (items, version).
-        self._checker: dict[str, tuple[list[types.Diagnostic], int | None]] = {}
-        self._sequence: dict[str, int] = {}
-        self._tasks: set[asyncio.Future[None]] = set()
-        self._publish: Publish = server.text_document_publish_diagnostics
-        # An instance attribute shadows the method: every publish (the checker's) comes here.
-        server.text_document_publish_diagnostics = self._intercept  # type: ignore[method-assign]
 
     # -- results -----------------------------------------------------------------------------
 
     def record(
-        self, uri: str, index: int, case_text: str, result: TestResult, graded_turn: int | None
+        self,
+        uri: str,
+        index: int,
+        case_text: str,
+        result: TestResult,
+        graded_turn: int | None,
+        *,
+        regraded: bool = False,
     ) -> None:
         cases = self.records.setdefault(uri, {})
         turns = {turn.turn_index: turn for turn in turns_of(result)}
         previous = cases.get(index)
         if graded_turn is None or previous is None or previous.case_text != case_text:
-            cases[index] = CaseRecord(case_text, result if graded_turn is None else None, turns)
+            kept = result if graded_turn is None else None
+            cases[index] = CaseRecord(case_text, kept, turns, set(turns) if regraded else set())
         else:
             previous.turns.update(turns)
             previous.result = None
+            if regraded:
+                previous.regraded.update(turns)
+            else:
+                previous.regraded.difference_update(turns)
 
     def current(
         self, parsed: Parsed | None, uri: str
@@ -213,37 +223,12 @@ class InlineResults:
 
     # -- diagnostics -------------------------------------------------------------------------
 
-    def _intercept(self, params: types.PublishDiagnosticsParams) -> None:
-        self._checker[params.uri] = (list(params.diagnostics), params.version)
-        if not self.records.get(params.uri):
-            self._sequence[params.uri] = self._sequence.get(params.uri, 0) + 1
-            self._publish(params)
-            return
-        self.republish(params.uri)
-
-    def republish(self, uri: str) -> None:
-        """Publish the checker's last items for `uri` with the current run results."""
-        sequence = self._sequence[uri] = self._sequence.get(uri, 0) + 1
-        task = asyncio.ensure_future(self._publish_merged(uri, sequence))
-        self._tasks.add(task)  # a reference, so the task is not collected while it runs
-        task.add_done_callback(self._tasks.discard)
-
-    async def _publish_merged(self, uri: str, sequence: int) -> None:
-        try:
-            parsed = await parsed_documents(self.server).get(uri)
-        except Exception:
-            log.exception("parsing %s for run results failed", uri)
-            parsed = None
-        if self._sequence.get(uri) != sequence:
-            return  # a newer publish is on its way
-        items, version = self._checker.get(uri, ([], None))
+    def contribute(self, uri: str, parsed: Parsed) -> list[types.Diagnostic]:
+        """The run's diagnostics for this parse of the document (a `Contributor`)."""
+        if not self.records.get(uri):
+            return []
         suite, cases = self.current(parsed, uri)
-        merged = list(items)
-        if parsed is not None and suite is not None:
-            merged += self.diagnostics(suite, cases, parsed.converter)
-            if uri not in self._checker:
-                version = parsed.version
-        self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=merged, version=version))
+        return [] if suite is None else self.diagnostics(suite, cases, parsed.converter)
 
     @staticmethod
     def diagnostics(
@@ -252,11 +237,11 @@ class InlineResults:
         return [
             types.Diagnostic(
                 range=_range(span, converter),
-                message=message,
+                message=f"{message} ({REGRADED})" if regraded else message,
                 severity=types.DiagnosticSeverity.Error,
                 source=SOURCE,
             )
-            for where, turn in _turns_with_results(suite, cases)
+            for where, turn, regraded in _turns_with_results(suite, cases)
             if not turn.passed
             for span, message in turn_failures(turn, where, suite)
         ]
@@ -269,17 +254,18 @@ class InlineResults:
         return [
             types.InlayHint(
                 position=types.Position(*converter.to_client(where.input[0][0], 1 << 30)),
-                label=hint_label(turn),
+                label=hint_label(turn, regraded),
                 padding_left=True,
             )
-            for where, turn in _turns_with_results(suite, cases)
+            for where, turn, regraded in _turns_with_results(suite, cases)
         ]
 
 
 def _turns_with_results(
     suite: SuiteLocation, cases: dict[int, CaseRecord]
-) -> Iterator[tuple[TurnLocation, TurnResult]]:
-    """Each turn of the document that has a stored result, with where it is written."""
+) -> Iterator[tuple[TurnLocation, TurnResult, bool]]:
+    """Each turn of the document that has a stored result, with where it is written and
+    whether it was re-graded."""
     for case in suite.cases:
         record = cases.get(case.index)
         if record is None:
@@ -287,7 +273,7 @@ def _turns_with_results(
         for where in case.turns:
             turn = record.turns.get(where.index)
             if turn is not None:
-                yield where, turn
+                yield where, turn, where.index in record.regraded
 
 
 def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
@@ -295,10 +281,11 @@ def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
     has no full-case result."""
     if record is None or record.result is None:
         return None
+    regraded = " (re-graded)" if record.regraded else ""
     if record.result.passed:
-        return PASSED, ""
+        return PASSED, regraded
     turns: Sequence[TurnResult] = turns_of(record.result)
     if len(turns) > 1:
         passed = sum(turn.passed for turn in turns)
-        return FAILED, f" ({passed}/{len(turns)} turns)"
-    return FAILED, ""
+        return FAILED, f" ({passed}/{len(turns)} turns){regraded}"
+    return FAILED, regraded

@@ -112,6 +112,23 @@ class ParsedDocuments:
             cached = self._parse(uri, version, text)
         return cached if cached.document.root is not None else None
 
+    def peek(self, uri: str, version: int | None) -> Parsed | None:
+        """The parse of `version` of an open document if one is cached — never parses; for
+        callers on the event loop that must answer now (publishing diagnostics)."""
+        document = self.server.workspace.text_documents.get(uri)
+        with self._lock:
+            cached = self._cache.get(uri)
+        if (
+            document is None
+            or cached is None
+            or cached.version != version
+            or cached.document.text is not document.source
+            or cached.document.root is None
+            or cached.converter.encoding != self.server.position_encoding
+        ):
+            return None
+        return cached
+
     def forget(self, uri: str) -> None:
         with self._lock:
             self._cache.pop(uri, None)

@@ -5,7 +5,9 @@ supports both models does not show every fault twice. Result ids are digests of 
 diagnostics: a client sending the id it holds gets an `unchanged` report when nothing differs.
 An open document's last check is reused when it is for the current version; anything else is
 checked now (fast pass, off the event loop). `workspace/diagnostic` covers every agent.yaml /
-*.agent.yaml under the workspace folders, plus their includes.
+*.agent.yaml under the workspace folders, plus their includes. An open agent's report carries
+the items other features contribute (the last run's `holodeck-run` results); when those change
+the client is asked to pull again (`workspace/diagnostic/refresh`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class PullDiagnostics:
         agents = [uri] if is_agent else sorted(self.engine.agents_including(uri))
         results = [r for r in await asyncio.gather(*map(self.result_for, agents)) if r]
         items = [item for result in results for item in result.by_uri.get(uri, [])]
+        if is_agent and results:
+            items += self.engine.contributed(uri, results[0].version)
         return items, results
 
     async def document(self, params: types.DocumentDiagnosticParams) -> DocumentReport:
@@ -82,6 +86,8 @@ class PullDiagnostics:
         for result in results:
             for uri, items in result.by_uri.items():
                 by_uri.setdefault(uri, []).extend(items)
+            agent = result.agent_uri
+            by_uri.setdefault(agent, []).extend(self.engine.contributed(agent, result.version))
         reports: list[WorkspaceReport] = []
         for uri in sorted(by_uri):
             items = by_uri[uri]

@@ -15,6 +15,12 @@
 * Each finished case is stored (see `inline_results`) and announced with the custom
   notification `holodeck/runResult` `{uri, caseIndex, turn, result}` (`result` is the
   `TestResult` JSON). The command's response is the report's results and summary.
+* Re-grading: `holodeck.regradeCase` grades a case's last answers again. And on every edit
+  (each accepted check of a trusted document without errors), a case whose text changed is
+  re-graded from its recorded answers — this session's last run of it, else the case in the
+  `cassettePath` cassette — in a few milliseconds and without calling the model; its results
+  say "re-graded from transcript" (`regraded: true` in `holodeck/runResult`). An edited
+  turn `input` no longer matches the transcript: that turn reports the stale answer.
 """
 
 from __future__ import annotations
@@ -41,13 +47,17 @@ from holodeck_lsp.server.inline_results import (
     turns_of,
 )
 from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.run_locations import locate_suite
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.backend import AgentBackend
-    from holodeck_lsp.runner.cassette import CassetteCase
+    from holodeck_lsp.runner.cassette import Cassette, CassetteCase
+    from holodeck_lsp.runner.executor import RunOptions
     from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.selection import Selection
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+    from holodeck_lsp.server.analysis import Analysis
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +200,12 @@ class Runner:
         self.running: dict[str, RunHandle] = {}
         #: The last full run of each case, kept across edits: what a re-grade replays.
         self.answers: dict[str, dict[int, TestResult]] = {}
+        #: Per document and case, the case text last graded — or, for a case never graded,
+        #: its text when the document was first checked: a re-grade on edit starts when the
+        #: case's text moves away from it.
+        self.graded_texts: dict[str, dict[int, str]] = {}
+        self._cassette: tuple[Path, float, Cassette] | None = None
+        self._regrades: set[asyncio.Future[None]] = set()
 
     # -- lenses and hints ----------------------------------------------------------------------
 
@@ -254,6 +270,113 @@ class Runner:
             return []
         return self.results.inlay_hints(suite, cases, parsed.converter)
 
+    # -- re-grading on edit ----------------------------------------------------------------------
+
+    def checked(self, uri: str, analysis: Analysis) -> None:
+        """A check of the open document's current version was accepted (a `CheckListener`):
+        re-grade each edited case whose recorded answers are at hand — this session's last
+        run of it, else the `cassettePath` cassette — without calling the model."""
+        parsed = parsed_documents(self.server).peek(uri, analysis.version)
+        suite = locate_suite(parsed.document.root) if parsed is not None else None
+        if parsed is None or suite is None:
+            return
+        texts = {
+            case.index: text
+            for case in suite.cases
+            if (text := suite.case_text(parsed.document.text, case.index)) is not None
+        }
+        graded = self.graded_texts.get(uri)
+        if graded is None:
+            self.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet
+            return
+        agent = analysis.agent
+        if agent is None or not self.server.settings.trusted or uri in self.running:
+            return  # re-graded on the next good check: the texts still differ then
+        records = self.results.records.get(uri, {})
+        transcripts: dict[int, CassetteCase] = {}
+        for index, text in texts.items():
+            record = records.get(index)
+            if graded.get(index) == text or (record is not None and record.case_text == text):
+                continue
+            graded[index] = text
+            transcript = self._transcript(uri, index, agent, analysis.agent_path.parent)
+            if transcript is not None:
+                transcripts[index] = transcript
+        if transcripts:
+            task = asyncio.ensure_future(
+                self._regrade(uri, agent, analysis.agent_path, texts, transcripts)
+            )
+            self._regrades.add(task)  # a reference, so the task is not collected early
+            task.add_done_callback(self._regrades.discard)
+
+    def _transcript(
+        self, uri: str, index: int, agent: Agent, agent_dir: Path
+    ) -> CassetteCase | None:
+        answered = self.answers.get(uri, {}).get(index)
+        if answered is not None:
+            return answers_as_cassette(answered, index)
+        cassette = self._settings_cassette(agent_dir)
+        if cassette is None:
+            return None
+        cases = agent.test_cases or []
+        name = cases[index].name if index < len(cases) else None
+        found = next((c for c in cassette.cases if name is not None and c.name == name), None)
+        if found is None:
+            found = next((c for c in cassette.cases if c.index == index), None)
+        # Matched here, by name else index: the replay then matches it by index.
+        return None if found is None else found.model_copy(update={"name": None, "index": index})
+
+    def _settings_cassette(self, agent_dir: Path) -> Cassette | None:
+        """The `cassettePath` cassette, read again only when the file changed."""
+        from holodeck_lsp.runner.cassette import CassetteFormatError, load_cassette
+
+        try:
+            path = self._cassette_path(agent_dir)
+            if path is None:
+                return None
+            mtime = path.stat().st_mtime
+            if self._cassette is not None and self._cassette[:2] == (path, mtime):
+                return self._cassette[2]
+            cassette = load_cassette(path)
+        except (RunRefused, OSError, CassetteFormatError) as error:
+            log.info("no cassette to re-grade from: %s", error)
+            return None
+        self._cassette = (path, mtime, cassette)
+        return cassette
+
+    async def _regrade(
+        self,
+        uri: str,
+        agent: Agent,
+        path: Path,
+        texts: dict[int, str],
+        transcripts: dict[int, CassetteCase],
+    ) -> None:
+        from holodeck_lsp.runner.cassette import Cassette, ReplayBackend
+        from holodeck_lsp.runner.executor import RunOptions
+        from holodeck_lsp.runner.selection import Selection
+
+        options = RunOptions.for_agent(agent, config_path=path, environment={"mode": "regrade"})
+        for index, transcript in transcripts.items():
+            backend = ReplayBackend(Cassette(agent=agent.name, cases=[transcript]), agent)
+
+            def on_case(ref: CaseRef, result: TestResult) -> None:
+                self._finished(uri, ref.index, texts.get(ref.index), result, None, True)
+
+            try:
+                await self._execute(
+                    agent,
+                    path,
+                    backend,
+                    Selection(case=index),
+                    options,
+                    RunHandle(),
+                    lambda ref, turn: None,
+                    on_case,
+                )
+            except Exception:
+                log.exception("re-grading case %d of %s failed", index, uri)
+
     # -- running -------------------------------------------------------------------------------
 
     def _show(self, kind: types.MessageType, message: str) -> None:
@@ -296,7 +419,6 @@ class Runner:
             raise RunRefused("open the agent file to run it")
         parsed = await parsed_documents(self.server).get(uri)
         from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-        from holodeck_lsp.server.run_locations import locate_suite
 
         loaded = await asyncio.to_thread(
             load_agent_text,
@@ -378,7 +500,7 @@ class Runner:
     async def _run(
         self, uri: str, case: int | None, turn: int | None, handle: RunHandle, *, regrade: bool
     ) -> Any:
-        from holodeck_lsp.runner.executor import RunOptions, run_suite
+        from holodeck_lsp.runner.executor import RunOptions
         from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
 
         agent, path, case_texts = await self._load(uri)
@@ -423,23 +545,45 @@ class Runner:
                 )
 
         def on_case(ref: CaseRef, result: TestResult) -> None:
-            text = case_texts.get(ref.index)
-            if result.turns is None or turn is None:
+            if not regrade and (result.turns is None or turn is None):
                 self.answers.setdefault(uri, {})[ref.index] = result
-            if text is not None:
-                # A single-turn case run by its turn is the whole case.
-                graded = turn if result.turns is not None else None
-                self.results.record(uri, ref.index, text, result, graded)
-            self.server.protocol.notify(
-                RESULT_NOTIFICATION,
-                {
-                    "uri": uri,
-                    "caseIndex": ref.index,
-                    "turn": turn,
-                    "result": result.model_dump(mode="json"),
-                },
+            self._finished(uri, ref.index, case_texts.get(ref.index), result, turn, regrade)
+
+        try:
+            report = await self._execute(
+                agent, path, backend, selection, options, handle, on_turn, on_case
             )
-            self._refresh(uri)
+        except Exception as error:
+            log.exception("run of %s failed", uri)
+            self._end_progress(token, f"failed: {error}")
+            raise RunRefused(f"the run failed: {type(error).__name__}: {error}") from error
+        summary = report.summary
+        cancelled = report.environment.get("cancelled") == "true"
+        self._end_progress(
+            token,
+            f"{summary.passed} passed, {summary.failed} failed"
+            + (" (cancelled)" if cancelled else ""),
+        )
+        return {
+            "status": "cancelled" if cancelled else "done",
+            "summary": summary.model_dump(mode="json"),
+            "results": [result.model_dump(mode="json") for result in report.results],
+        }
+
+    async def _execute(
+        self,
+        agent: Agent,
+        path: Path,
+        backend: AgentBackend,
+        selection: Selection,
+        options: RunOptions,
+        handle: RunHandle,
+        on_turn: Callable[[CaseRef, TurnResult], None],
+        on_case: Callable[[CaseRef, TestResult], None],
+    ) -> TestReport:
+        """Run the selection in a worker thread (see the module doc); the callbacks are
+        called on the server's loop, each finished case's before this returns."""
+        from holodeck_lsp.runner.executor import run_suite
 
         sink = _ServerSink(asyncio.get_running_loop(), on_turn, on_case)
 
@@ -459,25 +603,36 @@ class Runner:
             finally:
                 await backend.aclose()
 
-        try:
-            report = await _in_own_thread(in_worker)
-        except Exception as error:
-            log.exception("run of %s failed", uri)
-            self._end_progress(token, f"failed: {error}")
-            raise RunRefused(f"the run failed: {type(error).__name__}: {error}") from error
+        report = await _in_own_thread(in_worker)
         await asyncio.sleep(0)  # let the last case's callback run before answering
-        summary = report.summary
-        cancelled = report.environment.get("cancelled") == "true"
-        self._end_progress(
-            token,
-            f"{summary.passed} passed, {summary.failed} failed"
-            + (" (cancelled)" if cancelled else ""),
+        return report
+
+    def _finished(
+        self,
+        uri: str,
+        index: int,
+        case_text: str | None,
+        result: TestResult,
+        turn: int | None,
+        regraded: bool,
+    ) -> None:
+        """Store one finished case, announce it (`holodeck/runResult`) and show it."""
+        if case_text is not None:
+            # A single-turn case run by its turn is the whole case.
+            graded = turn if result.turns is not None else None
+            self.results.record(uri, index, case_text, result, graded, regraded=regraded)
+            self.graded_texts.setdefault(uri, {})[index] = case_text
+        self.server.protocol.notify(
+            RESULT_NOTIFICATION,
+            {
+                "uri": uri,
+                "caseIndex": index,
+                "turn": turn,
+                "regraded": regraded,
+                "result": result.model_dump(mode="json"),
+            },
         )
-        return {
-            "status": "cancelled" if cancelled else "done",
-            "summary": summary.model_dump(mode="json"),
-            "results": [result.model_dump(mode="json") for result in report.results],
-        }
+        self._refresh(uri)
 
     async def _begin_progress(self, title: str, handle: RunHandle) -> str | None:
         window = self.server.client_capabilities.window
@@ -504,7 +659,9 @@ class Runner:
         self.server.work_done_progress.tokens.pop(token, None)
 
     def _refresh(self, uri: str) -> None:
-        self.results.republish(uri)
+        engine = self.server.diagnostics_engine
+        if engine is not None:
+            engine.republish(uri)
         workspace = self.server.client_capabilities.workspace
         if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
             self.server.workspace_code_lens_refresh(None)
@@ -514,6 +671,10 @@ class Runner:
 
 def register(server: HolodeckServer) -> Runner:
     runner = Runner(server, InlineResults(server))
+    engine = server.diagnostics_engine
+    assert engine is not None, "register diagnostics before the run commands"
+    engine.contributors.append(runner.results.contribute)
+    engine.check_listeners.append(runner.checked)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:

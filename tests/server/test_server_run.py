@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import TIMEOUT, change_file, open_file, uri, wait_for
+from tests.server.lsp_client import TIMEOUT, change_file, open_file, published, uri, wait_for
 
 AGENT = """name: runs
 model:
@@ -86,7 +86,14 @@ def write_suite(root: Path) -> Path:
     return agent
 
 
-async def start(client: LanguageClient, root: Path, *, trusted: bool, cassette: bool = True) -> str:
+async def start(
+    client: LanguageClient,
+    root: Path,
+    *,
+    trusted: bool,
+    cassette: bool = True,
+    diagnostics: str = "push",
+) -> str:
     """Like `lsp_client.initialize`, with the capabilities the run features use."""
     settings = {"cassettePath": "run.cassette.json"} if cassette else {}
     client.set_configuration(settings, section="holodeck")
@@ -103,11 +110,12 @@ async def start(client: LanguageClient, root: Path, *, trusted: bool, cassette: 
             ),
             root_uri=uri(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
-            initialization_options={"trusted": trusted},
+            initialization_options={"trusted": trusted, "diagnostics": diagnostics},
         )
     )
     document_uri = open_file(client, write_suite(root))
-    await wait_for(client, document_uri)
+    if diagnostics != "pull":
+        await wait_for(client, document_uri)
     return document_uri
 
 
@@ -245,27 +253,68 @@ async def test_missing_cassette_is_reported(client: LanguageClient, tmp_path: Pa
     assert "run.cassette.json" in message.message and "cassettePath" in message.message
 
 
-async def test_editing_a_case_drops_its_results(client: LanguageClient, tmp_path: Path) -> None:
+async def test_editing_a_case_regrades_it_from_its_answers(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     document_uri = await start(client, tmp_path, trusted=True)
     await run(client, "holodeck.runAll", document_uri)
     await wait_for(client, document_uri, lambda p: bool(run_items(p)))
-    # Edit the first case (the one that failed); the second keeps its result.
-    edited = AGENT.replace('ground_truth: "5"', 'ground_truth: "4"')
+    (tmp_path / "run.cassette.json").unlink()  # the run's own answers are re-graded
+    received = record_results(client)
+    # Fix the first case's assertion to what the agent answered: it passes, re-graded.
+    edited = AGENT.replace("b: 5", "b: 6")
     change_file(client, document_uri, edited, version=2)
-    params = await wait_for(client, document_uri, lambda p: p.version == 2)
-    assert run_items(params) == []
-    assert await hints(client, document_uri) == [(SINGLE_LINE + 1, "✓ 7 · numeric 1.00 · 0.0 s")]
+    params = await wait_for(
+        client, document_uri, lambda p: p.version == 2 and not run_items(p) and bool(received)
+    )
+    assert params.version == 2
+    assert [(r.caseIndex, r.regraded, r.result.passed) for r in received] == [(0, True, True)]
+    assert await hints(client, document_uri) == [
+        (TURN0_LINE, "✓ 10 · numeric 1.00 · re-graded from transcript"),
+        (TURN1_LINE, "✓ 5 · numeric 1.00 · re-graded from transcript"),
+        (SINGLE_LINE + 1, "✓ 7 · numeric 1.00 · 0.0 s"),  # not edited: its run's result
+    ]
     titles = [title for _, title, _ in await lenses(client, document_uri)]
-    assert titles == [
-        "▶ Run all",
-        "▶ Run case",
-        "↻ Re-grade",  # the answers are kept: the edited case can be re-graded
-        "▶ Run turn 0",
-        "▶ Run turn 1",
-        "✓ Run case",
+    assert titles[:5] == [
+        "✓ Run all",
+        "✓ Run case (re-graded)",
         "↻ Re-grade",
         "✓ Run turn 0",
+        "✓ Run turn 1",
     ]
+    # Break it again: the failure is reported on the arg's line, marked as re-graded.
+    change_file(client, document_uri, AGENT.replace("b: 5", "b: 7"), version=3)
+    params = await wait_for(client, document_uri, lambda p: p.version == 3 and bool(run_items(p)))
+    [failure] = run_items(params)
+    assert failure.range.start.line == ARG_B_LINE
+    assert failure.message.endswith("(re-graded from transcript)")
+
+
+async def test_editing_a_case_regrades_it_from_the_settings_cassette(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    # Never run: the cassette of `cassettePath` holds the answers (case 1 answered "7").
+    change_file(client, document_uri, AGENT.replace('ground_truth: "7"', 'ground_truth: "8"'), 2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2 and bool(run_items(p)))
+    [failure] = run_items(params)
+    assert failure.range.start.line == SINGLE_LINE + 2  # the ground_truth line
+    assert "expected '8', got '7'" in failure.message
+    assert failure.message.endswith("(re-graded from transcript)")
+    # The other case was not edited: it is not graded.
+    assert [line for line, _ in await hints(client, document_uri)] == [SINGLE_LINE + 1]
+
+
+async def test_results_without_answers_are_dropped_when_the_case_is_edited(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    await run(client, "holodeck.runTurn", document_uri, 0, 0)  # a turn run keeps no answers
+    (tmp_path / "run.cassette.json").unlink()
+    assert await hints(client, document_uri) == [(TURN0_LINE, "✓ 10 · numeric 1.00 · 0.0 s")]
+    change_file(client, document_uri, AGENT.replace('"q0"', '"q0 edited"'), version=2)
+    await wait_for(client, document_uri, lambda p: p.version == 2)
+    assert await hints(client, document_uri) == []
 
 
 async def test_an_edit_during_a_run_does_not_crash(client: LanguageClient, tmp_path: Path) -> None:
@@ -278,9 +327,20 @@ async def test_an_edit_during_a_run_does_not_crash(client: LanguageClient, tmp_p
     answer = await running
     assert answer["status"] == "done"
     await wait_for(client, document_uri, lambda p: p.version == 2)
-    # The run's results are for the old text of the case: not shown.
-    assert await hints(client, document_uri) == []
-    assert [title for _, title, _ in await lenses(client, document_uri)][1] == "▶ Run case"
+    # The run's results are for the old text of the case: never shown. When the edit is
+    # checked after the run ended, the case is re-graded from its answers, and the edited
+    # turn says that its recorded answer was to another question.
+    shown = await hints(client, document_uri)
+    assert all(label.endswith("re-graded from transcript") for _, label in shown)
+    if shown:
+        assert [label[0] for _, label in shown] == ["✓", "✗"]
+        await wait_for(
+            client,
+            document_uri,
+            lambda p: any("input differs" in d.message for d in run_items(p)),
+        )
+    else:
+        assert [title for _, title, _ in await lenses(client, document_uri)][1] == "▶ Run case"
 
 
 SLOW_GRADER = """import time
@@ -333,8 +393,13 @@ async def test_a_failing_grader_is_reported_on_its_entry(
     change_file(client, document_uri, text, version=2)
     await wait_for(client, document_uri, lambda p: p.version == 2)
     await run(client, "holodeck.runTurn", document_uri, 0, 0)
-    params = await wait_for(client, document_uri, lambda p: bool(run_items(p)))
-    [diagnostic] = run_items(params)
+
+    def grader_failures(params: types.PublishDiagnosticsParams) -> list[types.Diagnostic]:
+        # The edit also re-graded the case from the cassette: the turn's run replaces turn 0.
+        return [d for d in run_items(params) if "re-graded" not in d.message]
+
+    params = await wait_for(client, document_uri, lambda p: bool(grader_failures(p)))
+    [diagnostic] = grader_failures(params)
     assert diagnostic.range.start.line == text.splitlines().index("          - type: code")
     assert diagnostic.message.startswith("fail 0.00")
 
@@ -353,7 +418,7 @@ async def test_regrade_replays_the_last_answers_against_the_edited_case(
     assert answer["status"] == "done" and answer["summary"]["passed"] == 1
     assert [t["response"] for t in answer["results"][0]["turns"]] == ["10", "5"]
     titles = [title for _, title, _ in await lenses(client, document_uri)]
-    assert titles[1:5] == ["✓ Run case", "↻ Re-grade", "✓ Run turn 0", "✓ Run turn 1"]
+    assert titles[1:5] == ["✓ Run case (re-graded)", "↻ Re-grade", "✓ Run turn 0", "✓ Run turn 1"]
     assert [label[0] for _, label in await hints(client, document_uri)] == ["✓", "✓"]
 
 
@@ -369,3 +434,25 @@ async def test_a_backend_that_cannot_start_is_reported(
     # BackendInitError's own text: the missing extra or the missing API key, and how to fix it.
     assert "openai" in message.message
     assert "OPENAI_API_KEY" in message.message or "pip install" in message.message
+
+
+async def test_pulled_diagnostics_carry_the_run_results(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True, diagnostics="pull")
+
+    async def pulled() -> types.RelatedFullDocumentDiagnosticReport:
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(document_uri))
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        return report
+
+    def run_results(report: types.RelatedFullDocumentDiagnosticReport) -> list[types.Diagnostic]:
+        return [d for d in report.items if d.source == "holodeck-run"]
+
+    assert run_results(await pulled()) == []
+    await run(client, "holodeck.runCase", document_uri, 0)
+    [failure] = run_results(await pulled())
+    assert failure.range.start.line == ARG_B_LINE
+    assert not published(client)  # pull mode pushes nothing, run results included
