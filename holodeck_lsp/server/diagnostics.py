@@ -276,8 +276,8 @@ class DiagnosticsEngine:
         self._withdraw(agent, keep=set(result.by_uri))
 
     def contributed(self, uri: str, version: int | None) -> list[types.Diagnostic]:
-        """The contributors' items for `version` of the open agent at `uri` (none when that
-        version's parse is not at hand: the next check publishes them)."""
+        """The contributors' items for `version` of the open document at `uri` (none when
+        that version's parse is not at hand: the next check publishes them)."""
         if not self.contributors:
             return []
         parsed = parsed_documents(self.server).peek(uri, version)
@@ -292,16 +292,18 @@ class DiagnosticsEngine:
         return items
 
     def republish(self, uri: str) -> None:
-        """Publish the last check of the open agent at `uri` again with fresh contributions
-        (pull clients are asked to pull again)."""
-        result = self.results.get(uri)
-        if result is None or uri not in self.open_agents:
+        """Publish the last check of the open agent (or include) at `uri` again with fresh
+        contributions (pull clients are asked to pull again)."""
+        if not self.pushing:
+            self._ask_for_refresh()
             return
-        if self.pushing:
+        if uri in self._include_items:
+            self._publish_include(uri)
+            return
+        result = self.results.get(uri)
+        if result is not None and uri in self.open_agents:
             items = result.by_uri.get(uri, [])
             self._publish(uri, items + self.contributed(uri, result.version), result.version)
-        else:
-            self._ask_for_refresh()
 
     def _withdraw(self, agent: str, keep: set[str]) -> None:
         """Remove `agent`'s diagnostics from includes it no longer reports on."""
@@ -316,6 +318,9 @@ class DiagnosticsEngine:
         if not contributions:
             self._include_items.pop(target, None)
         # Includes are checked as saved on disk: no buffer version to tie the result to.
+        opened = self._open_text(target)
+        if opened is not None:
+            items += self.contributed(target, opened[1])
         self._publish(target, items, None)
 
     def _publish(self, uri: str, items: Iterable[types.Diagnostic], version: int | None) -> None:

@@ -25,12 +25,12 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.parsed import Parsed
 from holodeck_lsp.server.positions import PositionConverter
-from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation, locate_suite
 
 if TYPE_CHECKING:
-    # Not at run time: the result models are pydantic, and building them would slow the
-    # server's start-up; they are imported when the first result arrives.
+    # Not at run time: building the pydantic result models and importing the YAML reader
+    # would slow the server's start-up; they are imported when the first result arrives.
     from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
+    from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation
 
 SOURCE: Final = "holodeck-run"
 PASSED: Final = "✓"
@@ -207,6 +207,8 @@ class InlineResults:
     ) -> tuple[SuiteLocation | None, dict[int, CaseRecord]]:
         """The suite's locations and the results still valid for the document's text (stale
         ones are dropped here)."""
+        from holodeck_lsp.server.run_locations import locate_suite
+
         cases = self.records.get(uri)
         if parsed is None:
             if cases is not None and uri not in self.server.workspace.text_documents:

@@ -51,8 +51,10 @@ class PullDiagnostics:
         agents = [uri] if is_agent else sorted(self.engine.agents_including(uri))
         results = [r for r in await asyncio.gather(*map(self.result_for, agents)) if r]
         items = [item for result in results for item in result.by_uri.get(uri, [])]
-        if is_agent and results:
-            items += self.engine.contributed(uri, results[0].version)
+        opened = self.server.workspace.text_documents.get(uri)
+        if opened is not None and results:
+            version = results[0].version if is_agent else opened.version
+            items += self.engine.contributed(uri, version)
         return items, results
 
     async def document(self, params: types.DocumentDiagnosticParams) -> DocumentReport:

@@ -47,7 +47,6 @@ from holodeck_lsp.server.inline_results import (
     turns_of,
 )
 from holodeck_lsp.server.parsed import parsed_documents
-from holodeck_lsp.server.run_locations import locate_suite
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.backend import AgentBackend
@@ -189,6 +188,13 @@ def answers_as_cassette(result: TestResult, index: int) -> CassetteCase:
     return CassetteCase(name=None, index=index, turns=turns)
 
 
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8-sig")  # as the checker reads it
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -209,12 +215,17 @@ class Runner:
 
     # -- lenses and hints ----------------------------------------------------------------------
 
-    def _is_agent(self, uri: str) -> bool:
+    def _agent_of(self, uri: str) -> str | None:
+        """The agent a document's cases belong to: itself, or for a `test_cases_file`
+        include the (first, by URI) agent that includes it."""
         engine = self.server.diagnostics_engine
-        return engine is None or engine.is_agent(uri)
+        if engine is None or engine.is_agent(uri):
+            return uri
+        including = sorted(engine.agents_including(uri))
+        return including[0] if including else None
 
     async def code_lenses(self, uri: str) -> list[types.CodeLens]:
-        if not self._is_agent(uri):
+        if self._agent_of(uri) is None:
             return []
         parsed = await parsed_documents(self.server).get(uri)
         suite, cases = self.results.current(parsed, uri)
@@ -276,6 +287,8 @@ class Runner:
         """A check of the open document's current version was accepted (a `CheckListener`):
         re-grade each edited case whose recorded answers are at hand — this session's last
         run of it, else the `cassettePath` cassette — without calling the model."""
+        from holodeck_lsp.server.run_locations import locate_suite
+
         parsed = parsed_documents(self.server).peek(uri, analysis.version)
         suite = locate_suite(parsed.document.root) if parsed is not None else None
         if parsed is None or suite is None:
@@ -413,19 +426,35 @@ class Runner:
             self.running.pop(uri, None)
 
     async def _load(self, uri: str) -> tuple[Agent, Path, dict[int, str]]:
+        """The agent to run for the open document `uri` (an agent, or an include of one) and
+        the text of each case written in `uri`, by index."""
+        from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+        from holodeck_lsp.server.run_locations import locate_suite
+
         document = self.server.workspace.text_documents.get(uri)
         path = uri_to_path(uri)
         if document is None or path is None:
             raise RunRefused("open the agent file to run it")
         parsed = await parsed_documents(self.server).get(uri)
-        from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-
-        loaded = await asyncio.to_thread(
-            load_agent_text,
-            parsed.document.text if parsed else document.source,
-            path,
-            LoadOptions(trusted=True),
-        )
+        text = parsed.document.text if parsed else document.source
+        agent_uri = self._agent_of(uri)
+        if agent_uri is None:
+            raise RunRefused(f"no agent file includes {path.name} (test_cases_file)")
+        agent_path = uri_to_path(agent_uri)
+        if agent_uri != uri and agent_path is not None:
+            # The checker reads an include from disk, so the run does too.
+            if await asyncio.to_thread(_read_text, path) != text:
+                raise RunRefused(
+                    f"save {path.name} to run it: a run reads included cases from disk"
+                )
+            agent_document = self.server.workspace.text_documents.get(agent_uri)
+            agent_text = (
+                agent_document.source
+                if agent_document is not None
+                else await asyncio.to_thread(_read_text, agent_path)
+            )
+            path, text = agent_path, agent_text or ""
+        loaded = await asyncio.to_thread(load_agent_text, text, path, LoadOptions(trusted=True))
         if loaded.agent is None or loaded.errors:
             count = len(loaded.errors)
             raise RunRefused(
@@ -435,9 +464,9 @@ class Runner:
         texts: dict[int, str] = {}
         if parsed is not None and suite is not None:
             for located in suite.cases:
-                text = suite.case_text(parsed.document.text, located.index)
-                if text is not None:
-                    texts[located.index] = text
+                case_text = suite.case_text(parsed.document.text, located.index)
+                if case_text is not None:
+                    texts[located.index] = case_text
         return loaded.agent, path, texts
 
     def _cassette_path(self, agent_dir: Path) -> Path | None:

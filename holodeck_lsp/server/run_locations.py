@@ -3,8 +3,9 @@
 `expected_tools` entry and its arguments, `ground_truth`, a metric or grader entry).
 
 Positions are code points (the parser's unit), 0-based `(line, character)`. A pure function
-of the composed node tree — no I/O, no schema. Cases in a `test_cases_file` include are not
-located (the lenses are offered in the agent file's own `test_cases:` only).
+of the composed node tree — no I/O, no schema. A `test_cases_file` include is a suite too: a
+list of cases at its top level (or under its own `test_cases:`); its cases are located by
+their index in that list, which is their index in the agent's suite.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class CaseLocation:
 
 @dataclass(frozen=True, slots=True)
 class SuiteLocation:
-    #: The `test_cases:` key.
+    #: The `test_cases:` key (an include's list: its first line).
     key: Point
     cases: tuple[CaseLocation, ...]
     #: The top-level `evaluations.metrics` entries, by every name they carry.
@@ -140,16 +141,21 @@ def _turn(index: int, node: Node, start: Point, inherited: dict[str, Span]) -> T
 
 
 def locate_suite(root: Node | None) -> SuiteLocation | None:
-    """The suite's locations, or None when the file has no `test_cases:` list of its own."""
-    if not isinstance(root, MappingNode):
+    """The suite's locations, or None when the file has no list of test cases of its own."""
+    suite_metrics: dict[str, Span] = {}
+    if isinstance(root, SequenceNode):  # an include: the list itself
+        key: Node = root
+        cases_node: Node = root
+    elif isinstance(root, MappingNode):
+        found = _get(root, "test_cases")
+        if found is None:
+            return None
+        key, cases_node = found
+        top = _get(root, "evaluations")
+        top_metrics = _get(top[1], "metrics") if top is not None else None
+        suite_metrics = _metric_spans(top_metrics[1] if top_metrics else None)
+    else:
         return None
-    found = _get(root, "test_cases")
-    if found is None:
-        return None
-    key, cases_node = found
-    top = _get(root, "evaluations")
-    top_metrics = _get(top[1], "metrics") if top is not None else None
-    suite_metrics = _metric_spans(top_metrics[1] if top_metrics else None)
     cases: list[CaseLocation] = []
     if isinstance(cases_node, SequenceNode):
         for index, case in enumerate(cases_node.value):
