@@ -489,6 +489,14 @@ class Runner:
             f"cassette {configured!r} (setting holodeck.cassettePath) not found: {tried}"
         )
 
+    def _overridden(self, agent: Agent) -> tuple[Agent, list[str]]:
+        from holodeck_lsp.server.backend_overrides import OverrideError, with_backend_overrides
+
+        try:
+            return with_backend_overrides(agent, self.server.settings.backends)
+        except OverrideError as error:
+            raise RunRefused(str(error)) from error
+
     async def _backend(self, agent: Agent, agent_dir: Path) -> AgentBackend:
         cassette = self._cassette_path(agent_dir)
         if cassette is not None:
@@ -544,9 +552,16 @@ class Runner:
             backend = self._regrade_backend(uri, agent, planned[0].index)
             mode = "regrade"
         else:
+            environment: dict[str, str] = {}
+            if not self.server.settings.cassette_path:
+                agent, overridden = self._overridden(agent)
+                if overridden:
+                    environment["backend_overrides"] = ", ".join(overridden)
             backend = await self._backend(agent, path.parent)
             mode = "replay" if self.server.settings.cassette_path else "live"
-        options = RunOptions.for_agent(agent, config_path=path, environment={"mode": mode})
+        options = RunOptions.for_agent(
+            agent, config_path=path, environment={"mode": mode, **environment}
+        )
         total_turns = sum(
             1 if item.graded_turn is not None else item.turn_count for item in planned
         )

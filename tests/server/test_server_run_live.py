@@ -378,3 +378,45 @@ async def test_run_turn_live_sends_the_earlier_turn_and_marks_that_turn(
     titles = [title for line, title in await lens_titles(client, document_uri) if line <= C0_T1]
     assert titles == ["▶ Run all", "▶ Run case", "▶ Run turn 0", "✗ Run turn 1"]
     assert client.messages == []
+
+
+async def test_backend_overrides_from_settings_apply_to_editor_runs(
+    live_client: LanguageClient, workspace: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    client = live_client
+    folder = workspace / "overrides"
+    document_uri = await open_agent(client, folder, fake_openai)
+    # The file points at a port nothing listens on; the setting points the run at the fake.
+    agent = folder / "agent.yaml"
+    text = AGENT.format(endpoint="http://127.0.0.1:9/v1")
+    agent.write_text(text, encoding="utf-8")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=document_uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    overrides = {"endpoint": f"{fake_openai.base_url}/v1", "name": "gpt-override"}
+
+    async def reconfigure(settings: dict[str, Any]) -> None:
+        client.set_configuration(settings, section="holodeck")
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        await asyncio.sleep(0.3)  # the server asks for the section again
+
+    await reconfigure({"backends": {"openai": overrides}})
+    try:
+        fake_openai.script(*tool_turn(206588, 181001, "25587"), Reply(text="15"))
+        answer = await run(client, "holodeck.runCase", document_uri, 0)
+        assert answer["summary"]["passed"] == 1
+        [request, *_] = fake_openai.chat_requests
+        assert isinstance(request.body, dict) and request.body["model"] == "gpt-override"
+        # An override the run cannot use is refused with the setting's name.
+        await reconfigure({"backends": {"openai": {"api_key": "sk-in-settings"}}})
+        refused = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="holodeck.runCase", arguments=[document_uri, 0])
+        )
+        assert refused["status"] == "refused"
+        assert "holodeck.backends.openai cannot override api_key" in refused["reason"]
+        client.messages.clear()
+    finally:
+        await reconfigure({})
