@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
@@ -72,3 +73,20 @@ class HolodeckServer(LanguageServer):
 
 def _import_checker() -> None:
     import holodeck_lsp.config.loader  # noqa: F401
+
+
+#: What a run or a re-grade imports first (the SDKs are left to the backends that need them).
+RUN_MODULES = (
+    "holodeck_lsp.runner.cassette",
+    "holodeck_lsp.runner.executor",
+    "holodeck_lsp.runner.selection",
+    "holodeck_lsp.engine.case_grading",
+)
+
+
+def import_runner() -> None:
+    """The executor, replay and graders (not the SDKs): what a run or a re-grade needs first.
+    Imported ahead, in the background, by trusted workspaces, so the first re-grade after an
+    edit does not pay for it."""
+    for module in RUN_MODULES:
+        importlib.import_module(module)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from lsprotocol import types
 
-from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.core import HolodeckServer, import_runner
 from holodeck_lsp.server.documents import uri_to_path
 from holodeck_lsp.server.inline_results import (
     FAILED,
@@ -212,6 +212,7 @@ class Runner:
         self.graded_texts: dict[str, dict[int, str]] = {}
         self._cassette: tuple[Path, float, Cassette] | None = None
         self._regrades: set[asyncio.Future[None]] = set()
+        self._warmed = False
 
     # -- lenses and hints ----------------------------------------------------------------------
 
@@ -301,6 +302,9 @@ class Runner:
         graded = self.graded_texts.get(uri)
         if graded is None:
             self.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet
+            if self.server.settings.trusted and not self._warmed:
+                self._warmed = True
+                threading.Thread(target=import_runner, name="holodeck-warm-up", daemon=True).start()
             return
         agent = analysis.agent
         if agent is None or not self.server.settings.trusted or uri in self.running:
