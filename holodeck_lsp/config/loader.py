@@ -15,11 +15,14 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 
+from holodeck_lsp.config.case_checks import CleanCases, clean_cases, lint_context
+from holodeck_lsp.config.case_validation import ValidatedCases
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
+from holodeck_lsp.config.incremental_parse import parse_edited
 from holodeck_lsp.config.lints import run_lints
 from holodeck_lsp.config.structure_checks import check_shapes
 from holodeck_lsp.config.text_positions import (
@@ -34,7 +37,6 @@ from holodeck_lsp.config.yaml_document import (
     key_node_for,
     locate,
     node_range,
-    parse_yaml,
 )
 from holodeck_lsp.schema.agent import MAX_TEST_CASES, Agent
 from holodeck_lsp.schema.codes import Code
@@ -67,6 +69,10 @@ class LoadResult:
     document: YamlDocument | None = None
     #: Files this result depends on besides the agent itself (includes, config.yaml).
     dependencies: list[Path] = field(default_factory=list)
+    #: The agent's test cases that validated, for the next load of an edited text.
+    validated_cases: ValidatedCases | None = None
+    #: The agent's test cases the shape checks and lints found nothing in, likewise.
+    clean_cases: CleanCases | None = None
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -92,12 +98,21 @@ def load_agent_file(
     return load_agent_text(text, path, options)
 
 
-def load_agent_text(text: str, path: Path, options: LoadOptions | None = None) -> LoadResult:
-    """Check agent.yaml `text` that lives (or will live) at `path`."""
+def load_agent_text(
+    text: str,
+    path: Path,
+    options: LoadOptions | None = None,
+    previous: LoadResult | None = None,
+) -> LoadResult:
+    """Check agent.yaml `text` that lives (or will live) at `path`.
+
+    `previous` is the result for an earlier version of the same text: its unchanged test
+    cases are taken over (parsed and validated) instead of being checked again. The result
+    is the same with or without it."""
     options = options or LoadOptions()
     try:
         with gc_paused():
-            return _Load(text, path, options).run()
+            return _Load(text, path, options, previous).run()
     except Exception as error:  # a checker bug must not take the editor down
         crash = Diagnostic(
             file=str(path),
@@ -111,8 +126,11 @@ def load_agent_text(text: str, path: Path, options: LoadOptions | None = None) -
 
 
 class _Load:
-    def __init__(self, text: str, path: Path, options: LoadOptions) -> None:
+    def __init__(
+        self, text: str, path: Path, options: LoadOptions, previous: LoadResult | None = None
+    ) -> None:
         self.text = text
+        self.previous = previous
         self.path = path
         self.file = str(path)
         self.options = options
@@ -126,7 +144,8 @@ class _Load:
         self.editor_lines: dict[str, tuple[EditorLines, YamlLines | None]] = {}
 
     def run(self) -> LoadResult:
-        document = self.parse(self.text, self.file)
+        earlier = self.previous.document if self.previous is not None else None
+        document = self.parse(self.text, self.file, earlier)
         result = LoadResult(self.path, None, self.diagnostics, document, self.dependencies)
         if document.root is None and document.problems:
             return self.finish(result)
@@ -142,20 +161,27 @@ class _Load:
         root: Node = document.root if document.root is not None else MappingNode("", [])
         validated_data = self.with_global_providers(data, root)
         included = self.include_test_cases(validated_data, root)
-        result.agent = self.validate(validated_data, root, data, included)
+        result.agent, result.validated_cases = self.validate(validated_data, root, data, included)
         agent_source = CheckedSource(self.file, root, data)
         sources = [agent_source, *self.included_sources]
-        self.diagnostics.extend(check_shapes(sources, agent_source, validated_data))
+        # The shape checks and lints look again only at cases that may find something now.
+        context = lint_context(data, self.agent_dir, self.options.lints)
+        clean = self.previous.clean_cases if self.previous is not None else None
+        to_check = data if clean is None else clean.to_check(data, context)
+        case_sources = [CheckedSource(self.file, root, to_check), *self.included_sources]
+        shapes = check_shapes(case_sources, agent_source, validated_data)
+        self.diagnostics.extend(shapes)
         self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
-        if self.options.lints:
-            self.diagnostics.extend(run_lints(sources, data, self.agent_dir))
+        lints = run_lints(case_sources, data, self.agent_dir) if self.options.lints else []
+        self.diagnostics.extend(lints)
+        result.clean_cases = clean_cases(data, context, self.file, [*shapes, *lints])
         return self.finish(result)
 
     # -- steps -----------------------------------------------------------------------------
 
-    def parse(self, text: str, file: str) -> YamlDocument:
+    def parse(self, text: str, file: str, previous: YamlDocument | None = None) -> YamlDocument:
         self.texts[file] = text
-        document = parse_yaml(text, self.options.env)
+        document = parse_edited(text, previous, self.options.env)
         for problem in document.problems:
             self.diagnostics.append(
                 Diagnostic(file, problem.range, problem.severity, problem.code, problem.message)
@@ -251,18 +277,31 @@ class _Load:
         root: Node,
         naming_data: dict[str, Any],
         included: tuple[list[TestCase] | None, list[Any]] | None,
-    ) -> Agent | None:
+    ) -> tuple[Agent | None, ValidatedCases | None]:
+        """The agent, and its test cases that validated (kept for the next load)."""
+        cases = data.get("test_cases")
+        earlier = self.previous.validated_cases if self.previous is not None else None
+        validated: ValidatedCases | None = None
+        if isinstance(cases, list) and earlier is not None:
+            models, validated = earlier.models_for(cases)
+            data = {**data, "test_cases": models}
+        elif isinstance(cases, list):
+            # A first load validates as usual (a one-off check pays nothing for re-use); its
+            # cases are taken as they come out, or validated one by one on the next load.
+            validated = ValidatedCases()
         try:
             agent = Agent.model_validate(data)
         except ValidationError as error:
             self.diagnostics.extend(ErrorMapper(self.file, root, naming_data).map(error))
-            return None
+            return None, validated
+        if earlier is None and isinstance(cases, list) and agent.test_cases is not None:
+            validated = ValidatedCases.of(cases, agent.test_cases)
         if included is not None:
             cases = included[0]
             if cases is None:
-                return None
+                return None, validated
             agent = agent.model_copy(update={"test_cases": cases})
-        return agent
+        return agent, validated
 
     def finish(self, result: LoadResult) -> LoadResult:
         if self.unresolved:

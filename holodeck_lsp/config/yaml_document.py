@@ -49,6 +49,20 @@ class Problem:
     range: Range
 
 
+@dataclass(frozen=True, slots=True)
+class CaseItems:
+    """The items of the top-level `test_cases:` sequence as converted, so that a later parse of
+    an edited text can re-use each unchanged item's value and problems (`incremental_parse`)."""
+
+    #: Position of the `test_cases` pair in the root mapping's entries.
+    pair: int
+    node: SequenceNode
+    #: The converted list: item i's value at i.
+    values: list[Any]
+    #: Item i's problems are `YamlDocument.problems[start:stop]` for `spans[i] == (start, stop)`.
+    spans: tuple[tuple[int, int], ...]
+
+
 @dataclass(slots=True)
 class YamlDocument:
     text: str
@@ -57,6 +71,8 @@ class YamlDocument:
     problems: list[Problem] = field(default_factory=list)
     #: Ranges of values that use an unset ${VAR}: their real value is unknown here.
     unresolved: list[Range] = field(default_factory=list)
+    #: The items of the root's `test_cases:` sequence, when it has one.
+    cases: CaseItems | None = None
 
 
 class _TagOnlyResolver(VersionedResolver):
@@ -93,6 +109,14 @@ def _parser() -> YAML:
     return parser
 
 
+def compose(text: str) -> Node | None:
+    """The node tree of `text` (None when empty); raises the parser's errors."""
+    with warnings.catch_warnings(), gc_paused():
+        warnings.simplefilter("ignore")
+        root: Node | None = _parser().compose(text)
+    return root
+
+
 def node_range(node: Node) -> Range:
     start, end = node.start_mark, node.end_mark
     return Range.of(start.line, start.column, end.line, end.column)
@@ -113,9 +137,7 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
     environment = os.environ if env is None else env
     root: Node | None
     try:
-        with warnings.catch_warnings(), gc_paused():
-            warnings.simplefilter("ignore")
-            root = _parser().compose(text)
+        root = compose(text)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         # "Unexpected end of stream" points past the last line: show it on the last text.
@@ -147,12 +169,48 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
         detail = "nesting is too deep to read" if code is Code.TOO_DEEP else str(error)
         problem = Problem(code, Severity.ERROR, detail, _point_range(0, 0))
         return YamlDocument(text, None, None, [problem])
+    return document_of(text, root, environment)
+
+
+#: A `test_cases` item carried over from an earlier parse: its value and problems.
+Reused = tuple[Any, Sequence[Problem]]
+
+
+def document_of(
+    text: str,
+    root: Node | None,
+    env: Mapping[str, str],
+    reused: Mapping[int, Reused] | None = None,
+) -> YamlDocument:
+    """The document of a composed `root`. `reused` maps `id()`s of `test_cases` item nodes
+    to what converting them gave before (see `incremental_parse`): they are not converted
+    again."""
     document = YamlDocument(text, root, None)
-    _report_unset_variables(document, environment)
+    _report_unset_variables(document, env)
     if root is not None:
+        found = case_sequence(root)
+        converter = _Converter(document, env, found[1] if found else None, reused or {})
         with gc_paused():
-            document.value = _Converter(document, environment).convert(root, 0)
+            document.value = converter.convert(root, 0)
+        if found is not None and converter.case_values is not None:
+            document.cases = CaseItems(
+                found[0], found[1], converter.case_values, tuple(converter.case_spans)
+            )
     return document
+
+
+def case_sequence(root: Node) -> tuple[int, SequenceNode] | None:
+    """The root's `test_cases` entry: its position among the root's entries and its
+    sequence node (the first such entry if the key is repeated)."""
+    if isinstance(root, MappingNode):
+        for position, (key, value) in enumerate(root.value):
+            if (
+                isinstance(key, ScalarNode)
+                and key.value == "test_cases"
+                and isinstance(value, SequenceNode)
+            ):
+                return position, value
+    return None
 
 
 def _report_unset_variables(document: YamlDocument, env: Mapping[str, str]) -> None:
@@ -178,12 +236,23 @@ def _report_unset_variables(document: YamlDocument, env: Mapping[str, str]) -> N
 class _Converter:
     """Builds Python values from nodes, PyYAML-style, recording problems with ranges."""
 
-    def __init__(self, document: YamlDocument, env: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        document: YamlDocument,
+        env: Mapping[str, str],
+        cases: SequenceNode | None = None,
+        reused: Mapping[int, Reused] | None = None,
+    ) -> None:
         self.document = document
         self.env = env
         # id(node) -> (value, expanded size) of every collection node converted so far.
         self.collections: dict[int, tuple[Any, int]] = {}
         self.visits = 0
+        #: The `test_cases` sequence, whose items' values and problems are recorded.
+        self.cases = cases
+        self.reused: Mapping[int, Reused] = reused or {}
+        self.case_values: list[Any] | None = None
+        self.case_spans: list[tuple[int, int]] = []
 
     def problem(self, code: Code, message: str, node: Node, severity: Severity) -> None:
         self.document.problems.append(Problem(code, severity, message, node_range(node)))
@@ -219,14 +288,31 @@ class _Converter:
             return None
         before = self.visits
         self.visits += 1
-        if isinstance(node, SequenceNode):
-            value: Any = [self.convert(child, depth + 1) for child in node.value]
+        if node is self.cases:
+            value: Any = self.case_items(node, depth)
+        elif isinstance(node, SequenceNode):
+            value = [self.convert(child, depth + 1) for child in node.value]
         elif isinstance(node, MappingNode):
             value = self.mapping(node, depth)
         else:  # pragma: no cover - the composer only makes these three kinds
             value = None
         self.collections[id(node)] = (value, self.visits - before)
         return value
+
+    def case_items(self, node: Node, depth: int) -> list[Any]:
+        problems = self.document.problems
+        values: list[Any] = []
+        for child in node.value:
+            start = len(problems)
+            known = self.reused.get(id(child))
+            if known is None:
+                values.append(self.convert(child, depth + 1))
+            else:
+                values.append(known[0])
+                problems.extend(known[1])
+            self.case_spans.append((start, len(problems)))
+        self.case_values = values
+        return values
 
     def substitute(self, node: ScalarNode, text: str) -> str:
         unset = False

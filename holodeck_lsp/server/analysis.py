@@ -12,6 +12,7 @@ from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.documents import path_key
 
 if TYPE_CHECKING:
+    from holodeck_lsp.config.loader import LoadResult
     from holodeck_lsp.config.yaml_document import YamlDocument
     from holodeck_lsp.schema.agent import Agent
 
@@ -31,10 +32,19 @@ class Analysis:
     document: YamlDocument | None = None
     #: The validated agent; None when the file has errors.
     agent: Agent | None = None
+    #: The checker's whole result, for the next check of the edited buffer to re-use.
+    checked: LoadResult | None = None
 
 
-def analyse(path: Path, text: str | None, version: int | None, trusted: bool) -> Analysis:
-    """Check `text` as the agent at `path` (`None`: read it from disk)."""
+def analyse(
+    path: Path,
+    text: str | None,
+    version: int | None,
+    trusted: bool,
+    previous: LoadResult | None = None,
+) -> Analysis:
+    """Check `text` as the agent at `path` (`None`: read it from disk). `previous` is the check
+    of an earlier version of the same buffer: its unchanged test cases are re-used."""
     # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
     from holodeck_lsp.config.loader import LoadOptions, load_agent_file, load_agent_text
 
@@ -43,7 +53,7 @@ def analyse(path: Path, text: str | None, version: int | None, trusted: bool) ->
         result = load_agent_file(path, options=options)
         text = _read(path) or ""
     else:
-        result = load_agent_text(text, path, options)
+        result = load_agent_text(text, path, options, previous)
     texts = {path_key(path): text}
     for dependency in result.dependencies:
         dependency_text = _read(dependency)
@@ -58,6 +68,7 @@ def analyse(path: Path, text: str | None, version: int | None, trusted: bool) ->
         result.dependencies,
         result.document,
         result.agent,
+        result,
     )
 
 

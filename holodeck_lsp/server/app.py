@@ -17,6 +17,7 @@ from holodeck_lsp.server import (
     symbols,
 )
 from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.idle_gc import IdleCollector
 
 
 def create_server() -> HolodeckServer:
@@ -34,11 +35,20 @@ def create_server() -> HolodeckServer:
     return server
 
 
+def _collect_when_idle(server: HolodeckServer) -> None:
+    """See `idle_gc`: no automatic collection while serving; one after each quiet spell."""
+    collector = IdleCollector()
+    collector.start()
+    server.activity_listeners.append(collector.activity)
+
+
 def serve_stdio() -> None:
     server = create_server()
+    _collect_when_idle(server)
     server.start_io()
 
 
 def serve_tcp(host: str, port: int) -> None:
     server = create_server()
+    _collect_when_idle(server)
     server.start_tcp(host, port)

@@ -49,6 +49,8 @@ class HolodeckServer(LanguageServer):
         #: still register features).
         self.initialize_hooks: list[Callable[[types.InitializeParams], None]] = []
         self.settings_listeners: list[Callable[[], None]] = []
+        #: Called (on the event loop) when a document is opened, changed or saved.
+        self.activity_listeners: list[Callable[[], None]] = []
         self.diagnostics_engine: DiagnosticsEngine | None = None
 
     @property
@@ -60,6 +62,10 @@ class HolodeckServer(LanguageServer):
 
     def converter(self, text: str) -> PositionConverter:
         return PositionConverter(text, self.position_encoding)
+
+    def notify_activity(self) -> None:
+        for listener in self.activity_listeners:
+            listener()
 
     def notify_settings_changed(self) -> None:
         for listener in self.settings_listeners:

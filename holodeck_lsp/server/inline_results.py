@@ -29,6 +29,7 @@ from holodeck_lsp.server.positions import PositionConverter
 if TYPE_CHECKING:
     # Not at run time: building the pydantic result models and importing the YAML reader
     # would slow the server's start-up; they are imported when the first result arrives.
+    from holodeck_lsp.config.yaml_document import YamlDocument
     from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
     from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation
 
@@ -175,6 +176,8 @@ class InlineResults:
     def __init__(self, server: HolodeckServer) -> None:
         self.server = server
         self.records: dict[str, dict[int, CaseRecord]] = {}
+        #: The last located suite per document, with the parse it was located in.
+        self._located: dict[str, tuple[YamlDocument, SuiteLocation | None]] = {}
 
     # -- results -----------------------------------------------------------------------------
 
@@ -211,10 +214,18 @@ class InlineResults:
 
         cases = self.records.get(uri)
         if parsed is None:
-            if cases is not None and uri not in self.server.workspace.text_documents:
+            if uri not in self.server.workspace.text_documents:
                 self.records.pop(uri, None)
+                self._located.pop(uri, None)
             return None, {}
-        suite = locate_suite(parsed.document.root)
+        located = self._located.get(uri)
+        if located is not None and located[0] is parsed.document:
+            suite = located[1]
+        else:
+            # Once per version: lenses, hints and each publish of a version ask for it, and a
+            # large suite takes tens of milliseconds to walk.
+            suite = locate_suite(parsed.document.root)
+            self._located[uri] = (parsed.document, suite)
         if not cases:
             return suite, {}
         text = parsed.document.text

@@ -288,26 +288,27 @@ class Runner:
         """A check of the open document's current version was accepted (a `CheckListener`):
         re-grade each edited case whose recorded answers are at hand — this session's last
         run of it, else the `cassettePath` cassette — without calling the model."""
-        from holodeck_lsp.server.run_locations import locate_suite
+        from holodeck_lsp.server.run_locations import case_texts
 
-        parsed = parsed_documents(self.server).peek(uri, analysis.version)
-        suite = locate_suite(parsed.document.root) if parsed is not None else None
-        if parsed is None or suite is None:
+        if not self.server.settings.trusted:
+            return  # nothing is ever run or re-graded (trust restarts the server)
+        if uri not in self.answers and not self.server.settings.cassette_path:
+            self.graded_texts.pop(uri, None)  # no answers to re-grade from
             return
-        texts = {
-            case.index: text
-            for case in suite.cases
-            if (text := suite.case_text(parsed.document.text, case.index)) is not None
-        }
+        parsed = parsed_documents(self.server).peek(uri, analysis.version)
+        if parsed is None:
+            return
+        # The cases' own text only: cheap on every check (the full locations are not needed).
+        texts = case_texts(parsed.document.root, parsed.document.text)
         graded = self.graded_texts.get(uri)
         if graded is None:
             self.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet
-            if self.server.settings.trusted and not self._warmed:
+            if not self._warmed:
                 self._warmed = True
                 threading.Thread(target=import_runner, name="holodeck-warm-up", daemon=True).start()
             return
         agent = analysis.agent
-        if agent is None or not self.server.settings.trusted or uri in self.running:
+        if agent is None or uri in self.running:
             return  # re-graded on the next good check: the texts still differ then
         records = self.results.records.get(uri, {})
         transcripts: dict[int, CassetteCase] = {}
@@ -552,11 +553,11 @@ class Runner:
             raise RunRefused(str(error)) from error
         if not planned:
             raise RunRefused(f"{path.name} has no test cases to run")
+        environment: dict[str, str] = {}
         if regrade:
             backend = self._regrade_backend(uri, agent, planned[0].index)
             mode = "regrade"
         else:
-            environment: dict[str, str] = {}
             if not self.server.settings.cassette_path:
                 agent, overridden = self._overridden(agent)
                 if overridden:
@@ -681,6 +682,7 @@ class Runner:
             },
         )
         self._refresh(uri)
+        self.server.notify_activity()  # the run allocates too (see idle_gc)
 
     async def _begin_progress(self, title: str, handle: RunHandle) -> str | None:
         window = self.server.client_capabilities.window

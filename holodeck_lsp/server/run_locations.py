@@ -176,3 +176,20 @@ def locate_suite(root: Node | None) -> SuiteLocation | None:
                 CaseLocation(index, start, case.start_mark.index, case.end_mark.index, turns)
             )
     return SuiteLocation((key.start_mark.line, key.start_mark.column), tuple(cases), suite_metrics)
+
+
+def _case_items(root: Node | None) -> list[Node]:
+    if isinstance(root, SequenceNode):
+        return list(root.value)
+    found = _get(root, "test_cases") if isinstance(root, MappingNode) else None
+    return list(found[1].value) if found is not None and isinstance(found[1], SequenceNode) else []
+
+
+def case_texts(root: Node | None, text: str) -> dict[int, str]:
+    """Each case's text by index, as `SuiteLocation.case_text` gives it — reading only the
+    list's items, not their turns (this runs after every check of a large suite)."""
+    return {
+        index: text[case.start_mark.index : case.end_mark.index]
+        for index, case in enumerate(_case_items(root))
+        if isinstance(case, MappingNode)
+    }
