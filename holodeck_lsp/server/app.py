@@ -15,6 +15,7 @@ from holodeck_lsp.server import (
     run_commands,
     settings,
     symbols,
+    test_discovery,
 )
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.idle_gc import IdleCollector
@@ -31,7 +32,8 @@ def create_server() -> HolodeckServer:
     folding.register(server)
     definition.register(server)
     completion.register(server)
-    run_commands.register(server)
+    runner = run_commands.register(server)
+    test_discovery.register(server, runner)
     return server
 
 

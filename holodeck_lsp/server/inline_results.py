@@ -177,7 +177,9 @@ class InlineResults:
         self.server = server
         self.records: dict[str, dict[int, CaseRecord]] = {}
         #: The last located suite per document, with the parse it was located in.
-        self._located: dict[str, tuple[YamlDocument, SuiteLocation | None]] = {}
+        self._located: dict[
+            str, tuple[YamlDocument, frozenset[int] | None, SuiteLocation | None]
+        ] = {}
 
     # -- results -----------------------------------------------------------------------------
 
@@ -206,10 +208,11 @@ class InlineResults:
                 previous.regraded.difference_update(turns)
 
     def current(
-        self, parsed: Parsed | None, uri: str
+        self, parsed: Parsed | None, uri: str, *, every_case: bool = True
     ) -> tuple[SuiteLocation | None, dict[int, CaseRecord]]:
         """The suite's locations and the results still valid for the document's text (stale
-        ones are dropped here)."""
+        ones are dropped here). `every_case=False`: only the cases with results are located
+        (all that diagnostics and hints need; a large suite takes long to walk)."""
         from holodeck_lsp.server.run_locations import locate_suite
 
         cases = self.records.get(uri)
@@ -218,14 +221,14 @@ class InlineResults:
                 self.records.pop(uri, None)
                 self._located.pop(uri, None)
             return None, {}
+        wanted = None if every_case else frozenset(cases or ())
         located = self._located.get(uri)
-        if located is not None and located[0] is parsed.document:
-            suite = located[1]
+        if located is not None and located[0] is parsed.document and located[1] in (None, wanted):
+            suite = located[2]
         else:
-            # Once per version: lenses, hints and each publish of a version ask for it, and a
-            # large suite takes tens of milliseconds to walk.
-            suite = locate_suite(parsed.document.root)
-            self._located[uri] = (parsed.document, suite)
+            # Once per version: lenses, hints and each publish of a version ask for it.
+            suite = locate_suite(parsed.document.root, wanted)
+            self._located[uri] = (parsed.document, wanted, suite)
         if not cases:
             return suite, {}
         text = parsed.document.text
@@ -240,7 +243,7 @@ class InlineResults:
         """The run's diagnostics for this parse of the document (a `Contributor`)."""
         if not self.records.get(uri):
             return []
-        suite, cases = self.current(parsed, uri)
+        suite, cases = self.current(parsed, uri, every_case=False)
         return [] if suite is None else self.diagnostics(suite, cases, parsed.converter)
 
     @staticmethod

@@ -66,6 +66,8 @@ RUN_ALL: Final = "holodeck.runAll"
 RUN_CASE: Final = "holodeck.runCase"
 RUN_TURN: Final = "holodeck.runTurn"
 REGRADE_CASE: Final = "holodeck.regradeCase"
+CANCEL_RUN: Final = "holodeck.cancelRun"
+LAST_REPORT: Final = "holodeck.lastRunReport"
 RESULT_NOTIFICATION: Final = "holodeck/runResult"
 UNTRUSTED_MESSAGE: Final = (
     "HoloDeck: running tests is disabled in an untrusted workspace — a run executes the "
@@ -213,10 +215,12 @@ class Runner:
         self._cassette: tuple[Path, float, Cassette] | None = None
         self._regrades: set[asyncio.Future[None]] = set()
         self._warmed = False
+        #: The last report of a run (not a re-grade) started from each document.
+        self.reports: dict[str, TestReport] = {}
 
     # -- lenses and hints ----------------------------------------------------------------------
 
-    def _agent_of(self, uri: str) -> str | None:
+    def agent_of(self, uri: str) -> str | None:
         """The agent a document's cases belong to: itself, or for a `test_cases_file`
         include the (first, by URI) agent that includes it."""
         engine = self.server.diagnostics_engine
@@ -226,7 +230,7 @@ class Runner:
         return including[0] if including else None
 
     async def code_lenses(self, uri: str) -> list[types.CodeLens]:
-        if self._agent_of(uri) is None:
+        if self.agent_of(uri) is None:
             return []
         parsed = await parsed_documents(self.server).get(uri)
         suite, cases = self.results.current(parsed, uri)
@@ -277,7 +281,7 @@ class Runner:
         if uri not in self.results.records:
             return []
         parsed = await parsed_documents(self.server).get(uri)
-        suite, cases = self.results.current(parsed, uri)
+        suite, cases = self.results.current(parsed, uri, every_case=False)
         if parsed is None or suite is None:
             return []
         return self.results.inlay_hints(suite, cases, parsed.converter)
@@ -442,7 +446,7 @@ class Runner:
             raise RunRefused("open the agent file to run it")
         parsed = await parsed_documents(self.server).get(uri)
         text = parsed.document.text if parsed else document.source
-        agent_uri = self._agent_of(uri)
+        agent_uri = self.agent_of(uri)
         if agent_uri is None:
             raise RunRefused(f"no agent file includes {path.name} (test_cases_file)")
         agent_path = uri_to_path(agent_uri)
@@ -493,6 +497,27 @@ class Runner:
         raise RunRefused(
             f"cassette {configured!r} (setting holodeck.cassettePath) not found: {tried}"
         )
+
+    def cancel(self, arguments: list[Any]) -> dict[str, str]:
+        """`holodeck.cancelRun [uri]`: stop the document's run (as cancelling its progress
+        does); answers `cancelling` or `idle` when nothing runs."""
+        uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        handle = self.running.get(uri) if uri is not None else None
+        if handle is None:
+            return {"status": "idle"}
+        handle.cancel()
+        return {"status": "cancelling"}
+
+    def last_report(self, arguments: list[Any]) -> dict[str, str]:
+        """`holodeck.lastRunReport [uri]`: the document's last run as Markdown (the report
+        `holodeck-lsp run --format markdown` writes)."""
+        from holodeck_lsp.engine.reports.markdown import render
+
+        uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        report = self.reports.get(uri) if uri is not None else None
+        if report is None:
+            return {"status": "none", "reason": "no run of this file in this session yet"}
+        return {"status": "done", "markdown": render(report)}
 
     def _overridden(self, agent: Agent) -> tuple[Agent, list[str]]:
         from holodeck_lsp.server.backend_overrides import OverrideError, with_backend_overrides
@@ -606,6 +631,8 @@ class Runner:
             log.exception("run of %s failed", uri)
             self._end_progress(token, f"failed: {error}")
             raise RunRefused(f"the run failed: {type(error).__name__}: {error}") from error
+        if not regrade:
+            self.reports[uri] = report
         summary = report.summary
         cancelled = report.environment.get("cancelled") == "true"
         self._end_progress(
@@ -759,5 +786,13 @@ def register(server: HolodeckServer) -> Runner:
     @server.command(RUN_TURN)
     async def run_turn(*arguments: Any) -> Any:
         return await runner.execute(list(arguments), case_wanted=True, turn_wanted=True)
+
+    @server.command(CANCEL_RUN)
+    def cancel_run(*arguments: Any) -> Any:
+        return runner.cancel(list(arguments))
+
+    @server.command(LAST_REPORT)
+    def last_run_report(*arguments: Any) -> Any:
+        return runner.last_report(list(arguments))
 
     return runner

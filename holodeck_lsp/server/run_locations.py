@@ -10,7 +10,7 @@ their index in that list, which is their index in the agent's suite.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -45,6 +45,8 @@ class TurnLocation:
     tools: tuple[ToolEntry, ...] = ()
     #: Metric / grader entries of the turn's (or case's) `evaluations`, by every name they carry.
     metrics: dict[str, Span] = field(default_factory=dict)
+    #: Where the turn's text ends (a single turn: the case's end).
+    end: Point | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,9 @@ class CaseLocation:
     start_offset: int
     end_offset: int
     turns: tuple[TurnLocation, ...]
+    end: Point = (0, 0)
+    #: The case's `name:` when it is a plain scalar.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +128,9 @@ def _tools(node: Node | None) -> tuple[ToolEntry, ...]:
     return tuple(entries)
 
 
-def _turn(index: int, node: Node, start: Point, inherited: dict[str, Span]) -> TurnLocation:
+def _turn(
+    index: int, node: Node, start: Point, inherited: dict[str, Span], end: Point
+) -> TurnLocation:
     found = _get(node, "input")
     input_span = _key_value_span(found) if found is not None else (start, start)
     truth = _get(node, "ground_truth")
@@ -137,11 +144,13 @@ def _turn(index: int, node: Node, start: Point, inherited: dict[str, Span]) -> T
         ground_truth=_key_value_span(truth) if truth is not None else None,
         tools=_tools(tools[1] if tools else None),
         metrics=metrics,
+        end=end,
     )
 
 
-def locate_suite(root: Node | None) -> SuiteLocation | None:
-    """The suite's locations, or None when the file has no list of test cases of its own."""
+def locate_suite(root: Node | None, only: Collection[int] | None = None) -> SuiteLocation | None:
+    """The suite's locations, or None when the file has no list of test cases of its own;
+    with `only`, just those cases are located (the others are left out of `cases`)."""
     suite_metrics: dict[str, Span] = {}
     if isinstance(root, SequenceNode):  # an include: the list itself
         key: Node = root
@@ -159,21 +168,31 @@ def locate_suite(root: Node | None) -> SuiteLocation | None:
     cases: list[CaseLocation] = []
     if isinstance(cases_node, SequenceNode):
         for index, case in enumerate(cases_node.value):
-            if not isinstance(case, MappingNode):
+            if not isinstance(case, MappingNode) or (only is not None and index not in only):
                 continue
             evaluations = _get(case, "evaluations")
             case_metrics = _metric_spans(evaluations[1] if evaluations else None)
-            start = (case.start_mark.line, case.start_mark.column)
+            start, end = span_of(case)
             turns_pair = _get(case, "turns")
             if turns_pair is not None and isinstance(turns_pair[1], SequenceNode):
                 turns = tuple(
-                    _turn(n, turn, (turn.start_mark.line, turn.start_mark.column), case_metrics)
+                    _turn(n, turn, span_of(turn)[0], case_metrics, span_of(turn)[1])
                     for n, turn in enumerate(turns_pair[1].value)
                 )
             else:
-                turns = (_turn(0, case, start, case_metrics),)
+                turns = (_turn(0, case, start, case_metrics, end),)
+            named = _get(case, "name")
+            name = named[1].value if named and isinstance(named[1], ScalarNode) else None
             cases.append(
-                CaseLocation(index, start, case.start_mark.index, case.end_mark.index, turns)
+                CaseLocation(
+                    index,
+                    start,
+                    case.start_mark.index,
+                    case.end_mark.index,
+                    turns,
+                    end,
+                    None if name is None else str(name),
+                )
             )
     return SuiteLocation((key.start_mark.line, key.start_mark.column), tuple(cases), suite_metrics)
 

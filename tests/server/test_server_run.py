@@ -356,8 +356,9 @@ def fail(context):
 """
 
 
+@pytest.mark.parametrize("how", ["progress", "command"])
 async def test_cancelling_the_progress_cancels_the_run(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, tmp_path: Path, how: str
 ) -> None:
     document_uri = await start(client, tmp_path, trusted=True)
     (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
@@ -372,7 +373,10 @@ async def test_cancelling_the_progress_cancels_the_run(
     while not any(client.progress_reports.values()):
         await asyncio.sleep(0.001)
     [token] = client.progress_reports
-    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    if how == "progress":
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    else:  # `holodeck.cancelRun`, for clients that show runs their own way (a Testing view)
+        assert await run(client, "holodeck.cancelRun", document_uri) == {"status": "cancelling"}
     answer = await running
     assert answer["status"] == "cancelled"
     turns = answer["results"][0]["turns"]
@@ -496,3 +500,44 @@ async def test_cases_in_an_include_run_from_the_include(
     change_file(client, include_uri, INCLUDED_CASES.replace('"q2"', '"q3"'), version=2)
     answer = await run(client, "holodeck.runCase", include_uri, 1)
     assert answer["status"] == "refused" and "save cases.yaml" in answer["reason"]
+
+
+async def discover(client: LanguageClient, document_uri: str) -> Any:
+    return await asyncio.wait_for(
+        client.protocol.send_request_async("holodeck/discoverTests", {"uri": document_uri}),
+        TIMEOUT,
+    )
+
+
+async def test_discover_tests_lists_cases_and_turns_with_ranges(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=False)
+    found = await discover(client, document_uri)
+    assert found.uri == document_uri and found.agentUri == document_uri
+    assert found.range.start.line == CASES_LINE - 1  # `test_cases:`
+    first, second = found.cases
+    assert (first.index, first.name, second.index, second.name) == (0, "two-turns", 1, "single")
+    assert (first.range.start.line, first.range.end.line) == (CASES_LINE, SINGLE_LINE)
+    assert [(t.index, t.range.start.line, t.inputRange.start.line) for t in first.turns] == [
+        (0, TURN0_LINE, TURN0_LINE),
+        (1, TURN1_LINE, TURN1_LINE),
+    ]
+    [single] = second.turns
+    assert (single.index, single.range.start.line, single.inputRange.start.line) == (
+        0,
+        SINGLE_LINE,
+        SINGLE_LINE + 1,
+    )
+    (tmp_path / "notes.yaml").write_text("a: 1\n", encoding="utf-8")
+    assert await discover(client, open_file(client, tmp_path / "notes.yaml")) is None
+
+
+async def test_last_run_report_and_cancel_run(client: LanguageClient, tmp_path: Path) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    assert (await run(client, "holodeck.lastRunReport", document_uri))["status"] == "none"
+    assert (await run(client, "holodeck.cancelRun", document_uri)) == {"status": "idle"}
+    await run(client, "holodeck.runAll", document_uri)
+    report = await run(client, "holodeck.lastRunReport", document_uri)
+    assert report["status"] == "done"
+    assert "two-turns" in report["markdown"] and "single" in report["markdown"]
