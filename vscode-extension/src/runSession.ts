@@ -1,0 +1,137 @@
+// Reports one Testing-view run into a TestRun-like sink: marks the covered turns started,
+// then maps each server answer (RunResponse) onto the items. Generic over the item type so
+// the unit tests can drive it with plain objects.
+import { isRunResponse, type TestResultJson } from "./protocol";
+import { caseOutcomes, caseSummary, type MessageSpec, type TurnOutcome } from "./resultMessages";
+import type { RunStep } from "./runPlan";
+import { covers } from "./runPlan";
+import type { TestRef } from "./testIds";
+
+export interface RunSink<I> {
+  started(item: I): void;
+  passed(item: I, durationMs?: number): void;
+  failed(item: I, messages: MessageSpec[], durationMs?: number): void;
+  errored(item: I, messages: MessageSpec[], durationMs?: number): void;
+  skipped(item: I): void;
+  output(text: string, item?: I): void;
+}
+
+export interface ItemLookup<I> {
+  item(ref: TestRef): I | undefined;
+  /** The turn refs under `ref` (a turn: itself), from the current tree. */
+  turnsUnder(ref: TestRef): TestRef[];
+}
+
+export interface StepSummary {
+  status: "done" | "cancelled" | "refused" | "invalid";
+  passed: number;
+  failed: number;
+  reason?: string;
+}
+
+function key(ref: TestRef): string {
+  return ref.kind === "turn" ? `${ref.caseIndex}/${ref.turnIndex}` : "";
+}
+
+export class RunSession<I> {
+  constructor(
+    private readonly sink: RunSink<I>,
+    private readonly lookup: ItemLookup<I>,
+  ) {}
+
+  begin(step: RunStep): void {
+    for (const ref of this.lookup.turnsUnder(step.ref)) {
+      const item = this.lookup.item(ref);
+      if (item !== undefined) this.sink.started(item);
+    }
+  }
+
+  /** Refuse a step without asking the server (untrusted workspace, no server). */
+  refuse(step: RunStep, reason: string): StepSummary {
+    return this.finish(step, { status: "refused", reason });
+  }
+
+  finish(step: RunStep, response: unknown): StepSummary {
+    const turns = this.lookup.turnsUnder(step.ref);
+    if (!isRunResponse(response)) {
+      this.erroredAll(turns, "holodeck-lsp gave no run result (see the HoloDeck output channel)");
+      return { status: "invalid", passed: 0, failed: 0 };
+    }
+    if (response.status === "refused") {
+      // Not a test failure: the run could not start (untrusted, busy, errors in the file...).
+      this.erroredAll(turns, `not run: ${response.reason}`);
+      return { status: "refused", passed: 0, failed: 0, reason: response.reason };
+    }
+    const reported = new Set<string>();
+    let passed = 0;
+    let failed = 0;
+    response.results.forEach((result, position) => {
+      const caseIndex = result.test_index ?? this.caseIndexByPosition(step, position);
+      if (caseIndex === undefined) return;
+      for (const outcome of caseOutcomes(result)) {
+        const ref: TestRef = { kind: "turn", uri: step.ref.uri, caseIndex, turnIndex: outcome.turnIndex };
+        if (!covers(step.ref, ref)) continue; // context turns of a runTurn are not graded
+        reported.add(key(ref));
+        this.report(ref, outcome);
+        if (outcome.state === "passed") passed++;
+        else if (outcome.state !== "skipped") failed++;
+      }
+      if (step.ref.kind !== "turn") this.reportCase(step.ref.uri, caseIndex, result);
+    });
+    const why = response.status === "cancelled" ? "cancelled" : "no result for this turn";
+    for (const ref of turns) {
+      if (reported.has(key(ref))) continue;
+      const item = this.lookup.item(ref);
+      if (item === undefined) continue;
+      this.sink.output(`not run: ${why}\r\n`, item);
+      this.sink.skipped(item);
+    }
+    return { status: response.status, passed, failed };
+  }
+
+  private caseIndexByPosition(step: RunStep, position: number): number | undefined {
+    // Only a single-case step can place a result without its test_index.
+    if (step.ref.kind === "case" || step.ref.kind === "turn") return position === 0 ? step.ref.caseIndex : undefined;
+    return undefined;
+  }
+
+  private report(ref: TestRef, outcome: TurnOutcome): void {
+    const item = this.lookup.item(ref);
+    if (item === undefined) return;
+    switch (outcome.state) {
+      case "passed":
+        this.sink.passed(item, outcome.durationMs);
+        return;
+      case "failed":
+        this.sink.failed(item, outcome.messages, outcome.durationMs);
+        return;
+      case "errored":
+        this.sink.errored(item, outcome.messages, outcome.durationMs);
+        return;
+      case "skipped":
+        // TestRun.skipped takes no message: the reason goes to the item's output.
+        for (const message of outcome.messages) this.sink.output(`skipped: ${message.text}\r\n`, item);
+        this.sink.skipped(item);
+        return;
+    }
+  }
+
+  private reportCase(uri: string, caseIndex: number, result: TestResultJson): void {
+    const item = this.lookup.item({ kind: "case", uri, caseIndex });
+    if (item === undefined) return;
+    const summary = caseSummary(result);
+    const message: MessageSpec[] = [{ kind: "text", text: summary.text }];
+    const duration = result.execution_time_ms || undefined;
+    if (summary.state === "passed") this.sink.passed(item, duration);
+    else if (summary.state === "skipped") this.sink.skipped(item);
+    else if (summary.state === "errored") this.sink.errored(item, message, duration);
+    else this.sink.failed(item, message, duration);
+  }
+
+  private erroredAll(turns: TestRef[], text: string): void {
+    for (const ref of turns) {
+      const item = this.lookup.item(ref);
+      if (item !== undefined) this.sink.errored(item, [{ kind: "text", text }]);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// The Testing view's tree for one document: file -> cases -> turns, built from the server's
+// `holodeck/discoverTests` answer. Written against the structural shape of vscode.TestItem
+// (the unit tests pass a stand-in), and reusing existing items so VS Code keeps their state.
+import type { Discovery, LspRange } from "./protocol";
+import { caseId, turnId } from "./testIds";
+
+export interface ItemCollectionLike<I> {
+  get(id: string): I | undefined;
+  replace(items: readonly I[]): void;
+}
+
+export interface TestItemLike<R> {
+  readonly id: string;
+  label: string;
+  description?: string;
+  range: R | undefined;
+  canResolveChildren: boolean;
+}
+
+export interface TreeFactory<I extends TestItemLike<R>, R> {
+  createItem(id: string, label: string, uri: string): I;
+  toRange(range: LspRange): R;
+  children(item: I): ItemCollectionLike<I>;
+}
+
+export function caseLabel(index: number, name: string | null): string {
+  return name !== null && name !== "" ? name : `test_cases[${index}]`;
+}
+
+export function turnLabel(index: number): string {
+  return `turn ${index}`;
+}
+
+/** Fill `file`'s children from `discovery` (null: the document has no tests right now). */
+export function syncFileItem<I extends TestItemLike<R>, R>(
+  factory: TreeFactory<I, R>,
+  file: I,
+  discovery: Discovery | null,
+): void {
+  file.canResolveChildren = false;
+  const cases = factory.children(file);
+  if (discovery === null) {
+    cases.replace([]);
+    file.range = undefined;
+    return;
+  }
+  const uri = discovery.uri;
+  file.range = factory.toRange(discovery.range);
+  cases.replace(
+    discovery.cases.map((found) => {
+      const item = reuse(factory, cases, caseId(uri, found.index), caseLabel(found.index, found.name), uri);
+      item.range = factory.toRange(found.range);
+      item.description = found.turns.length > 1 ? `${found.turns.length} turns` : undefined;
+      const turns = factory.children(item);
+      turns.replace(
+        found.turns.map((turn) => {
+          const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index), uri);
+          child.range = factory.toRange(turn.range);
+          return child;
+        }),
+      );
+      return item;
+    }),
+  );
+  if (discovery.agentUri !== uri) {
+    file.description = `cases of ${discovery.agentUri.split("/").pop() ?? discovery.agentUri}`;
+  }
+}
+
+function reuse<I extends TestItemLike<R>, R>(
+  factory: TreeFactory<I, R>,
+  collection: ItemCollectionLike<I>,
+  id: string,
+  label: string,
+  uri: string,
+): I {
+  const existing = collection.get(id);
+  if (existing !== undefined) {
+    existing.label = label; // a renamed case keeps its id (ids are by index)
+    return existing;
+  }
+  return factory.createItem(id, label, uri);
+}

@@ -1,0 +1,86 @@
+// Server answers as holodeck-lsp sends them (shapes from holodeck_lsp/server/test_discovery.py
+// and holodeck_lsp/schema/results.py).
+import type { Discovery, LspRange, MetricResultJson, TestResultJson, TurnResultJson } from "../src/protocol";
+
+export const URI = "file:///work/suite/agent.yaml";
+
+export function range(startLine: number, endLine: number, endCharacter = 0, startCharacter = 0): LspRange {
+  return { start: { line: startLine, character: startCharacter }, end: { line: endLine, character: endCharacter } };
+}
+
+/** Case 0 "single" (single-turn, lines 8-10); case 1 unnamed, two turns (lines 11-16). */
+export function discovery(uri = URI): Discovery {
+  return {
+    uri,
+    agentUri: uri,
+    range: range(7, 7, 11),
+    cases: [
+      { index: 0, name: "single", range: range(8, 10, 20), turns: [{ index: 0, range: range(8, 10, 20), inputRange: range(9, 9, 20, 4) }] },
+      {
+        index: 1,
+        name: null,
+        range: range(11, 16, 30),
+        turns: [
+          { index: 0, range: range(13, 14, 30), inputRange: range(13, 13, 30, 8) },
+          { index: 1, range: range(15, 16, 30), inputRange: range(15, 15, 30, 8) },
+        ],
+      },
+    ],
+  };
+}
+
+export function metric(overrides: Partial<MetricResultJson>): MetricResultJson {
+  return { metric_name: "numeric", kind: "standard", score: 1, threshold: null, passed: true, skipped: false, error: null, reasoning: null, ...overrides };
+}
+
+export function turn(overrides: Partial<TurnResultJson>): TurnResultJson {
+  return {
+    turn_index: 0,
+    input: "q",
+    response: "a",
+    ground_truth: null,
+    tools_matched: null,
+    arg_match_details: null,
+    metric_results: [],
+    passed: true,
+    execution_time_ms: 1200,
+    errors: [],
+    skipped: false,
+    ...overrides,
+  };
+}
+
+export function multiTurn(index: number, turns: TurnResultJson[], name: string | null = null): TestResultJson {
+  return {
+    test_name: name,
+    test_index: index,
+    test_input: turns[0]?.input ?? "",
+    agent_response: null,
+    tools_matched: null,
+    arg_match_details: null,
+    metric_results: [],
+    ground_truth: null,
+    passed: turns.every((t) => t.passed),
+    execution_time_ms: turns.reduce((n, t) => n + t.execution_time_ms, 0),
+    errors: [],
+    turns,
+  };
+}
+
+export function singleTurn(index: number, overrides: Partial<TestResultJson>): TestResultJson {
+  return {
+    test_name: "single",
+    test_index: index,
+    test_input: "What is 2+2?",
+    agent_response: "4",
+    tools_matched: null,
+    arg_match_details: null,
+    metric_results: [],
+    ground_truth: "4",
+    passed: true,
+    execution_time_ms: 900,
+    errors: [],
+    turns: null,
+    ...overrides,
+  };
+}
