@@ -1,0 +1,271 @@
+// Shared by vscode_screenshot.mjs and vscode_run_test.mjs: a scratch folder, the packaged
+// extension installed into a scratch code-server, user settings, code-server started on a
+// free port, headless Chromium (playwright-core) on the workbench with a folder open, logs
+// collected, everything stopped and cleaned up. See README.md beside this file.
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, "..", "..");
+
+// ---------------------------------------------------------------- arguments
+/** Common options; `extra` maps more flags to handlers `(o, next) => void`. */
+export function parseArgs(argv, scriptUrl, extra = {}) {
+  const o = {
+    vsix: null, build: false, out: null, codeServer: null,
+    serverPath: path.join(REPO, ".venv", "bin", "holodeck-lsp"),
+    chromium: "/usr/bin/chromium", width: 1280, height: 800, keep: false, timeoutMs: 120000,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => { if (i + 1 >= argv.length) throw new Error(`${a} needs a value`); return argv[++i]; };
+    switch (a) {
+      case "--vsix": o.vsix = path.resolve(next()); break;
+      case "--build": o.build = true; break;
+      case "--out": o.out = path.resolve(next()); break;
+      case "--code-server": o.codeServer = path.resolve(next()); break;
+      case "--server-path": o.serverPath = path.resolve(next()); break;
+      case "--chromium": o.chromium = next(); break;
+      case "--width": o.width = Number(next()); break;
+      case "--height": o.height = Number(next()); break;
+      case "--keep": o.keep = true; break;
+      case "--timeout-ms": o.timeoutMs = Number(next()); break;
+      case "-h": case "--help":
+        console.log(fs.readFileSync(fileURLToPath(scriptUrl), "utf8").split("\nimport ")[0]);
+        process.exit(0);
+      default:
+        if (extra[a]) { extra[a](o, next); break; }
+        throw new Error(`unknown argument ${a}`);
+    }
+  }
+  return o;
+}
+
+const T0 = Date.now();
+export const timings = {};
+export function log(msg) {
+  console.log(`[e2e ${((Date.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+}
+export async function timed(name, fn) {
+  const t = Date.now();
+  try { return await fn(); } finally { timings[name] = (Date.now() - t) / 1000; }
+}
+
+// ---------------------------------------------------------------- helpers
+export function findVsix(build) {
+  const ext = path.join(REPO, "vscode-extension");
+  if (build) {
+    log("building the .vsix: npm ci && npm run package (vscode-extension/)");
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: ext, stdio: "inherit" });
+    execFileSync("npm", ["run", "package"], { cwd: ext, stdio: "inherit" });
+  }
+  const found = fs.existsSync(ext)
+    ? fs.readdirSync(ext).filter((f) => /^holodeck-lsp-.*\.vsix$/.test(f))
+        .map((f) => path.join(ext, f))
+        .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)
+    : [];
+  if (found.length === 0) {
+    throw new Error("no vscode-extension/holodeck-lsp-*.vsix: build it (cd vscode-extension && npm ci && npm run package), or pass --build / --vsix");
+  }
+  return found[0];
+}
+
+export function installCodeServer() {
+  const r = spawnSync("bash", [path.join(HERE, "install_code_server.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (r.status !== 0) throw new Error(`install_code_server.sh failed (exit ${r.status})`);
+  const lines = r.stdout.trim().split("\n");
+  return lines[lines.length - 1];
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+export async function waitHttp(url, timeoutMs, proc) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (proc.exitCode !== null) throw new Error(`code-server exited with ${proc.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+export function findFiles(dir, re, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) findFiles(p, re, out);
+    else if (re.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+export const BASE_SETTINGS = {
+  // no trust prompt: every folder is trusted (the scratch copy is ours)
+  "security.workspace.trust.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.welcomePage.walkthroughs.openOnInstall": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "chat.commandCenter.enabled": false,
+  "extensions.ignoreRecommendations": true,
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "git.enabled": false,
+  "window.menuBarVisibility": "classic",
+  "editor.fontSize": 13,
+  "editor.minimap.enabled": false,
+  "editor.stickyScroll.enabled": false,
+  "editor.occurrencesHighlight": "off",
+};
+
+/**
+ * Run `body(ctx)` against a fresh code-server + Chromium with the sample copied to
+ * `ctx.dirs.workspace` (after `prepare(workspaceDir)` changed the copy). `settings` is
+ * merged over BASE_SETTINGS and `holodeck.server.path`. ctx: { page, dirs, shot(name),
+ * runCommand(label), scratch }. Cleans up; the scratch folder is kept on failure or --keep.
+ */
+export async function withSession(o, { prefix = "holodeck-e2e-", sample = "financial-assistant", prepare = () => {}, settings = {} }, body) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dirs = {
+    userData: path.join(scratch, "user-data"),
+    extensions: path.join(scratch, "extensions"),
+    logs: path.join(scratch, "logs"),
+    shots: path.join(scratch, "screenshots"),
+    xdg: path.join(scratch, "xdg"),
+    workspace: path.join(scratch, "workspace", sample),
+  };
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+  log(`scratch folder: ${scratch}`);
+
+  let codeServer; let browser; let ok = false;
+  try {
+    if (!fs.existsSync(o.serverPath)) {
+      throw new Error(`${o.serverPath} not found: python3 -m venv .venv && .venv/bin/pip install -e . (or pass --server-path)`);
+    }
+    const vsix = o.vsix ?? findVsix(o.build);
+    log(`extension: ${vsix}`);
+    const csBin = o.codeServer ?? await timed("install_code_server", async () => installCodeServer());
+    // workspace: a copy of the sample (sample/ itself is never touched)
+    fs.cpSync(path.join(REPO, "sample", sample), dirs.workspace, { recursive: true });
+    const prepared = await prepare(dirs.workspace);
+
+    const env = {
+      ...process.env,
+      // keep code-server's own config.yaml / state out of $HOME
+      XDG_CONFIG_HOME: path.join(dirs.xdg, "config"),
+      XDG_DATA_HOME: path.join(dirs.xdg, "data"),
+      XDG_CACHE_HOME: path.join(dirs.xdg, "cache"),
+    };
+    const csCommon = ["--user-data-dir", dirs.userData, "--extensions-dir", dirs.extensions];
+    log(`code-server: ${csBin} (${execFileSync(csBin, ["--version"], { encoding: "utf8", env }).trim().split("\n").pop()})`);
+
+    await timed("install_vsix", async () => {
+      const r = spawnSync(csBin, [...csCommon, "--install-extension", vsix], { env, encoding: "utf8" });
+      fs.writeFileSync(path.join(dirs.logs, "install-extension.log"), `${r.stdout}\n${r.stderr}`);
+      if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) {
+        throw new Error(`--install-extension failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
+      }
+    });
+    log(`installed ${path.basename(vsix)}: ${fs.readdirSync(dirs.extensions).filter((f) => !f.endsWith(".json")).join(", ")}`);
+
+    const userDir = path.join(dirs.userData, "User");
+    fs.mkdirSync(userDir, { recursive: true });
+    fs.writeFileSync(path.join(userDir, "settings.json"), JSON.stringify({
+      "holodeck.server.path": o.serverPath, ...BASE_SETTINGS, ...settings,
+    }, null, 2));
+
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const csLog = fs.openSync(path.join(dirs.logs, "code-server.log"), "a");
+    await timed("start_code_server", async () => {
+      codeServer = spawn(csBin, [
+        "--bind-addr", `127.0.0.1:${port}`, "--auth", "none",
+        "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+        "--disable-getting-started-override", "--ignore-last-opened",
+        ...csCommon,
+      ], { env, stdio: ["ignore", csLog, csLog], detached: true });
+      await waitHttp(`${url}healthz`, o.timeoutMs, codeServer);
+    });
+    log(`code-server up on ${url} (pid ${codeServer.pid}, log ${path.join(dirs.logs, "code-server.log")})`);
+
+    browser = await chromium.launch({
+      executablePath: o.chromium,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    const page = await browser.newPage({ viewport: { width: o.width, height: o.height }, deviceScaleFactor: 1 });
+    page.setDefaultTimeout(o.timeoutMs);
+    const consoleLog = fs.createWriteStream(path.join(dirs.logs, "browser-console.log"));
+    page.on("console", (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+    page.on("pageerror", (e) => consoleLog.write(`[pageerror] ${e.stack ?? e}\n`));
+
+    const shot = async (name) => {
+      const p = path.join(dirs.shots, `${name}.png`);
+      await page.screenshot({ path: p });
+      log(`screenshot ${p}`);
+      return p;
+    };
+    const runCommand = async (label) => {
+      await page.keyboard.press("F1");
+      const input = page.locator(".quick-input-widget input");
+      await input.waitFor();
+      await input.fill(`>${label}`);
+      await page.locator(".quick-input-widget .monaco-list-row", { hasText: label }).first().waitFor();
+      await page.keyboard.press("Enter");
+    };
+
+    await timed("workbench_load", async () => {
+      await page.goto(`${url}?folder=${encodeURIComponent(dirs.workspace)}`);
+      await page.locator(".monaco-workbench").waitFor();
+      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor();
+    });
+    log("workbench loaded");
+
+    try {
+      await body({ page, dirs, shot, runCommand, scratch, prepared });
+    } catch (e) {
+      await shot("failure").catch(() => {});
+      throw e;
+    }
+    ok = true;
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    if (codeServer && codeServer.exitCode === null) {
+      try { process.kill(-codeServer.pid, "SIGTERM"); } catch { /* gone */ }
+    }
+    // the extension's "HoloDeck" output channel (server start, errors) -> logs/HoloDeck-output.log
+    const hoLogs = findFiles(dirs.userData, /^HoloDeck.*\.log$/);
+    hoLogs.forEach((f, i) => fs.copyFileSync(f, path.join(dirs.logs, `HoloDeck-output${i ? `-${i}` : ""}.log`)));
+    log(`timings (s): ${JSON.stringify(timings)}`);
+    log(`logs (code-server, browser console, install-extension, HoloDeck output channel): ${dirs.logs}`);
+    if (ok && !o.keep) {
+      log(`screenshots: ${dirs.shots} (scratch folder removed except screenshots; pass --keep to keep all)`);
+      for (const d of ["user-data", "extensions", "xdg", "workspace"]) fs.rmSync(path.join(scratch, d), { recursive: true, force: true });
+    } else {
+      log(`scratch folder kept: ${scratch}`);
+    }
+  }
+}
+
+/** Open `name` from the Explorer and wait for its text. */
+export async function openFromExplorer(page, name, hasText) {
+  await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${name}"]`).first().click();
+  await page.locator(".editor-instance .monaco-editor .view-lines", { hasText }).first().waitFor();
+}
