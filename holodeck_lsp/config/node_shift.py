@@ -138,29 +138,25 @@ def _replace(node: _MovedMapping | _MovedSequence, value: list[Any]) -> None:
         node.pending = None
 
 
-class _MovedMapping(MappingNode):
-    __slots__ = ("entries", "pending")
+class _CopiedOnRead:
+    """A moved collection node whose `value` (its children) is copied on first read."""
+
+    __slots__ = ()
     pending: _Pending | None
     entries: list[Any] | None
 
     @property
     def value(self) -> list[Any]:
-        return _copied(self)
+        return _copied(self)  # type: ignore[arg-type]
 
     @value.setter
     def value(self, value: list[Any]) -> None:
-        _replace(self, value)
+        _replace(self, value)  # type: ignore[arg-type]
 
 
-class _MovedSequence(SequenceNode):
+class _MovedMapping(_CopiedOnRead, MappingNode):
     __slots__ = ("entries", "pending")
-    pending: _Pending | None
-    entries: list[Any] | None
 
-    @property
-    def value(self) -> list[Any]:
-        return _copied(self)
 
-    @value.setter
-    def value(self, value: list[Any]) -> None:
-        _replace(self, value)
+class _MovedSequence(_CopiedOnRead, SequenceNode):
+    __slots__ = ("entries", "pending")

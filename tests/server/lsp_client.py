@@ -55,13 +55,16 @@ async def initialize(
     diagnostics: str = "push",
     encodings: list[str] | None = None,
     settings: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> types.InitializeResult:
+    """Initialize a session; `progress`: the client takes `window/workDoneProgress` (runs)."""
     if settings is not None:
         client.set_configuration(settings, section="holodeck")
     capabilities = types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=encodings)
         if encodings
         else None,
+        window=types.WindowClientCapabilities(work_done_progress=True) if progress else None,
         workspace=types.WorkspaceClientCapabilities(configuration=True),
         text_document=types.TextDocumentClientCapabilities(
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),

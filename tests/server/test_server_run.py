@@ -13,7 +13,14 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import TIMEOUT, change_file, open_file, published, uri, wait_for
+from tests.server.lsp_client import (
+    TIMEOUT,
+    change_file,
+    initialize,
+    open_file,
+    published,
+    wait_for,
+)
 
 AGENT = """name: runs
 model:
@@ -96,22 +103,13 @@ async def start(
 ) -> str:
     """Like `lsp_client.initialize`, with the capabilities the run features use."""
     settings = {"cassettePath": "run.cassette.json"} if cassette else {}
-    client.set_configuration(settings, section="holodeck")
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True),
-                workspace=types.WorkspaceClientCapabilities(configuration=True),
-                text_document=types.TextDocumentClientCapabilities(
-                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-                        version_support=True
-                    )
-                ),
-            ),
-            root_uri=uri(root),
-            workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
-            initialization_options={"trusted": trusted, "diagnostics": diagnostics},
-        )
+    await initialize(
+        client,
+        root=root,
+        trusted=trusted,
+        diagnostics=diagnostics,
+        settings=settings,
+        progress=True,
     )
     document_uri = open_file(client, write_suite(root))
     if diagnostics != "pull":

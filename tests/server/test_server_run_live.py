@@ -26,10 +26,10 @@ from tests.server.lsp_client import (
     SERVER_COMMAND,
     SERVER_ENV,
     TIMEOUT,
+    initialize,
     make_client,
     open_file,
     published,
-    uri,
 )
 
 API_KEY = "sk-live-lsp-test-4c1d9e7a"
@@ -69,22 +69,7 @@ async def live_client(lsp_client: LanguageClient, workspace: Path) -> AsyncItera
     def on_result(params: Any) -> None:
         NOTIFIED.append(params)
 
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True),
-                workspace=types.WorkspaceClientCapabilities(configuration=True),
-                text_document=types.TextDocumentClientCapabilities(
-                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-                        version_support=True
-                    )
-                ),
-            ),
-            root_uri=uri(workspace),
-            workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name=workspace.name)],
-            initialization_options={"trusted": True},
-        )
-    )
+    await initialize(lsp_client, root=workspace, trusted=True, progress=True)
     yield
     await lsp_client.shutdown_session()
 
