@@ -12,7 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from holodeck_lsp.schema.results import MetricResult, TestReport, TestResult, TurnResult
+from holodeck_lsp.engine.reports.view import Block, failure_reasons, skip_reason
+from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 
 
 class TextStream(Protocol):
@@ -172,32 +173,19 @@ def summary_lines(report: TestReport, marks: _Marks | None = None) -> list[str]:
 
 
 def _failure_lines(result: TestResult) -> list[str]:
-    turns = result.turns
-    if turns is None:
-        reason = _first_reason(result.errors, result.metric_results, result.tools_matched)
-        return [f"      {reason}"]
+    # The reports' own wording, so the console names the arg or value that differed too.
+    if result.turns is None:
+        return [f"      {_first_reason(Block.of_case(result))}"]
     return [
-        f"      turn {turn.turn_index}: "
-        + _first_reason(turn.errors, turn.metric_results, turn.tools_matched)
-        for turn in turns
+        f"      turn {turn.turn_index}: {_first_reason(Block.of_turn(turn))}"
+        for turn in result.turns
         if not turn.passed
     ]
 
 
-def _first_reason(
-    errors: list[str], metrics: list[MetricResult], tools_matched: bool | None
-) -> str:
-    if errors:
-        return _one_line(errors[0])
-    if tools_matched is False:
-        return "expected tools were not called as asserted"
-    for metric in metrics:
-        if metric.passed is False:
-            name = metric.metric_name
-            if metric.error:
-                return _one_line(f"{name}: {metric.error}")
-            return f"{name} failed (score {metric.score:g})"
-    return "failed"
+def _first_reason(block: Block) -> str:
+    reasons = skip_reason(block) if block.skipped else failure_reasons(block)[0]
+    return _one_line(reasons)
 
 
 def _one_line(text: str, limit: int = 160) -> str:

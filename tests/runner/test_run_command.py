@@ -93,7 +93,9 @@ def test_a_failing_case_exits_1(suite: Path, capsys: pytest.CaptureFixture[str])
     tape = cassette(suite, ("206588", "999", "yes"))
     assert main(["run", str(suite), "--replay", str(tape)]) == 1
     printed = capsys.readouterr().out
-    assert "FAILED  sums" in printed and "turn 1: equality" in printed
+    assert "FAILED  sums" in printed
+    # the console gives the reports' reason: the metric and the values that differed
+    assert 'turn 1: metric \'equality\' failed: score 0 < threshold 1 ("999" ≠ "181001")' in printed
 
 
 def test_a_stale_cassette_fails_the_case_not_the_run(

@@ -345,6 +345,31 @@ async def test_ollama_uses_its_openai_compatible_endpoint(
     await default.aclose()
 
 
+@pytest.mark.parametrize(
+    ("ollama_host", "base_url"),
+    [
+        ("127.0.0.1:8765", "http://127.0.0.1:8765/v1"),
+        ("myhost", "http://myhost:11434/v1"),
+        ("https://ollama.example.com:443/", "https://ollama.example.com/v1"),
+        ("", "http://localhost:11434/v1"),
+    ],
+)
+async def test_ollama_without_endpoint_follows_ollama_host(
+    tmp_path: Path, ollama_host: str, base_url: str
+) -> None:
+    agent = load(tmp_path, "  provider: ollama\n  name: llama3.2")
+    backend = backend_for(agent, tmp_path, env={"OLLAMA_HOST": ollama_host})
+    assert backend.base_url.rstrip("/") == base_url
+    await backend.aclose()
+
+
+async def test_ollama_endpoint_in_the_file_wins_over_ollama_host(tmp_path: Path) -> None:
+    agent = load(tmp_path, "  provider: ollama\n  name: m\n  endpoint: http://gpu-box:11434")
+    backend = backend_for(agent, tmp_path, env={"OLLAMA_HOST": "127.0.0.1:1"})
+    assert backend.base_url.rstrip("/") == "http://gpu-box:11434/v1"
+    await backend.aclose()
+
+
 async def test_instructions_file_and_turn_files(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:

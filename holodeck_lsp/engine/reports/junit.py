@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from holodeck_lsp.engine.reports._view import Block, Case, cases, failure_reasons, skip_reason
+from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, skip_reason
 from holodeck_lsp.schema.results import TestReport
 
 _NAME_WIDTH = 80

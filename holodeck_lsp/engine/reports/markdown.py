@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from holodeck_lsp.engine.reports._view import (
+from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
     cases,

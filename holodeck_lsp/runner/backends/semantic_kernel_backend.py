@@ -295,6 +295,20 @@ def _secret(model: LLMProvider) -> str | None:
     return key or None
 
 
+def ollama_host(env: Mapping[str, str]) -> str | None:
+    """`OLLAMA_HOST` as a URL, as Ollama's own CLI reads it (`127.0.0.1:8765`, `myhost`,
+    `http://myhost:11434`): the server to use when the agent sets no `model.endpoint`."""
+    raw = env.get("OLLAMA_HOST", "").strip()
+    if not raw:
+        return None
+    url = raw if "://" in raw else f"http://{raw}"
+    scheme, rest = url.split("://", 1)
+    host = rest.split("/", 1)[0]
+    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
+        url = f"{scheme}://{host}:11434" + rest[len(host) :]
+    return url
+
+
 def _make_client(
     model: LLMProvider, env: Mapping[str, str], *, max_retries: int, timeout: float | None
 ) -> AsyncOpenAI:
@@ -339,7 +353,7 @@ def _make_client(
                 **options,
             )
         if provider is Provider.OLLAMA:
-            base = (model.endpoint or OLLAMA_DEFAULT_ENDPOINT).rstrip("/")
+            base = (model.endpoint or ollama_host(env) or OLLAMA_DEFAULT_ENDPOINT).rstrip("/")
             if not base.endswith("/v1"):
                 base += "/v1"  # Ollama's OpenAI-compatible API
             key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
