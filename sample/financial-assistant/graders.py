@@ -5,9 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from convfinqa import COMMUTATIVE, Program, Step, close, parse_number, parse_program, resolve
+from convfinqa import (
+    COMMUTATIVE,
+    OPERATIONS,
+    Program,
+    Step,
+    close,
+    parse_number,
+    parse_program,
+    resolve,
+)
 
-from holodeck_lsp.engine.code_graders import GraderContext, GraderResult
+try:  # holodeck-lsp (`holodeck-lsp run`, the language server)
+    from holodeck_lsp.engine.code_graders import GraderContext, GraderResult
+except ImportError:  # upstream HoloDeck (`holodeck test`): the same contract
+    from holodeck.lib.test_runner.code_grader import (  # type: ignore[no-redef]
+        GraderContext,
+        GraderResult,
+    )
 
 #: How far an operand may be from the program's (relative): an agent that carries 1.424 on
 #: for 1.42403 did the same step. A turn can set its own with `turn_config.operand_tolerance`.
@@ -19,7 +34,7 @@ class _Call:
     """A tool call this turn, reduced to what the comparison needs."""
 
     position: int
-    operation: str  # the tool name without a backend's plugin prefix (`tools-divide`)
+    operation: str  # the tool name without a backend's prefix (`tools-divide`)
     operands: tuple[float, ...] | None  # None when an argument is not a number
     result: float | None
     shown: str
@@ -38,6 +53,15 @@ def _number(value: object) -> float | None:
     return None
 
 
+def _operation(tool_name: str) -> str:
+    """The operation a tool name stands for, whatever prefix the backend gave it:
+    `tools-divide` (Semantic Kernel), `mcp__tools__divide` (Claude), `divide`."""
+    for operation in OPERATIONS:
+        if tool_name == operation or tool_name.endswith(("-" + operation, "_" + operation)):
+            return operation
+    return tool_name
+
+
 def _calls(ctx: GraderContext) -> list[_Call]:
     calls = []
     for position, invocation in enumerate(ctx.tool_invocations):
@@ -49,7 +73,7 @@ def _calls(ctx: GraderContext) -> list[_Call]:
         operands = tuple(n for n in numbers if n is not None)
         readable = len(operands) == len(numbers)
         shown_args = ", ".join(f"{key}={value}" for key, value in args.items())
-        operation = invocation.name.rsplit("-", 1)[-1]
+        operation = _operation(invocation.name)
         shown = f"{operation}({shown_args})"
         result = _number(invocation.result)
         calls.append(_Call(position, operation, operands if readable else None, result, shown))

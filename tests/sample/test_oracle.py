@@ -1,0 +1,259 @@
+"""The sample live, end to end: scripts/oracle_server.py as a real process on 127.0.0.1, and
+`holodeck-lsp run` through the Semantic Kernel backend (provider ollama, found through
+OLLAMA_HOST) calling the real tools.py. Also the oracle's protocol edges over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holodeck_lsp.cli import main
+from holodeck_lsp.schema.results import TestReport
+from tests.sample.sample_support import (
+    CASSETTE_MISTAKES,
+    CASSETTE_PATH,
+    CASSETTE_SEED,
+    GRADER_METRIC,
+    SAMPLE_DIR,
+    SCRIPTS_DIR,
+    committed_subset,
+    copy_sample,
+    grader_imports_isolated,
+    has_steps,
+    metric,
+    program_of,
+    read_report,
+    switch_model,
+    turn_verdicts,
+    turns_of,
+)
+
+#: The oracle prints its address at once; anything slower is a broken start.
+START_TIMEOUT = 20.0
+LISTENING = re.compile(r"^oracle listening on (http://127\.0\.0\.1:(\d+)) \((\d+) turns wrong")
+
+
+@dataclass(frozen=True)
+class Oracle:
+    url: str
+    port: int
+    wrong: int
+
+
+def start_oracle(log: Path, *args: str) -> tuple[subprocess.Popen[str], Oracle]:
+    """Start the oracle on a free port and wait for its first stdout line."""
+    with log.open("w", encoding="utf-8") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPTS_DIR / "oracle_server.py"), "--port", "0", "--quiet",
+             *args],
+            cwd=SAMPLE_DIR,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )  # fmt: skip
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT)
+    line = proc.stdout.readline() if ready else ""
+    match = LISTENING.match(line)
+    if match is None:
+        stop(proc)
+        raise AssertionError(f"the oracle did not start: {line!r}\n{log.read_text()}")
+    return proc, Oracle(match.group(1), int(match.group(2)), int(match.group(3)))
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Stop this child only, by its own handle."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
+    """The oracle answering every turn correctly."""
+    proc, server = start_oracle(tmp_path_factory.mktemp("oracle") / "stderr.log", "--mistakes", "0")
+    yield server
+    stop(proc)
+
+
+@pytest.fixture(scope="module")
+def mistaken_oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
+    """The oracle with the committed cassette's settings."""
+    proc, server = start_oracle(
+        tmp_path_factory.mktemp("oracle") / "stderr.log",
+        "--mistakes", str(CASSETTE_MISTAKES), "--seed", str(CASSETTE_SEED),
+    )  # fmt: skip
+    yield server
+    stop(proc)
+
+
+def run_live(server: Oracle, out: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, TestReport]:
+    """The sample's agent.yaml unchanged (provider ollama, no endpoint): OLLAMA_HOST points
+    the backend at the oracle, as the README's instructions do."""
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{server.port}")
+    with grader_imports_isolated():
+        status = main(
+            ["run", str(SAMPLE_DIR), "--report-json", str(out), "--parallel", "4", "--quiet"]
+        )
+    return status, read_report(out)
+
+
+# -- live runs -------------------------------------------------------------------------------
+
+
+def test_a_live_run_against_the_oracle_passes_every_turn(
+    oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert oracle.wrong == 0
+    status, report = run_live(oracle, tmp_path / "live.json", monkeypatch)
+    assert status == 0
+    assert report.summary.total_turns == 34 and report.summary.passed_turns == 34
+    assert report.environment["mode"] == "live"
+    subset = committed_subset()
+    computed = 0
+    for case, turn in turns_of(report):
+        assert turn.passed and not turn.errors, (case, turn.turn_index)
+        assert turn.tools_matched is not False, (case, turn.turn_index, turn.arg_match_details)
+        assert all(not call.error for call in turn.tool_invocations)
+        if has_steps(program_of(turn, subset, case)):
+            grader = metric(turn, GRADER_METRIC)
+            assert grader.score == 1.0, (case, turn.turn_index, grader.reasoning)
+            computed += 1
+    assert computed > 10
+
+
+def test_the_openai_alternative_reaches_the_oracle_through_openai_base_url(
+    oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent file's commented openai line, with OPENAI_BASE_URL as the oracle's usage
+    says: the same backend through its other provider, every turn right."""
+    folder = copy_sample(tmp_path)
+    switch_model(folder / "agent.yaml", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{oracle.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "oracle")
+    out = tmp_path / "live.json"
+    with grader_imports_isolated():
+        status = main(["run", str(folder), "--report-json", str(out), "--parallel", "4", "--quiet"])
+    assert status == 0
+    report = read_report(out)
+    assert report.summary.passed_turns == report.summary.total_turns == 34
+
+
+def recorded_turns(report: TestReport) -> list[tuple[str | None, list[tuple[str, Any, Any]]]]:
+    """Per turn: the answer and the tool calls (name, args, result) the tools really made."""
+    return [
+        (turn.response, [(c.name, c.args, c.result) for c in turn.tool_invocations])
+        for _, turn in turns_of(report)
+    ]
+
+
+def test_the_committed_cassette_is_a_faithful_recording(
+    mistaken_oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live against the oracle with the cassette's settings gives, turn by turn, the verdicts,
+    answers and tool calls of replaying the cassette."""
+    assert mistaken_oracle.wrong == 7
+    live_status, live = run_live(mistaken_oracle, tmp_path / "live.json", monkeypatch)
+    with grader_imports_isolated():
+        replay_status = main(
+            ["run", str(SAMPLE_DIR), "--replay", str(CASSETTE_PATH),
+             "--report-json", str(tmp_path / "replay.json"), "--quiet"]
+        )  # fmt: skip
+    replay = read_report(tmp_path / "replay.json")
+    assert live_status == replay_status == 1
+    assert turn_verdicts(live) == turn_verdicts(replay)
+    assert recorded_turns(live) == recorded_turns(replay)
+
+
+# -- the protocol ----------------------------------------------------------------------------
+
+
+def request(url: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    """GET (no body) or POST JSON; (status, parsed JSON) whatever the status."""
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"} if data else {}
+    try:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, data=data, headers=headers), timeout=10
+        ) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, json.loads(error.read())
+
+
+def first_question() -> dict[str, Any]:
+    dialogue = committed_subset()["dialogues"][0]
+    return {"role": "user", "content": dialogue["dialogue"]["conv_questions"][0]}
+
+
+def test_an_unknown_dialogue_is_a_400_naming_the_oracle(oracle: Oracle) -> None:
+    status, body = request(
+        f"{oracle.url}/v1/chat/completions",
+        {"model": "x", "messages": [{"role": "user", "content": "What is the GDP of France?"}]},
+    )
+    assert status == 400
+    assert body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"].startswith("oracle: ")
+    assert "What is the GDP of France?" in body["error"]["message"]
+
+
+def test_streaming_is_refused(oracle: Oracle) -> None:
+    status, body = request(
+        f"{oracle.url}/v1/chat/completions", {"stream": True, "messages": [first_question()]}
+    )
+    assert status == 400
+    assert body["error"]["message"] == "oracle: the oracle does not stream; send stream: false"
+
+
+def test_a_known_question_gets_a_tool_call(oracle: Oracle) -> None:
+    """The sample's first question, with the tools the backend would offer: a lookup call."""
+    tools = [{"type": "function", "function": {"name": "tools-lookup", "parameters": {}}}]
+    status, body = request(
+        f"{oracle.url}/v1/chat/completions", {"messages": [first_question()], "tools": tools}
+    )
+    assert status == 200
+    [choice] = body["choices"]
+    assert choice["finish_reason"] == "tool_calls"
+    [call] = choice["message"]["tool_calls"]
+    assert call["function"]["name"] == "tools-lookup"
+    assert json.loads(call["function"]["arguments"])["column"] == "2007"
+
+
+def test_the_models_list_names_the_oracle(oracle: Oracle) -> None:
+    status, body = request(f"{oracle.url}/v1/models")
+    assert status == 200
+    assert body["object"] == "list"
+    assert [model["id"] for model in body["data"]] == ["convfinqa-oracle"]
+
+
+def test_the_plan_covers_the_ten_dialogues(oracle: Oracle, mistaken_oracle: Oracle) -> None:
+    status, plan = request(f"{oracle.url}/oracle/plan")
+    assert status == 200
+    subset = committed_subset()
+    assert list(plan) == [d["id"] for d in subset["dialogues"]]
+    assert [len(turns) for turns in plan.values()] == [
+        len(d["dialogue"]["conv_questions"]) for d in subset["dialogues"]
+    ]
+    first = plan[subset["dialogues"][0]["id"]][0]
+    assert set(first) == {"case", "turn", "question", "answer", "calls", "mistake", "refs"}
+    assert all(turn["mistake"] is None for turns in plan.values() for turn in turns)
+    _, mistaken = request(f"{mistaken_oracle.url}/oracle/plan")
+    assert sum(turn["mistake"] is not None for turns in mistaken.values() for turn in turns) == 7
