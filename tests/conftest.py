@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.extension.npm_build import package_extension
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -22,3 +23,9 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropicServer]:
     """A started fake Anthropic Messages API server, stopped after the test."""
     async with FakeAnthropicServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def packaged_extension() -> dict[str, str]:
+    """vscode-extension built once per session (npm ci + vsce package): outputs and `vsix`."""
+    return package_extension()

@@ -63,9 +63,10 @@ class Settings:
         debounce = _pick(raw, "debounceMs", "debounce_ms")
         if isinstance(debounce, int | float) and not isinstance(debounce, bool):
             self.debounce_ms = int(max(0, min(debounce, MAX_DEBOUNCE_MS)))
-        cassette = _pick(raw, "cassettePath", "cassette_path")
-        if cassette is None or isinstance(cassette, str):
-            self.cassette_path = cassette or self.cassette_path
+        if "cassettePath" in raw or "cassette_path" in raw:  # absent: keep; empty or null: clear
+            cassette = _pick(raw, "cassettePath", "cassette_path")
+            if cassette is None or isinstance(cassette, str):
+                self.cassette_path = cassette or None
         backends = _pick(raw, "backends")
         if isinstance(backends, Mapping):
             self.backends = dict(backends)

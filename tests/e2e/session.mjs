@@ -1,4 +1,4 @@
-// Shared by vscode_screenshot.mjs and vscode_run_test.mjs: a scratch folder, the packaged
+// Shared by vscode_e2e.mjs and vscode_run_test.mjs: a scratch folder, the packaged
 // extension installed into a scratch code-server, user settings, code-server started on a
 // free port, headless Chromium (playwright-core) on the workbench with a folder open, logs
 // collected, everything stopped and cleaned up. See README.md beside this file.
@@ -20,6 +20,7 @@ export function parseArgs(argv, scriptUrl, extra = {}) {
     vsix: null, build: false, out: null, codeServer: null,
     serverPath: path.join(REPO, ".venv", "bin", "holodeck-lsp"),
     chromium: "/usr/bin/chromium", width: 1280, height: 800, keep: false, timeoutMs: 120000,
+    artifacts: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -34,6 +35,7 @@ export function parseArgs(argv, scriptUrl, extra = {}) {
       case "--width": o.width = Number(next()); break;
       case "--height": o.height = Number(next()); break;
       case "--keep": o.keep = true; break;
+      case "--artifacts": o.artifacts = path.resolve(next()); break;
       case "--timeout-ms": o.timeoutMs = Number(next()); break;
       case "-h": case "--help":
         console.log(fs.readFileSync(fileURLToPath(scriptUrl), "utf8").split("\nimport ")[0]);
@@ -167,6 +169,9 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
 
     const env = {
       ...process.env,
+      // the server's folder on PATH too: the extension's fallback when it reads the user
+      // settings before code-server has loaded them (seen once in ~10 sessions)
+      PATH: `${path.dirname(o.serverPath)}${path.delimiter}${process.env.PATH ?? ""}`,
       // keep code-server's own config.yaml / state out of $HOME
       XDG_CONFIG_HOME: path.join(dirs.xdg, "config"),
       XDG_DATA_HOME: path.join(dirs.xdg, "data"),
@@ -254,6 +259,13 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     const hoLogs = findFiles(dirs.userData, /^HoloDeck.*\.log$/);
     hoLogs.forEach((f, i) => fs.copyFileSync(f, path.join(dirs.logs, `HoloDeck-output${i ? `-${i}` : ""}.log`)));
     log(`timings (s): ${JSON.stringify(timings)}`);
+    if (o.artifacts) {
+      // screenshots and logs, pass or fail, where CI keeps them (one folder per script)
+      const into = path.join(o.artifacts, prefix.replace(/-+$/, ""));
+      fs.mkdirSync(into, { recursive: true });
+      for (const d of ["shots", "logs"]) fs.cpSync(dirs[d], path.join(into, path.basename(dirs[d])), { recursive: true });
+      log(`artifacts: ${into}`);
+    }
     log(`logs (code-server, browser console, install-extension, HoloDeck output channel): ${dirs.logs}`);
     if (ok && !o.keep) {
       log(`screenshots: ${dirs.shots} (scratch folder removed except screenshots; pass --keep to keep all)`);
@@ -268,4 +280,55 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
 export async function openFromExplorer(page, name, hasText) {
   await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${name}"]`).first().click();
   await page.locator(".editor-instance .monaco-editor .view-lines", { hasText }).first().waitFor();
+}
+
+/** Fail an end-to-end check: the scripts print it and exit 1 (the scratch folder is kept). */
+export function fail(msg) { throw new Error(`ASSERTION FAILED: ${msg}`); }
+
+/**
+ * Replay `cassette` (relative to the workspace) through `holodeck-lsp run` and return what each
+ * turn of agent.yaml gives: [{ name, index, line, turns: [{ passed, line }] }] (lines 1-based:
+ * the case's `- name:` line, each turn's `- input:` line). The scripts choose the turns they
+ * run in the editor from this, so they never depend on which turns a recording got wrong.
+ */
+export function replayVerdicts(serverPath, workspace, cassette) {
+  const report = path.join(workspace, "..", "replay-report.json");
+  const r = spawnSync(serverPath, ["run", path.join(workspace, "agent.yaml"), "--replay", path.join(workspace, cassette), "--report-json", report, "--quiet"], { encoding: "utf8" });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`holodeck-lsp run --replay failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
+  const results = JSON.parse(fs.readFileSync(report, "utf8")).results;
+  const lines = fs.readFileSync(path.join(workspace, "agent.yaml"), "utf8").split("\n");
+  const suite = lines.indexOf("test_cases:");
+  const caseLines = lines.flatMap((l, i) => (i > suite && /^  - /.test(l) ? [i + 1] : []));
+  return results.map((c, index) => {
+    const from = caseLines[index]; const to = caseLines[index + 1] ?? lines.length + 1;
+    const turnLines = [];
+    for (let i = from; i < to - 1; i++) if (/^\s+- input: /.test(lines[i])) turnLines.push(i + 1);
+    return { name: c.test_name, index, line: from, turns: c.turns.map((t, k) => ({ passed: t.passed, line: turnLines[k], response: t.response })) };
+  });
+}
+
+/** Go to Line (Ctrl+G) `line`:`column` in the active editor (1-based). */
+export async function goToLine(page, line, column = 1) {
+  await page.keyboard.press("Control+g");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(300);
+}
+
+/** The code lens titled `title` drawn just above `line` (1-based) of `editor`. */
+export async function lensAbove(editor, line, title) {
+  const number = editor.locator(".margin-view-overlays .line-numbers", { hasText: new RegExp(`^${line}$`) }).first();
+  await number.waitFor();
+  const at = await number.boundingBox();
+  const lenses = editor.locator(".codelens-decoration a", { hasText: title });
+  let best = null; let bestGap = Infinity;
+  for (let i = 0; i < await lenses.count(); i++) {
+    const box = await lenses.nth(i).boundingBox();
+    const gap = box ? at.y - box.y : -1;
+    if (box && gap > 0 && gap < 3 * at.height && gap < bestGap) { best = lenses.nth(i); bestGap = gap; }
+  }
+  if (best === null) fail(`no "${title}" code lens above line ${line}`);
+  return best;
 }

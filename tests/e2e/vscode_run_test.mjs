@@ -6,73 +6,62 @@
 //
 //   node tests/e2e/vscode_run_test.mjs [--vsix PATH] [--out PNG] [--keep] [--build] [--case N]
 //
-// Options: those of vscode_screenshot.mjs (--vsix, --build, --code-server, --server-path,
-// --chromium, --width, --height, --keep, --timeout-ms) and
+// Options: session.mjs's (--vsix, --build, --code-server, --server-path, --chromium, --width,
+// --height, --keep, --timeout-ms, --artifacts) and
 //   --out PNG     where to copy the failure-peek screenshot; the repo's copy is made with
 //                 --out tests/e2e/screenshots/run-test.png
-//   --case N      which test case (0-based) to run; default 0. Its turn 1 is answered wrong.
+//   --case N      which test case (0-based) to run first; default: the first case of 2+ turns
+//                 the recording answers all right. Its turn 1 is answered wrong.
 //
-// Steps: copy sample/financial-assistant; write e2e.cassette.json there (every turn answered
-// with its ground_truth and its expected tools' calls, as bench/regrade_latency.py's
-// cassette_for, except case N turn 1, answered "99.99"); settings holodeck.server.path,
+// Steps: copy sample/financial-assistant; write e2e.cassette.json there: the sample's recorded
+// run (cassettes/oracle.json) with turn 1 of case N answered "99.99" (which cases the recording
+// got all right comes from replaying it with holodeck-lsp run); settings holodeck.server.path,
 // holodeck.cassettePath = "e2e.cassette.json"; open agent.yaml; wait for the Testing gutter
 // glyphs (discovery) and the "Run case" code lens; click the gutter Run glyph on the case's
 // line; assert: the glyphs turn failed (case + turn 1) and passed (the other turns), the
 // server's ✓/✗ inlay hints are in the editor, the Problems panel has the failed turn, the
 // failure peek shows the diff (Test: Peek Output on the failed turn), and the Testing view
 // lists the case and turn 1 as failed, the other turns as passed. Then two more ways to run:
-// the Run button of another (not yet run) case's row in the Testing view -> that row passed;
+// the Run button of another all-right case's row in the Testing view -> that row passed;
 // Test: Run Test at Cursor on the last case's first turn -> a passed glyph on that line.
 // Screenshots go to <scratch>/screenshots/; any failed assertion exits 1 with
 // "ASSERTION FAILED: ..." and a failure.png, keeping the scratch folder.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { log, openFromExplorer, parseArgs, REPO, timed, withSession } from "./session.mjs";
+import { fail, goToLine, log, openFromExplorer, parseArgs, replayVerdicts, timed, withSession } from "./session.mjs";
 
+const RECORDING = "cassettes/oracle.json";
 const CASSETTE = "e2e.cassette.json";
 const WRONG = "99.99";
 
-function fail(msg) { throw new Error(`ASSERTION FAILED: ${msg}`); }
 
-// The cassette, built by the repo's own cassette_for (bench/regrade_latency.py), one answer wrong.
-function writeCassette(workspace, caseIndex, python) {
-  const agent = path.join(workspace, "agent.yaml");
-  const json = execFileSync(python, ["-c", [
-    "import json, sys",
-    `sys.path.insert(0, ${JSON.stringify(path.join(REPO, "bench"))})`,
-    "from regrade_latency import cassette_for",
-    "from pathlib import Path",
-    `print(json.dumps(cassette_for(Path(${JSON.stringify(agent)}))))`,
-  ].join("\n")], { cwd: REPO, encoding: "utf8" });
-  const cassette = JSON.parse(json);
-  const c = cassette.cases[caseIndex];
-  if (!c || c.turns.length < 2) throw new Error(`case ${caseIndex} has fewer than 2 turns`);
-  const right = c.turns[1].response;
-  c.turns[1].response = WRONG;
+// The cassette: the sample's recorded run (cassettes/oracle.json), with turn 1 of a case the
+// recording got all right answered WRONG instead. Which cases those are comes from replaying
+// the recording (replayVerdicts), not from this script.
+function writeCassette(workspace, caseIndex, serverPath) {
+  const verdicts = replayVerdicts(serverPath, workspace, RECORDING);
+  const allRight = verdicts.filter((c) => c.turns.length >= 2 && c.turns.every((t) => t.passed));
+  const chosen = caseIndex === null ? allRight[0] : allRight.find((c) => c.index === caseIndex);
+  if (!chosen) throw new Error(`case ${caseIndex ?? "(any)"}: not a case of 2+ turns that ${RECORDING} answers all right`);
+  const other = allRight.find((c) => c !== chosen && c !== allRight[allRight.length - 1]);
+  const last = verdicts[verdicts.length - 1];
+  if (!other || !last.turns.every((t) => t.passed)) throw new Error(`${RECORDING}: too few cases answered all right`);
+  const cassette = JSON.parse(fs.readFileSync(path.join(workspace, RECORDING), "utf8"));
+  const turn = cassette.cases[chosen.index].turns[1];
+  const right = turn.response;
+  turn.response = WRONG;
   fs.writeFileSync(path.join(workspace, CASSETTE), JSON.stringify(cassette, null, 2));
-  // the case's line (1-based) in agent.yaml: its `- name:` line
-  const lines = fs.readFileSync(agent, "utf8").split("\n");
-  const start = lines.findIndex((l) => l === "test_cases:");
-  let seen = -1; let caseLine = -1;
-  for (let i = start + 1; i < lines.length; i++) {
-    if (/^  - /.test(lines[i]) && ++seen === caseIndex) { caseLine = i + 1; break; }
-  }
-  if (caseLine < 0) throw new Error(`case ${caseIndex} not found in agent.yaml`);
-  return { caseName: c.name, caseLine, turns: c.turns.length, right };
+  return { caseName: chosen.name, caseLine: chosen.line, wrongTurnLine: chosen.turns[1].line, turns: chosen.turns.length, right, otherName: other.name, lastTurnLine: last.turns[0].line };
 }
 
 async function main() {
-  let caseIndex = 0;
+  let caseIndex = null;
   const o = parseArgs(process.argv.slice(2), import.meta.url, { "--case": (_o, next) => { caseIndex = Number(next()); } });
-  // cassette_for needs holodeck_lsp importable: the repo's venv, else the server's, else python3
-  const python = [path.join(REPO, ".venv", "bin", "python"), path.join(path.dirname(o.serverPath), "python")]
-    .find((p) => fs.existsSync(p)) ?? "python3";
   await withSession(o, {
     prefix: "holodeck-e2e-run-",
     prepare: (workspace) => {
-      const info = writeCassette(workspace, caseIndex, python);
-      log(`wrote ${CASSETTE}: case ${caseIndex} (${info.caseName}, line ${info.caseLine}, ${info.turns} turns), turn 1 answered "${WRONG}" instead of "${info.right}"`);
+      const info = writeCassette(workspace, caseIndex, o.serverPath);
+      log(`wrote ${CASSETTE}: ${RECORDING} with case ${info.caseName} (line ${info.caseLine}, line ${info.caseLine}, ${info.turns} turns), turn 1 answered "${WRONG}" instead of "${info.right}"`);
       return info;
     },
     settings: {
@@ -98,9 +87,9 @@ async function main() {
     await page.waitForTimeout(300);
     // Discovery: the Testing glyphs in the gutter and the server's "Run case" code lens.
     await timed("discovery", async () => {
-      await page.locator(".monaco-editor .codelens-decoration", { hasText: "Run case" }).first().waitFor({ timeout: 30000 })
+      await page.locator(".monaco-editor .codelens-decoration", { hasText: "Run case" }).filter({ visible: true }).first().waitFor({ timeout: 30000 })
         .catch(() => fail("no 'Run case' code lens from holodeck-lsp within 30 s"));
-      await page.locator(".glyph-margin-widgets .testing-run-glyph").first().waitFor({ timeout: 30000 })
+      await page.locator(".glyph-margin-widgets .testing-run-glyph").filter({ visible: true }).first().waitFor({ timeout: 30000 })
         .catch(() => fail("no Testing 'Run Test' glyph (.testing-run-glyph) in the gutter within 30 s: the Testing view has no items for agent.yaml"));
     });
     log("discovered: Testing gutter glyphs + 'Run case' code lens");
@@ -135,10 +124,11 @@ async function main() {
 
     // The server's inlay hints (after a run): `✓ …` on right turns, `✗ …` on the wrong one.
     await timed("inlay_hints", async () => {
+      await editor.locator(".view-lines", { hasText: "✓" }).first().waitFor({ timeout: 15000 })
+        .catch(() => fail("no ✓ inlay hint in the editor after the run"));
+      await goToLine(page, info.wrongTurnLine); // the wrong turn may be below the visible lines
       await editor.locator(".view-lines", { hasText: "✗" }).first().waitFor({ timeout: 15000 })
         .catch(() => fail("no ✗ inlay hint in the editor after the run"));
-      await editor.locator(".view-lines", { hasText: "✓" }).first().waitFor({ timeout: 5000 })
-        .catch(() => fail("no ✓ inlay hint in the editor after the run"));
     });
     const hints = await editor.locator(".view-lines span").evaluateAll((els) =>
       [...new Set(els.map((e) => e.textContent).filter((t) => /^\s*[✓✗]/.test(t ?? "")))]);
@@ -190,13 +180,12 @@ async function main() {
     if (!caseRow || !caseRow.icons.some((i) => i.includes("failed"))) fail(`the Testing view's ${info.caseName} row is not failed: ${JSON.stringify(caseRow)}`);
     const turnRows = rowInfo.filter((r) => /^turn \d+/.test(r.text ?? ""));
     if (!turnRows.some((r) => r.icons.some((i) => i.includes("passed")))) fail("no passed turn in the Testing view");
-    if (!turnRows.some((r) => /^turn 1\b/.test(r.text) && r.icons.some((i) => i.includes("failed")))) fail("turn 1 is not failed in the Testing view");
+    if (!turnRows.some((r) => /^turn 1(\d+(\.\d+)?m?s)?$/.test(r.text) && r.icons.some((i) => i.includes("failed")))) fail("turn 1 is not failed in the Testing view");
     await shot("04-testing-view");
 
     // 2nd way: the Run button of another case's row in the Testing view (its answers are all right).
-    const other = rowInfo.find((r) => r.icons.some((i) => i.includes("unset")) && !/^turn /.test(r.text ?? ""));
-    if (other) {
-      const otherName = other.text.replace(/\d+ turns?$/, "");
+    {
+      const otherName = info.otherName;
       const row = page.locator(".test-explorer .monaco-list-row", { hasText: otherName }).first();
       await timed("run_from_testing_view", async () => {
         await row.hover();

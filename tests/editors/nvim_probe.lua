@@ -1,8 +1,16 @@
--- Test driver, run after the config: waits for diagnostics, asks for hover, writes JSON, quits.
--- $HOLODECK_NVIM_OUT: output JSON path; $HOLODECK_NVIM_HOVER: "line,character" (0-based).
+-- Test driver, run after the config: waits for diagnostics, asks for hover, tries
+-- :HoloDeckRunTurn, writes JSON, quits.
+-- $HOLODECK_NVIM_OUT: output JSON path; $HOLODECK_NVIM_HOVER: "line,character" (0-based);
+-- $HOLODECK_NVIM_RUN_AT: the 0-based line to put the cursor on for :HoloDeckRunTurn.
 local out_path = vim.env.HOLODECK_NVIM_OUT
 local bufnr = vim.api.nvim_get_current_buf()
-local result = { clients = 0, diagnostics = {}, hover = vim.NIL, errors = {} }
+local result = { clients = 0, diagnostics = {}, hover = vim.NIL, messages = {}, errors = {} }
+
+local notify = vim.notify
+vim.notify = function(message, level, opts) -- what the user commands tell the user
+  table.insert(result.messages, message)
+  return notify(message, level, opts)
+end
 
 local attached = vim.wait(10000, function()
   return #vim.lsp.buf_get_clients(bufnr) > 0
@@ -43,6 +51,16 @@ for _, response in pairs(responses or {}) do
     table.insert(result.errors, "hover error: " .. vim.inspect(response.err))
   elseif response.result then
     result.hover = response.result
+  end
+end
+
+if vim.env.HOLODECK_NVIM_RUN_AT then
+  vim.api.nvim_win_set_cursor(0, { tonumber(vim.env.HOLODECK_NVIM_RUN_AT) + 1, 0 })
+  vim.cmd("HoloDeckRunTurn")
+  if not vim.wait(10000, function()
+    return #result.messages > 0
+  end, 20) then
+    table.insert(result.errors, ":HoloDeckRunTurn said nothing within 10 s")
   end
 end
 

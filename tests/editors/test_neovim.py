@@ -1,6 +1,13 @@
-"""Headless Neovim as a real LSP client: the Lua config from docs/editors/neovim.md starts the
-venv's `holodeck-lsp` on a faulty agent.yaml; a driver script (nvim_probe.lua) waits for the
-diagnostics, asks for hover and writes both to JSON for the assertions below."""
+"""Headless Neovim as a real LSP client, with the Lua config from docs/editors/neovim.md.
+
+* A faulty agent.yaml, default (untrusted) config: a driver script (nvim_probe.lua) waits for
+  the diagnostics, asks for hover, tries :HoloDeckRunTurn (refused) and writes JSON.
+* A copy of sample/financial-assistant, trusted with the page's `vim.g` example and its replay
+  cassette: nvim_run_probe.lua checks that the clean sample gets no errors, asks for symbols,
+  lenses and hover, runs a failing and a passing turn of case 0 with :HoloDeckRunTurn and reads
+  back the `holodeck-run` diagnostics, the virtual text and the inlay hints; the verdicts are
+  compared with `holodeck-lsp run --replay` of the same cassette.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +27,13 @@ from tests.server.lsp_client import HOME
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "editors" / "neovim.md"
 PROBE = Path(__file__).with_name("nvim_probe.lua")
+RUN_PROBE = Path(__file__).with_name("nvim_run_probe.lua")
+SAMPLE = REPO / "sample" / "financial-assistant"
+CASSETTE = "cassettes/oracle.json"
+#: The folder in the page's `vim.g.holodeck_trusted` example, replaced by the test's folder.
+EXAMPLE_FOLDER = '"~/src/my-suites"'
+#: Seconds one headless Neovim may take (they take about 1-3 s).
+NVIM_TIMEOUT = 60
 
 FAULTY = """\
 name: nvim-demo
@@ -37,6 +51,8 @@ test_cases:
 EXPECTED = [(2, "HD103"), (8, "HD102"), (9, "HD100")]
 #: Hover on the `model` key.
 HOVER_AT = (1, 2)
+#: The cursor for :HoloDeckRunTurn: the case's `input:` line.
+RUN_AT = 8
 
 
 def server_command() -> str:
@@ -60,23 +76,18 @@ def nvim() -> str:
     return found
 
 
-def doc_config() -> str:
-    """The first ```lua block of docs/editors/neovim.md: the config users copy."""
-    match = re.search(r"```lua\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    assert match, f"{DOC} has no ```lua block"
-    return match.group(1)
+def doc_blocks() -> tuple[str, str]:
+    """The ```lua blocks of docs/editors/neovim.md: (the `vim.g` trust example, the config
+    users copy — every other block, in order)."""
+    blocks = re.findall(r"```lua\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    examples = [block for block in blocks if block.startswith("vim.g.")]
+    config = [block for block in blocks if not block.startswith("vim.g.")]
+    assert len(examples) == 1 and len(config) == 2, f"{DOC}: unexpected ```lua blocks"
+    return examples[0], "\n".join(config)
 
 
-def run_nvim(tmp_path: Path) -> dict[str, Any]:
-    executable = nvim()
-    config = tmp_path / "holodeck.lua"
-    config.write_text(doc_config(), encoding="utf-8")
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    agent = suite / "agent.yaml"
-    agent.write_text(FAULTY, encoding="utf-8")
-    out = tmp_path / "out.json"
-    env = {
+def nvim_env(tmp_path: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "HOME": HOME,
         "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
@@ -84,27 +95,50 @@ def run_nvim(tmp_path: Path) -> dict[str, Any]:
         "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
         "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
         "HOLODECK_LSP_CMD": server_command(),
-        "HOLODECK_NVIM_OUT": str(out),
-        "HOLODECK_NVIM_HOVER": f"{HOVER_AT[0]},{HOVER_AT[1]}",
     }
-    command = [executable, "--headless", "-u", str(config), "-c", f"luafile {PROBE}", str(agent)]
+
+
+def run_headless(
+    config: str, probe: Path, agent: Path, out: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    """`nvim --headless -u <config> -c 'luafile <probe>' <agent>`; the probe's JSON."""
+    executable = nvim()
+    config_file = out.with_name("holodeck.lua")
+    config_file.write_text(config, encoding="utf-8")
+    command = [executable, "--headless", "-u", str(config_file), "-c", f"luafile {probe}"]
     try:
         done = subprocess.run(
-            command,
-            cwd=suite,
+            [*command, str(agent)],
+            cwd=agent.parent,
             env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=NVIM_TIMEOUT,
         )
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"nvim did not quit within 60 s: {error.stdout!r} {error.stderr!r}")
+        pytest.fail(f"nvim did not quit within {NVIM_TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
     assert out.exists(), (
         f"nvim wrote no result (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
     )
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return result
+
+
+def run_nvim(tmp_path: Path) -> dict[str, Any]:
+    _, config = doc_blocks()
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    agent = suite / "agent.yaml"
+    agent.write_text(FAULTY, encoding="utf-8")
+    out = tmp_path / "out.json"
+    env = {
+        **nvim_env(tmp_path),
+        "HOLODECK_NVIM_OUT": str(out),
+        "HOLODECK_NVIM_HOVER": f"{HOVER_AT[0]},{HOVER_AT[1]}",
+        "HOLODECK_NVIM_RUN_AT": str(RUN_AT),
+    }
+    return run_headless(config, PROBE, agent, out, env)
 
 
 def test_neovim_gets_diagnostics_and_hover(tmp_path: Path) -> None:
@@ -122,3 +156,155 @@ def test_neovim_gets_diagnostics_and_hover(tmp_path: Path) -> None:
     value = contents["value"] if isinstance(contents, dict) else str(contents)
     assert value.strip(), hover
     assert "model" in value
+    # The documented default is untrusted: the run command is refused (and says so).
+    assert result["messages"] == ["holodeck.runTurn: refused: untrusted"], result
+
+
+# -- running turns of the sample from Neovim ---------------------------------------------------
+
+
+def replay_case(agent: Path, case: int) -> dict[str, Any]:
+    """The CLI's verdicts for one case of the cassette: `holodeck-lsp run --replay`."""
+    report = agent.parent / "cli-report.json"
+    done = subprocess.run(
+        [
+            *(server_command(), "run", str(agent), "--replay", str(agent.parent / CASSETTE)),
+            *("--case", str(case), "--report-json", str(report), "--quiet"),
+        ],
+        cwd=agent.parent,
+        env={**os.environ, "HOME": HOME},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert report.exists(), f"no report (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+    results = json.loads(report.read_text(encoding="utf-8"))["results"]
+    report.unlink()
+    assert len(results) == 1, results
+    result: dict[str, Any] = results[0]
+    return result
+
+
+def turn_spans(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, end) 0-based lines of each turn of the first case: from its `- input:` line to
+    the next turn's, or the next case's `- name:`."""
+    start = next(i for i, line in enumerate(lines) if line.startswith("test_cases:"))
+    first_case = next(i for i in range(start, len(lines)) if lines[i].startswith("  - name:"))
+    case_end = next(
+        (i for i in range(first_case + 1, len(lines)) if lines[i].startswith("  - name:")),
+        len(lines),
+    )
+    inputs = [i for i in range(first_case, case_end) if lines[i].startswith("      - input:")]
+    return list(zip(inputs, [*inputs[1:], case_end], strict=True))
+
+
+def key_at(lines: list[str], key: str, first: int = 0) -> tuple[int, int]:
+    """(line, character) of the first `key:` at or after line `first`."""
+    for number in range(first, len(lines)):
+        column = lines[number].find(f"{key}:")
+        if column >= 0 and not lines[number][:column].strip(" -"):
+            return number, column
+    raise AssertionError(f"no {key}: in the sample")
+
+
+def hover_text(hover: Any) -> str:
+    assert isinstance(hover, dict), hover
+    contents = hover["contents"]
+    return str(contents["value"] if isinstance(contents, dict) else contents)
+
+
+def test_neovim_runs_sample_turns(tmp_path: Path) -> None:
+    nvim()
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__"))
+    agent = suite / "agent.yaml"
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    spans = turn_spans(lines)
+
+    # The CLI's verdicts for the whole case. A replay is deterministic, so a turn run alone
+    # (the earlier turns replayed as context, as Run turn does) gets the same verdict.
+    expected = replay_case(agent, 0)
+    turns = {turn["turn_index"]: turn for turn in expected["turns"]}
+    failed = sorted(index for index, turn in turns.items() if not turn["passed"])
+    passed = sorted(index for index, turn in turns.items() if turn["passed"])
+    assert failed and passed, f"the cassette should fail and pass turns of case 0: {turns}"
+    failing, passing = failed[0], (2 if 2 in passed else passed[0])
+    runs = [failing, passing]
+
+    example, config = doc_blocks()
+    assert EXAMPLE_FOLDER in example and f'"{CASSETTE}"' in example, example
+    trusted = example.replace(EXAMPLE_FOLDER, json.dumps(str(suite)))
+    # The cursor on each turn's `ground_truth:` line: inside the turn, not on its lens.
+    cursors = [key_at(lines, "ground_truth", spans[t][0])[0] for t in runs]
+    assert all(spans[t][0] < line < spans[t][1] for t, line in zip(runs, cursors, strict=True))
+    out = tmp_path / "out.json"
+    spec = {
+        "out": str(out),
+        "hover": {
+            "fuzzy": key_at(lines, "fuzzy", spans[0][0]),
+            "ground_truth": key_at(lines, "ground_truth", spans[0][0]),
+        },
+        "runs": [
+            {"cursor": line, "hint_line": spans[t][0]}
+            for t, line in zip(runs, cursors, strict=True)
+        ],
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
+    result = run_headless(trusted + "\n" + config, RUN_PROBE, agent, out, env)
+
+    assert result["errors"] == [], result
+    assert result["clients"] == 1
+    # The clean sample: no errors from the checker, and the server answers the rest.
+    assert not [d for d in result["first_diagnostics"] if d.get("severity", 1) == 1], result
+    assert result["symbols"] > 0
+    uri = agent.as_uri()
+    lenses = {(lens["command"], tuple(lens["arguments"])) for lens in result["lenses"]}
+    assert {("holodeck.runTurn", (uri, 0, t)) for t in runs} <= lenses, result["lenses"]
+    assert "not edit distance" in hover_text(result["hover"]["fuzzy"])
+    assert "Expected answer for this turn" in hover_text(result["hover"]["ground_truth"])
+
+    # Each run answered through :HoloDeckRunTurn: the turn's case failed or passed.
+    assert result["runs"] == [
+        f"holodeck.runTurn: done: {int(turns[t]['passed'])} passed, {int(not turns[t]['passed'])} "
+        "failed"
+        for t in runs
+    ], result["messages"]
+
+    # `holodeck-run` diagnostics: only in the failing turn, naming the argument and value that
+    # differed, on that argument's line.
+    run_diagnostics = [d for d in result["diagnostics"] if d["source"] == "holodeck-run"]
+    assert run_diagnostics, result["diagnostics"]
+    first, end = spans[failing]
+    assert all(first <= d["line"] < end for d in run_diagnostics), run_diagnostics
+    assert all(d["severity"] == 1 for d in run_diagnostics)
+    for detail in turns[failing]["arg_match_details"] or []:
+        reason = detail["unmatched_reason"]
+        if reason is None:
+            continue
+        arg = reason.split("'")[1]  # arg 'column' mismatch: … -> column
+        at = [d for d in run_diagnostics if reason in d["message"]]
+        assert at, (reason, run_diagnostics)
+        assert lines[at[0]["line"]].strip().startswith(f"{arg}:"), (at, lines[at[0]["line"]])
+        assert detail["tool"] in at[0]["message"]
+
+    # Results at the end of each run turn's `input:` line: the server's inlay hints and the
+    # config's virtual text, ✗ with the wrong answer on the failing turn, ✓ on the passing one.
+    hints = {hint["line"]: hint["label"] for hint in result["inlay_hints"]}
+    shown = {mark["line"]: mark["text"] for mark in result["virtual_text"]}
+    for t in runs:
+        line = spans[t][0]
+        mark = "✓" if turns[t]["passed"] else "✗"
+        assert hints.get(line, "").startswith(f"{mark} {turns[t]['response']}"), hints
+        assert shown.get(line) == hints[line], (shown, hints)
+    assert set(shown) == set(hints)
+
+    # The lens titles carry the last status.
+    titles = {
+        lens["arguments"][2]: lens["title"]
+        for lens in result["lenses_after"]
+        if lens["command"] == "holodeck.runTurn" and lens["arguments"][1] == 0
+    }
+    for t in runs:
+        assert titles[t] == f"{'✓' if turns[t]['passed'] else '✗'} Run turn {t}", titles

@@ -8,78 +8,25 @@ fixture runs the commands in order; each assertion is its own test."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-EXTENSION = REPO / "vscode-extension"
+from tests.extension.npm_build import run_npm
+
 MAX_VSIX_BYTES = 2 * 1024 * 1024
 
 
-def _npm() -> str:
-    found = shutil.which("npm")
-    if found is None:
-        pytest.fail(
-            "npm is not on PATH: install Node.js 20 (with npm) to build and test the VS Code "
-            "extension in vscode-extension/"
-        )
-    return found
-
-
-def _server() -> str:
-    beside = Path(sys.executable).parent / "holodeck-lsp"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("holodeck-lsp")
-    if found is None:
-        pytest.fail("holodeck-lsp is not installed (pip install -e '.[dev]')")
-    return found
-
-
-def _run(npm: str, *args: str, timeout: int = 600) -> str:
-    env = {**os.environ, "HOLODECK_LSP": _server(), "CI": os.environ.get("CI", "true")}
-    try:
-        done = subprocess.run(
-            [npm, *args],
-            cwd=EXTENSION,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as error:
-        command = " ".join(args)
-        pytest.fail(f"`npm {command}` timed out after {timeout}s:\n{error.stdout}\n{error.stderr}")
-    output = f"{done.stdout}\n{done.stderr}"
-    if done.returncode != 0:
-        pytest.fail(f"`npm {' '.join(args)}` failed (exit {done.returncode}):\n{output}")
-    return output
-
-
 @pytest.fixture(scope="module")
-def built() -> dict[str, str]:
-    """npm ci, typecheck, test and package, in that order; their outputs by step."""
-    npm = _npm()
-    package = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
-    vsix = EXTENSION / f"{package['name']}-{package['version']}.vsix"
-    vsix.unlink(missing_ok=True)
-    outputs = {
-        "ci": _run(npm, "ci", "--no-audit", "--no-fund"),
-        "typecheck": _run(npm, "run", "typecheck"),
-        "test": _run(npm, "test"),
-        "package": _run(npm, "run", "package"),
+def built(packaged_extension: dict[str, str]) -> dict[str, str]:
+    """npm ci and package (once per session, shared with tests/e2e), then typecheck and the
+    unit tests; their outputs by step."""
+    return {
+        **packaged_extension,
+        "typecheck": run_npm("run", "typecheck"),
+        "test": run_npm("test"),
     }
-    if not vsix.is_file():
-        pytest.fail(f"`npm run package` did not write {vsix.name}:\n{outputs['package']}")
-    outputs["vsix"] = str(vsix)
-    return outputs
 
 
 def test_unit_tests_ran_and_passed(built: dict[str, str]) -> None:

@@ -194,6 +194,7 @@ class Extension implements vscode.Disposable {
 
   private runResult(params: RunResultParams): void {
     this.gutter.record(params);
+    void this.testing.showExternalResult(params);
     const passed = params.result.passed ? 1 : 0;
     this.lastRun = {
       label: `${params.result.test_name ?? `test_cases[${params.caseIndex}]`}${params.regraded ? ", re-graded" : ""}`,

@@ -5,7 +5,8 @@
 import * as vscode from "vscode";
 import { KeyedDebouncer } from "./debounce";
 import { invalidateEditedTurns } from "./editTracking";
-import { DISCOVER_TESTS, ServerCommands, type Discovery, type LspRange } from "./protocol";
+import { externalResult, OwnRuns } from "./externalRuns";
+import { DISCOVER_TESTS, ServerCommands, type Discovery, type LspRange, type RunResultParams } from "./protocol";
 import type { MessageSpec } from "./resultMessages";
 import { planRun, type RunStep } from "./runPlan";
 import { RunSession, type RunSink, type StepSummary } from "./runSession";
@@ -33,6 +34,7 @@ export class HolodeckTesting implements vscode.Disposable {
   private readonly debouncer: KeyedDebouncer;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly factory: TreeFactory<vscode.TestItem, vscode.Range>;
+  private readonly ownRuns = new OwnRuns();
 
   constructor(private readonly host: TestingHost) {
     // Discovery waits for the server's own debounce and parse: never ask sooner than that.
@@ -54,7 +56,11 @@ export class HolodeckTesting implements vscode.Disposable {
     );
     this.disposables.push(
       this.controller,
-      vscode.workspace.onDidOpenTextDocument((document) => void this.refresh(document)),
+      // Not at once: the language client sends its didOpen after this event, and a server
+      // asked about a document it has not seen yet has nothing to discover.
+      vscode.workspace.onDidOpenTextDocument((document) =>
+        this.debouncer.schedule(document.uri.toString(), () => void this.refresh(document)),
+      ),
       vscode.workspace.onDidChangeTextDocument((event) => this.changed(event)),
     );
   }
@@ -154,6 +160,38 @@ export class HolodeckTesting implements vscode.Disposable {
     return message;
   }
 
+  private session(run: vscode.TestRun): RunSession<vscode.TestItem> {
+    const sink: RunSink<vscode.TestItem> = {
+      started: (item) => run.started(item),
+      passed: (item, ms) => run.passed(item, ms),
+      failed: (item, specs, ms) => run.failed(item, specs.map((s) => this.message(item, s)), ms),
+      errored: (item, specs, ms) => run.errored(item, specs.map((s) => this.message(item, s)), ms),
+      skipped: (item) => run.skipped(item),
+      output: (text, item) => run.appendOutput(text, undefined, item),
+    };
+    return new RunSession(sink, {
+      item: (ref) => this.findItem(ref),
+      turnsUnder: (ref) => this.turnsUnder(ref),
+    });
+  }
+
+  /** A result of a run started outside the Testing view (code lens, re-grade): show it there too. */
+  async showExternalResult(params: RunResultParams): Promise<void> {
+    if (this.ownRuns.has(params.uri)) return; // the Testing view's own run reports it
+    const { step, response, name } = externalResult(params);
+    let item = this.findItem(step.ref);
+    if (item === undefined) {
+      await this.refreshUri(vscode.Uri.parse(params.uri), false); // ran before it was discovered
+      item = this.findItem(step.ref);
+    }
+    if (item === undefined) return;
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), name, true);
+    const session = this.session(run);
+    session.begin(step);
+    session.finish(step, response);
+    run.end();
+  }
+
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.controller.createTestRun(request);
     const included: string[] = [];
@@ -167,18 +205,7 @@ export class HolodeckTesting implements vscode.Disposable {
       }
     }
     const steps = planRun(included, (request.exclude ?? []).map((item) => item.id), (ref) => this.childrenOf(ref));
-    const sink: RunSink<vscode.TestItem> = {
-      started: (item) => run.started(item),
-      passed: (item, ms) => run.passed(item, ms),
-      failed: (item, specs, ms) => run.failed(item, specs.map((s) => this.message(item, s)), ms),
-      errored: (item, specs, ms) => run.errored(item, specs.map((s) => this.message(item, s)), ms),
-      skipped: (item) => run.skipped(item),
-      output: (text, item) => run.appendOutput(text, undefined, item),
-    };
-    const session = new RunSession(sink, {
-      item: (ref) => this.findItem(ref),
-      turnsUnder: (ref) => this.turnsUnder(ref),
-    });
+    const session = this.session(run);
     const summaries: StepSummary[] = [];
     let current: RunStep | undefined;
     const cancelling = token.onCancellationRequested(() => {
@@ -198,12 +225,15 @@ export class HolodeckTesting implements vscode.Disposable {
         session.begin(step);
         // Run commands go straight to the server (not through vscode.commands) so the
         // answer, not a UI side effect, drives the Testing view.
+        this.ownRuns.enter(step.ref.uri);
         const pending = this.host.request("workspace/executeCommand", { command: step.command, arguments: step.args });
         let response: unknown;
         try {
           response = pending === undefined ? { status: "refused", reason: "holodeck-lsp is not running" } : await pending;
         } catch (error) {
           response = { status: "refused", reason: `holodeck-lsp failed: ${String(error)}` };
+        } finally {
+          this.ownRuns.leave(step.ref.uri);
         }
         summaries.push(session.finish(step, response));
       }

@@ -1,0 +1,105 @@
+"""The packaged extension in a real VS Code: code-server (VS Code 1.100) in headless Debian
+Chromium driven by playwright-core, against this venv's holodeck-lsp, on a copy of the sample.
+
+Each test runs one script of this folder (see README.md) and fails with its log. Heavy set-up,
+cached between runs: code-server installed by install_code_server.sh into
+~/.cache/holodeck-e2e (about 90 s the first time, 0.5 s after), playwright-core by `npm ci`
+here, the .vsix built once per session (shared with tests/extension). Screenshots and logs of
+every run, passed or failed, are kept in `e2e-artifacts/` at the repository root
+($HOLODECK_E2E_ARTIFACTS to change it).
+
+Skipped only when asked: HOLODECK_E2E=0. A missing tool (node, npm, Debian's chromium, the
+packages install_code_server.sh needs) is a failure that says how to install it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.extension.npm_build import REPO, run_npm, server_command
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = Path("/usr/bin/chromium")
+#: One script's whole run; they take 20–40 s on 2 CPUs once code-server is installed.
+SCRIPT_TIMEOUT = 300
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("HOLODECK_E2E", "1").strip() == "0", reason="HOLODECK_E2E=0: e2e skipped"
+)
+
+
+def artifacts_dir() -> Path:
+    return Path(os.environ.get("HOLODECK_E2E_ARTIFACTS") or REPO / "e2e-artifacts")
+
+
+@pytest.fixture(scope="module")
+def e2e(packaged_extension: dict[str, str]) -> dict[str, str]:
+    """Everything the scripts need: the .vsix, code-server, playwright-core, the server."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: install Node.js 20 (or set HOLODECK_E2E=0)")
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} not found: apt-get install -y chromium (.ci/run does; or HOLODECK_E2E=0)"
+        )
+    run_npm("ci", "--no-audit", "--no-fund", cwd=HERE)  # playwright-core, no browser download
+    installed = subprocess.run(
+        ["bash", str(HERE / "install_code_server.sh")],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    if installed.returncode != 0:
+        pytest.fail(f"install_code_server.sh failed:\n{installed.stderr[-4000:]}")
+    return {
+        "node": node,
+        "vsix": packaged_extension["vsix"],
+        "code_server": installed.stdout.strip().splitlines()[-1],
+        "server": server_command(),
+    }
+
+
+def run_script(e2e: dict[str, str], script: str, *extra: str) -> str:
+    command = [
+        e2e["node"],
+        str(HERE / script),
+        "--vsix", e2e["vsix"],
+        "--code-server", e2e["code_server"],
+        "--server-path", e2e["server"],
+        "--chromium", str(CHROMIUM),
+        "--artifacts", str(artifacts_dir()),
+        *extra,
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"{script} timed out after {SCRIPT_TIMEOUT}s:\n{error.stdout}\n{error.stderr}")
+    output = f"{done.stdout}\n{done.stderr}"
+    if done.returncode != 0:
+        pytest.fail(f"{script} failed (exit {done.returncode}):\n{output[-6000:]}")
+    return output
+
+
+def test_problems_hover_and_run_turn_lenses(e2e: dict[str, str]) -> None:
+    """A planted broken regex in the Problems panel at its line with our message; hover on it
+    and on `fuzzy`; "Run turn" lenses give ✗ / ✓ inline and in the Testing view."""
+    output = run_script(e2e, "vscode_e2e.mjs")
+    assert "PASS: Problems + hover on the planted fault" in output, output
+    shots = artifacts_dir() / "holodeck-e2e" / "screenshots"
+    assert (shots / "02-hover-regex.png").is_file() and (shots / "05-testing-view.png").is_file()
+
+
+def test_runs_from_the_testing_view(e2e: dict[str, str]) -> None:
+    """The gutter Run glyph, the Testing view's Run button and Run Test at Cursor: glyphs,
+    inlay hints, the failure peek with its diff, the Problems panel, the Testing view."""
+    output = run_script(e2e, "vscode_run_test.mjs")
+    assert "PASS: run from the gutter" in output, output
+    assert (artifacts_dir() / "holodeck-e2e-run" / "screenshots" / "03-failure-peek.png").is_file()

@@ -1,0 +1,188 @@
+-- Test driver for a trusted suite with a replay cassette, run after the config: waits for the
+-- first diagnostics, asks for symbols, lenses and hover, runs turns with :HoloDeckRunTurn,
+-- reads back diagnostics, virtual text, inlay hints and lens titles, writes JSON, quits.
+-- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "hover": {name: [line, character]},
+-- "runs": [{"cursor": line, "hint_line": line}]} (0-based lines).
+local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
+local bufnr = vim.api.nvim_get_current_buf()
+local uri = vim.uri_from_bufnr(bufnr)
+local started = vim.loop.hrtime()
+local result = {
+  clients = 0,
+  first_diagnostics = vim.NIL,
+  publishes = 0,
+  symbols = 0,
+  lenses = {},
+  hover = {},
+  runs = {},
+  messages = {},
+  diagnostics = {},
+  virtual_text = {},
+  inlay_hints = {},
+  lenses_after = {},
+  timings = {},
+  errors = {},
+}
+
+local function elapsed()
+  return (vim.loop.hrtime() - started) / 1e6
+end
+
+local function fail(message)
+  table.insert(result.errors, message)
+end
+
+-- Observe (without changing) what the server publishes and what the user commands say.
+local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
+vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
+  if params and params.uri == uri then
+    result.publishes = result.publishes + 1
+    if result.first_diagnostics == vim.NIL then
+      result.first_diagnostics = params.diagnostics
+    end
+  end
+  return publish(err, params, ctx, config)
+end
+local notify = vim.notify
+vim.notify = function(message, level, opts)
+  table.insert(result.messages, message)
+  return notify(message, level, opts)
+end
+
+local function request(method, params)
+  local responses, err = vim.lsp.buf_request_sync(bufnr, method, params, 10000)
+  if err then
+    fail(method .. ": " .. tostring(err))
+  end
+  for _, response in pairs(responses or {}) do
+    if response.err then
+      fail(method .. " error: " .. vim.inspect(response.err))
+    elseif response.result ~= nil then
+      return response.result
+    end
+  end
+  return vim.NIL
+end
+
+local function lens_list(lenses)
+  local list = {}
+  for _, lens in ipairs(lenses ~= vim.NIL and lenses or {}) do
+    table.insert(list, {
+      line = lens.range.start.line,
+      title = lens.command.title,
+      command = lens.command.command,
+      arguments = lens.command.arguments,
+    })
+  end
+  return list
+end
+
+local namespace = vim.api.nvim_create_namespace("holodeck_results") -- the config's namespace
+local function virtual_text()
+  local marks = {}
+  local found = vim.api.nvim_buf_get_extmarks(bufnr, namespace, 0, -1, { details = true })
+  for _, mark in ipairs(found) do
+    local text = {}
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(text, chunk[1])
+    end
+    table.insert(marks, { line = mark[2], text = table.concat(text) })
+  end
+  return marks
+end
+local function has_mark_at(lines)
+  local marked = {}
+  for _, mark in ipairs(virtual_text()) do
+    marked[mark.line] = true
+  end
+  for _, line in ipairs(lines) do
+    if not marked[line] then
+      return false
+    end
+  end
+  return true
+end
+
+repeat -- one pass; `break` on a failure skips to writing the result
+  if not vim.wait(10000, function()
+    return #vim.lsp.buf_get_clients(bufnr) > 0
+  end, 20) then
+    fail("no client attached within 10 s")
+    break
+  end
+  result.clients = #vim.lsp.buf_get_clients(bufnr)
+  if not vim.wait(15000, function()
+    return result.publishes > 0
+  end, 20) then
+    fail("no publishDiagnostics within 15 s")
+    break
+  end
+  result.timings.first_diagnostics_ms = elapsed()
+
+  local symbols = request("textDocument/documentSymbol", { textDocument = { uri = uri } })
+  result.symbols = symbols ~= vim.NIL and #symbols or 0
+  result.lenses = lens_list(request("textDocument/codeLens", { textDocument = { uri = uri } }))
+  for name, at in pairs(spec.hover) do
+    result.hover[name] = request("textDocument/hover", {
+      textDocument = { uri = uri },
+      position = { line = at[1], character = at[2] },
+    })
+  end
+  result.timings.navigation_ms = elapsed()
+
+  local hint_lines = {}
+  for _, run in ipairs(spec.runs) do
+    local said = #result.messages
+    vim.api.nvim_win_set_cursor(0, { run.cursor + 1, 0 })
+    vim.cmd("HoloDeckRunTurn")
+    if not vim.wait(20000, function()
+      return #result.messages > said
+    end, 20) then
+      fail("no answer to :HoloDeckRunTurn at line " .. run.cursor .. " within 20 s")
+      break
+    end
+    table.insert(result.runs, result.messages[#result.messages])
+    table.insert(hint_lines, run.hint_line)
+    if not vim.wait(5000, function()
+      return has_mark_at(hint_lines)
+    end, 20) then
+      fail("no virtual text at lines " .. vim.inspect(hint_lines) .. " within 5 s")
+      break
+    end
+  end
+  result.timings.runs_ms = elapsed()
+
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    local lsp = (d.user_data or {}).lsp or {}
+    table.insert(result.diagnostics, {
+      line = d.lnum,
+      severity = d.severity,
+      code = d.code or lsp.code,
+      message = d.message,
+      source = d.source or lsp.source,
+    })
+  end
+  result.virtual_text = virtual_text()
+  local whole = {
+    start = { line = 0, character = 0 },
+    ["end"] = { line = vim.api.nvim_buf_line_count(bufnr), character = 0 },
+  }
+  local hints = request("textDocument/inlayHint", { textDocument = { uri = uri }, range = whole })
+  for _, hint in ipairs(hints ~= vim.NIL and hints or {}) do
+    table.insert(result.inlay_hints, { line = hint.position.line, label = hint.label })
+  end
+  local lenses = request("textDocument/codeLens", { textDocument = { uri = uri } })
+  result.lenses_after = lens_list(lenses)
+until true
+
+result.timings.total_ms = elapsed()
+local file = assert(io.open(spec.out, "w"))
+file:write(vim.fn.json_encode(result))
+file:close()
+for _, client in pairs(vim.lsp.get_active_clients()) do
+  client.stop()
+end
+vim.wait(2000, function()
+  return #vim.lsp.get_active_clients() == 0
+end, 20)
+vim.cmd("qa!")
