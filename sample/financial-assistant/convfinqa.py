@@ -106,10 +106,6 @@ class Program:
             results.append(OPERATIONS[step.operation](a, b))
         return results
 
-    def operand_values(self, step: Step, results: Sequence[float | str]) -> tuple[float, float]:
-        a, b = (resolve(operand, results) for operand in step.operands)
-        return a, b
-
 
 _STEP = re.compile(r"\s*([a-z_]+)\(([^()]*)\)\s*(?:,|$)")
 

@@ -91,7 +91,8 @@ def perturbed_arg(plan: Any, program: str) -> tuple[str, str, object] | None:
     index = int(match.group(1))
     parsed = convfinqa().parse_program(program)
     step = parsed.steps[index]
-    gold = parsed.operand_values(step, parsed.values())
+    values = parsed.values()
+    gold = [convfinqa().resolve(operand, values) for operand in step.operands]
     call = plan.calls[index]
     for name, value in zip(("a", "b"), gold, strict=True):
         if not convfinqa().close(call.args[name], value):
