@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.extension.npm_build import REPO, run_npm, server_command
+from tests.extension.npm_build import REPO, run_npm
+from tests.server.lsp_client import installed_server
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -61,7 +62,7 @@ def e2e(packaged_extension: dict[str, str]) -> dict[str, str]:
         "node": node,
         "vsix": packaged_extension["vsix"],
         "code_server": installed.stdout.strip().splitlines()[-1],
-        "server": server_command(),
+        "server": installed_server(),
     }
 
 

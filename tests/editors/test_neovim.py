@@ -16,13 +16,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server.lsp_client import HOME
+from tests.server.lsp_client import HOME, installed_server
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "editors" / "neovim.md"
@@ -55,17 +54,6 @@ HOVER_AT = (1, 2)
 RUN_AT = 8
 
 
-def server_command() -> str:
-    """The venv's `holodeck-lsp`, next to the interpreter running the tests."""
-    beside = Path(sys.executable).parent / "holodeck-lsp"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("holodeck-lsp")
-    if found is None:
-        pytest.fail("holodeck-lsp is not installed (pip install -e '.[dev]')")
-    return found
-
-
 def nvim() -> str:
     found = shutil.which("nvim")
     if found is None:
@@ -94,7 +82,7 @@ def nvim_env(tmp_path: Path) -> dict[str, str]:
         "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
         "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
         "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        "HOLODECK_LSP_CMD": server_command(),
+        "HOLODECK_LSP_CMD": installed_server(),
     }
 
 
@@ -168,7 +156,7 @@ def replay_case(agent: Path, case: int) -> dict[str, Any]:
     report = agent.parent / "cli-report.json"
     done = subprocess.run(
         [
-            *(server_command(), "run", str(agent), "--replay", str(agent.parent / CASSETTE)),
+            *(installed_server(), "run", str(agent), "--replay", str(agent.parent / CASSETTE)),
             *("--case", str(case), "--report-json", str(report), "--quiet"),
         ],
         cwd=agent.parent,

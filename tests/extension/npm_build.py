@@ -8,10 +8,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.server.lsp_client import installed_server
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "vscode-extension"
@@ -27,19 +28,8 @@ def npm() -> str:
     return found
 
 
-def server_command() -> str:
-    """The venv's `holodeck-lsp`, next to the interpreter running the tests."""
-    beside = Path(sys.executable).parent / "holodeck-lsp"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("holodeck-lsp")
-    if found is None:
-        pytest.fail("holodeck-lsp is not installed (pip install -e '.[dev]')")
-    return found
-
-
 def run_npm(*args: str, cwd: Path = EXTENSION, timeout: int = 600) -> str:
-    env = {**os.environ, "HOLODECK_LSP": server_command(), "CI": os.environ.get("CI", "true")}
+    env = {**os.environ, "HOLODECK_LSP": installed_server(), "CI": os.environ.get("CI", "true")}
     try:
         done = subprocess.run(
             [npm(), *args],

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pygls import uris
 from pytest_lsp import LanguageClient
@@ -22,6 +24,19 @@ SERVER_COMMAND = [sys.executable, "-m", "holodeck_lsp"]
 HOME = tempfile.mkdtemp(prefix="holodeck-lsp-test-home-")
 SERVER_ENV = {**os.environ, "HOME": HOME, "USERPROFILE": HOME}
 TIMEOUT = 15.0
+
+
+def installed_server() -> str:
+    """The venv's `holodeck-lsp` script, next to the interpreter running the tests (for
+    clients that start it themselves: Neovim, VS Code)."""
+    beside = Path(sys.executable).parent / "holodeck-lsp"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("holodeck-lsp")
+    if found is None:
+        pytest.fail("holodeck-lsp is not installed (pip install -e '.[dev]')")
+    return found
+
 
 PUBLISHED: dict[int, list[types.PublishDiagnosticsParams]] = {}
 

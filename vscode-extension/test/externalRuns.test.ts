@@ -1,27 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { externalResult, OwnRuns } from "../src/externalRuns";
-import { RunSession } from "../src/runSession";
-import { caseId, fileId, idOf, parseTestId, turnId, type TestRef } from "../src/testIds";
-import { syncFileItem } from "../src/testTree";
-import { discovery, metric, multiTurn, turn, URI } from "./fixtures";
-import { StubRun, StubTestItem, stubFactory } from "./vscode-stub";
-
-function session(): { run: StubRun; session: RunSession<StubTestItem> } {
-  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
-  syncFileItem(stubFactory(), file, discovery());
-  const find = (ref: TestRef): StubTestItem | undefined => {
-    if (ref.kind === "file") return file;
-    const found = file.children.get(caseId(ref.uri, ref.caseIndex));
-    return ref.kind === "case" ? found : found?.children.get(idOf(ref));
-  };
-  const turnsUnder = (ref: TestRef): TestRef[] => {
-    if (ref.kind === "turn") return [ref];
-    return (find(ref)?.children.all() ?? []).flatMap((child) => turnsUnder(parseTestId(child.id)));
-  };
-  const run = new StubRun();
-  return { run, session: new RunSession(run, { item: find, turnsUnder }) };
-}
+import { caseId, turnId } from "../src/testIds";
+import { metric, multiTurn, stubSession, turn, URI } from "./fixtures";
 
 test("a 'Run turn' lens result marks that turn only, with the same message a Testing run gives", () => {
   const failing = turn({
@@ -34,7 +15,7 @@ test("a 'Run turn' lens result marks that turn only, with the same message a Tes
   const { step, response, name } = externalResult({ uri: URI, caseIndex: 1, turn: 1, regraded: false, result: multiTurn(1, [failing]) });
   assert.equal(step.ref.kind, "turn");
   assert.equal(name, "HoloDeck: run from the editor");
-  const { run, session: s } = session();
+  const { run, session: s } = stubSession();
   s.begin(step);
   assert.deepEqual(s.finish(step, response), { status: "done", passed: 0, failed: 1 });
   assert.deepEqual(
@@ -50,7 +31,7 @@ test("a 'Run case' lens result or a re-grade marks every turn and the case", () 
   const result = multiTurn(1, [turn({ turn_index: 0 }), turn({ turn_index: 1 })]);
   const { step, response, name } = externalResult({ uri: URI, caseIndex: 1, turn: null, regraded: true, result });
   assert.equal(name, "HoloDeck: re-graded after an edit");
-  const { run, session: s } = session();
+  const { run, session: s } = stubSession();
   s.begin(step);
   s.finish(step, response);
   assert.equal(run.stateOf(turnId(URI, 1, 0)), "passed");

@@ -1,6 +1,10 @@
 // Server answers as holodeck-lsp sends them (shapes from holodeck_lsp/server/test_discovery.py
 // and holodeck_lsp/schema/results.py).
 import type { Discovery, LspRange, MetricResultJson, TestResultJson, TurnResultJson } from "../src/protocol";
+import { RunSession } from "../src/runSession";
+import { caseId, fileId, idOf, parseTestId, type TestRef } from "../src/testIds";
+import { syncFileItem } from "../src/testTree";
+import { StubRun, StubTestItem, stubFactory } from "./vscode-stub";
 
 export const URI = "file:///work/suite/agent.yaml";
 
@@ -83,4 +87,21 @@ export function singleTurn(index: number, overrides: Partial<TestResultJson>): T
     turns: null,
     ...overrides,
   };
+}
+
+/** A RunSession over `discovery()`'s items reporting into a StubRun, as HolodeckTesting wires one. */
+export function stubSession(): { run: StubRun; session: RunSession<StubTestItem> } {
+  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
+  syncFileItem(stubFactory(), file, discovery());
+  const find = (ref: TestRef): StubTestItem | undefined => {
+    if (ref.kind === "file") return file;
+    const found = file.children.get(caseId(ref.uri, ref.caseIndex));
+    return ref.kind === "case" ? found : found?.children.get(idOf(ref));
+  };
+  const turnsUnder = (ref: TestRef): TestRef[] => {
+    if (ref.kind === "turn") return [ref];
+    return (find(ref)?.children.all() ?? []).flatMap((child) => turnsUnder(parseTestId(child.id)));
+  };
+  const run = new StubRun();
+  return { run, session: new RunSession(run, { item: find, turnsUnder }) };
 }

@@ -2,33 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RunResponse } from "../src/protocol";
 import { stepFor } from "../src/runPlan";
-import { RunSession } from "../src/runSession";
-import { caseId, fileId, idOf, parseTestId, turnId, type TestRef } from "../src/testIds";
-import { syncFileItem } from "../src/testTree";
-import { discovery, metric, multiTurn, singleTurn, turn, URI } from "./fixtures";
-import { StubRun, StubTestItem, stubFactory } from "./vscode-stub";
-
-function setUp(): { run: StubRun; session: RunSession<StubTestItem> } {
-  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
-  syncFileItem(stubFactory(), file, discovery());
-  const find = (ref: TestRef): StubTestItem | undefined => {
-    if (ref.kind === "file") return file;
-    const found = file.children.get(caseId(ref.uri, ref.caseIndex));
-    return ref.kind === "case" ? found : found?.children.get(idOf(ref));
-  };
-  const turnsUnder = (ref: TestRef): TestRef[] => {
-    if (ref.kind === "turn") return [ref];
-    const item = find(ref);
-    return (item?.children.all() ?? []).flatMap((child) => turnsUnder(parseTestId(child.id)));
-  };
-  const run = new StubRun();
-  return { run, session: new RunSession(run, { item: find, turnsUnder }) };
-}
+import { caseId, fileId, parseTestId, turnId } from "../src/testIds";
+import { metric, multiTurn, singleTurn, stubSession, turn, URI } from "./fixtures";
 
 const SUMMARY = { total_tests: 2, passed: 1, failed: 1, pass_rate: 50 };
 
 test("runAll: turns started, then each turn and case reported from the results", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(fileId(URI)));
   session.begin(step);
   assert.deepEqual(
@@ -55,7 +35,7 @@ test("runAll: turns started, then each turn and case reported from the results",
 });
 
 test("runTurn: only the graded turn is reported, the case item is left alone", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(turnId(URI, 1, 1)));
   session.begin(step);
   session.finish(step, { status: "done", summary: SUMMARY, results: [multiTurn(1, [turn({ turn_index: 1, passed: false, errors: ["HTTP 500"] })])] });
@@ -66,7 +46,7 @@ test("runTurn: only the graded turn is reported, the case item is left alone", (
 });
 
 test("a refused run errors every covered turn with the server's reason", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(caseId(URI, 1)));
   const summary = session.finish(step, { status: "refused", reason: "agent.yaml has 2 errors; fix them to run it" });
   assert.equal(summary.status, "refused");
@@ -76,7 +56,7 @@ test("a refused run errors every covered turn with the server's reason", () => {
 });
 
 test("cancelled: turns without a result are skipped, cancelled turns too", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(fileId(URI)));
   const summary = session.finish(step, {
     status: "cancelled",
@@ -91,14 +71,14 @@ test("cancelled: turns without a result are skipped, cancelled turns too", () =>
 });
 
 test("an answer that is not a run response errors the turns instead of throwing", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(caseId(URI, 0)));
   assert.equal(session.finish(step, null).status, "invalid");
   assert.equal(run.stateOf(turnId(URI, 0, 0)), "errored");
 });
 
 test("refuse (untrusted) reports without asking the server", () => {
-  const { run, session } = setUp();
+  const { run, session } = stubSession();
   const step = stepFor(parseTestId(turnId(URI, 0, 0)));
   session.refuse(step, "untrusted workspace");
   assert.equal(run.stateOf(turnId(URI, 0, 0)), "errored");
