@@ -332,3 +332,24 @@ export async function lensAbove(editor, line, title) {
   if (best === null) fail(`no "${title}" code lens above line ${line}`);
   return best;
 }
+
+/** The Testing view's rows: text (label, then the duration once run) and state icons. */
+export async function testingRows(page) {
+  return page.locator(".test-explorer .monaco-list-row").evaluateAll((els) => els.map((e) => ({
+    text: e.textContent,
+    icons: [...e.querySelectorAll(".codicon")].map((c) => [...c.classList].filter((k) => k.startsWith("codicon-testing")).join(" ")).filter(Boolean),
+  })));
+}
+
+/** The row of turn `n` ("turn 1" + "1.0ms" once run reads "turn 11.0ms"). */
+export function turnRow(rows, n) {
+  return rows.find((r) => new RegExp(`^turn ${n}(\\d+(\\.\\d+)?m?s)?$`).test(r.text ?? ""));
+}
+
+/** Copy a screenshot to --out, if given (the repository's images are made this way). */
+export function copyOut(o, file) {
+  if (!o.out) return;
+  fs.mkdirSync(path.dirname(o.out), { recursive: true });
+  fs.copyFileSync(file, o.out);
+  log(`copied ${file} -> ${o.out}`);
+}

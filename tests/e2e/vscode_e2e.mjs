@@ -21,7 +21,7 @@
 // 04-run-turn, 05-testing-view); a failure exits 1 with "ASSERTION FAILED: …".
 import fs from "node:fs";
 import path from "node:path";
-import { fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, timed, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
 
 const CASSETTE = "cassettes/oracle.json";
 const BROKEN = "broken.agent.yaml";
@@ -144,22 +144,14 @@ async function main() {
           .catch(() => fail(`the Testing view does not list ${child} under ${label}`));
       }
     });
-    const rows = await page.locator(".test-explorer .monaco-list-row").evaluateAll((els) => els.map((e) => ({
-      text: e.textContent,
-      icons: [...e.querySelectorAll(".codicon")].map((c) => [...c.classList].filter((k) => k.startsWith("codicon-testing")).join(" ")).filter(Boolean),
-    })));
+    const rows = await testingRows(page);
     // a row's text is its label and, once run, its duration: "turn 1" + "1.0ms"
-    const turnRow = (n) => rows.find((r) => new RegExp(`^turn ${n}(\\d+(\\.\\d+)?m?s)?$`).test(r.text ?? ""));
-    log(`Testing view: turn ${wrong} ${JSON.stringify(turnRow(wrong)?.icons)}, turn ${right} ${JSON.stringify(turnRow(right)?.icons)}`);
-    if (!turnRow(wrong)?.icons.some((i) => i.includes("failed"))) fail(`turn ${wrong} is not failed in the Testing view: ${JSON.stringify(rows)}`);
-    if (!turnRow(right)?.icons.some((i) => i.includes("passed"))) fail(`turn ${right} is not passed in the Testing view: ${JSON.stringify(rows)}`);
+    log(`Testing view: turn ${wrong} ${JSON.stringify(turnRow(rows, wrong)?.icons)}, turn ${right} ${JSON.stringify(turnRow(rows, right)?.icons)}`);
+    if (!turnRow(rows, wrong)?.icons.some((i) => i.includes("failed"))) fail(`turn ${wrong} is not failed in the Testing view: ${JSON.stringify(rows)}`);
+    if (!turnRow(rows, right)?.icons.some((i) => i.includes("passed"))) fail(`turn ${right} is not passed in the Testing view: ${JSON.stringify(rows)}`);
     await shot("05-testing-view");
 
-    if (o.out) {
-      fs.mkdirSync(path.dirname(o.out), { recursive: true });
-      fs.copyFileSync(readmeShot, o.out);
-      log(`copied ${readmeShot} -> ${o.out}`);
-    }
+    copyOut(o, readmeShot);
     log("PASS: Problems + hover on the planted fault, fuzzy hover, Run turn lenses -> ✓/✗ inline and in the Testing view");
   });
 }

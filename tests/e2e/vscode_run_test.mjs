@@ -28,7 +28,7 @@
 // "ASSERTION FAILED: ..." and a failure.png, keeping the scratch folder.
 import fs from "node:fs";
 import path from "node:path";
-import { fail, goToLine, log, openFromExplorer, parseArgs, replayVerdicts, timed, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
 
 const RECORDING = "cassettes/oracle.json";
 const CASSETTE = "e2e.cassette.json";
@@ -170,17 +170,13 @@ async function main() {
       await page.locator(".test-explorer .monaco-list-row", { hasText: info.caseName }).first().waitFor({ timeout: 15000 })
         .catch(() => fail(`the Testing view does not list ${info.caseName}`));
     });
-    const rowInfo = await page.locator(".test-explorer .monaco-list-row").evaluateAll((els) => els.map((e) => ({
-      label: e.getAttribute("aria-label"),
-      text: e.textContent,
-      icons: [...e.querySelectorAll(".codicon")].map((c) => [...c.classList].filter((k) => k.startsWith("codicon-testing")).join(" ")).filter(Boolean),
-    })));
+    const rowInfo = await testingRows(page);
     log(`Testing view rows: ${JSON.stringify(rowInfo)}`);
     const caseRow = rowInfo.find((r) => (r.text ?? "").includes(info.caseName));
     if (!caseRow || !caseRow.icons.some((i) => i.includes("failed"))) fail(`the Testing view's ${info.caseName} row is not failed: ${JSON.stringify(caseRow)}`);
     const turnRows = rowInfo.filter((r) => /^turn \d+/.test(r.text ?? ""));
     if (!turnRows.some((r) => r.icons.some((i) => i.includes("passed")))) fail("no passed turn in the Testing view");
-    if (!turnRows.some((r) => /^turn 1(\d+(\.\d+)?m?s)?$/.test(r.text) && r.icons.some((i) => i.includes("failed")))) fail("turn 1 is not failed in the Testing view");
+    if (!turnRow(rowInfo, 1)?.icons.some((i) => i.includes("failed"))) fail("turn 1 is not failed in the Testing view");
     await shot("04-testing-view");
 
     // 2nd way: the Run button of another case's row in the Testing view (its answers are all right).
@@ -222,11 +218,7 @@ async function main() {
     });
     log(`Test: Run Test at Cursor on agent.yaml:${turnLine} -> passed glyph on that line`);
 
-    if (o.out) {
-      fs.mkdirSync(path.dirname(o.out), { recursive: true });
-      fs.copyFileSync(peekShot, o.out);
-      log(`copied ${peekShot} -> ${o.out}`);
-    }
+    copyOut(o, peekShot);
     log("PASS: run from the gutter -> failed/passed glyphs, ✓/✗ inlay hints, failure peek, Problems, Testing view");
   });
 }
