@@ -156,6 +156,60 @@ def test_the_openai_alternative_reaches_the_oracle_through_openai_base_url(
     assert report.summary.passed_turns == report.summary.total_turns == 34
 
 
+def test_the_anthropic_alternative_runs_green_on_the_claude_agent_sdk(
+    oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent file's commented anthropic line: the real Claude Code CLI (bundled with
+    claude-agent-sdk) streams Anthropic messages to the oracle through ANTHROPIC_BASE_URL and
+    calls tools.py as MCP tools (`mcp__tools__…`); every turn passes and the program grader
+    matches those names too."""
+    folder = copy_sample(tmp_path)
+    switch_model(folder / "agent.yaml", "anthropic")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", oracle.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle")
+    out = tmp_path / "claude.json"
+    with grader_imports_isolated():
+        status = main(["run", str(folder), "--report-json", str(out), "--parallel", "4", "--quiet"])
+    report = read_report(out)
+    assert status == 0, [t.errors for _, t in turns_of(report) if not t.passed]
+    assert report.summary.passed_turns == report.summary.total_turns == 34
+    names = {c.name for _, t in turns_of(report) for c in t.tool_invocations}
+    assert "mcp__tools__lookup" in names and "mcp__tools__divide" in names
+    assert {metric(t, GRADER_METRIC).score for _, t in turns_of(report)} == {1.0}
+
+
+def test_anthropic_messages_get_the_same_tool_call_streamed_or_not(oracle: Oracle) -> None:
+    """What the CLI sends for the first question: a tool_use block for the lookup, as JSON
+    and as server-sent events."""
+    question = first_question()["content"]
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "tools": [{"name": "mcp__tools__lookup", "input_schema": {"type": "object"}}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": question}]}],
+    }
+    status, message = request(f"{oracle.url}/v1/messages", body)
+    assert status == 200 and message["stop_reason"] == "tool_use"
+    [use] = message["content"]
+    assert use["type"] == "tool_use" and use["name"] == "mcp__tools__lookup"
+    assert use["input"]["column"] == "2007"
+    raw = (
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{oracle.url}/v1/messages",
+                data=json.dumps({**body, "stream": True}).encode(),
+                headers={"Content-Type": "application/json", "anthropic-version": "2023-06-01"},
+            ),
+            timeout=10,
+        )
+        .read()
+        .decode()
+    )
+    events = [line[len("event: ") :] for line in raw.splitlines() if line.startswith("event: ")]
+    assert events[0] == "message_start" and events[-1] == "message_stop"
+    assert '"partial_json": ' in raw and "2007" in raw
+
+
 def recorded_turns(report: TestReport) -> list[tuple[str | None, list[tuple[str, Any, Any]]]]:
     """Per turn: the answer and the tool calls (name, args, result) the tools really made."""
     return [
@@ -220,7 +274,8 @@ def test_streaming_is_refused(oracle: Oracle) -> None:
         f"{oracle.url}/v1/chat/completions", {"stream": True, "messages": [first_question()]}
     )
     assert status == 400
-    assert body["error"]["message"] == "oracle: the oracle does not stream; send stream: false"
+    message = "oracle: chat completions are not streamed here; send stream: false"
+    assert body["error"]["message"] == message
 
 
 def test_a_known_question_gets_a_tool_call(oracle: Oracle) -> None:

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""An offline *oracle* for the financial-assistant sample: an OpenAI-compatible
-chat-completions server on 127.0.0.1 that answers each ConvFinQA question the way the dataset
-says it should be answered.
+"""An offline *oracle* for the financial-assistant sample: a chat server on 127.0.0.1 that
+answers each ConvFinQA question the way the dataset says it should be answered. It speaks
+OpenAI chat completions (Semantic Kernel: openai, ollama) and Anthropic messages, streamed or
+not (the Claude Agent SDK's CLI).
 
 It is not a model and proves nothing about one. It exists so the whole live pipeline —
 backend, HTTP, tool calling through the real `tools.py`, per-turn grading, reports — can be
 seen and tested without a GPU, a download or an API key.
 
     python scripts/oracle_server.py --port 8765 [--mistakes 0.2 --seed 1]
-    OLLAMA_HOST=http://127.0.0.1:8765 holodeck-lsp run .            # provider: ollama
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=oracle holodeck-lsp run .  # openai
+    OLLAMA_HOST=127.0.0.1:8765 holodeck-lsp run .                                        # ollama
+    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=oracle holodeck-lsp run .    # openai
+    ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=oracle holodeck-lsp run . # claude
 
 For every question it recognises (by the conversation's document id and questions, from
 data/convfinqa_subset.json) it issues the gold program's tool calls one at a time — a `lookup`
@@ -26,285 +28,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(SAMPLE_DIR))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # oracle_plan, oracle_apis
 
-from convfinqa import (  # noqa: E402  (the sample folder is not a package)
-    OPERATIONS,
-    cells_holding,
-    parse_number,
-    parse_program,
-    resolve,
+from oracle_apis import (
+    MODEL_NAME,
+    anthropic_error,
+    anthropic_events,
+    anthropic_message,
+    anthropic_stream,
+    is_conversation,
+    openai_error,
+    openai_events,
+    openai_reply,
 )
+from oracle_plan import SAMPLE_DIR, Oracle, OracleError, TurnPlan, build_plans
+
+__all__ = ["Oracle", "OracleError", "TurnPlan", "build_plans", "main", "make_server"]
 
 DEFAULT_SUBSET = SAMPLE_DIR / "data" / "convfinqa_subset.json"
-MODEL_NAME = "convfinqa-oracle"
-
-
-# ----------------------------------------------------------------------------- the plan
-
-
-@dataclass(frozen=True)
-class Call:
-    """One tool call the oracle will make; operands may be `#N` (the Nth call's result)."""
-
-    tool: str
-    args: dict[str, Any]
-
-
-@dataclass
-class TurnPlan:
-    case: str
-    turn: int
-    question: str
-    answer: str
-    calls: list[Call]
-    mistake: str | None = None  # what was perturbed, for the log and /oracle/plan
-    refs: list[dict[str, int]] = field(default_factory=list)  # arg -> call index, per call
-
-
-def _format_like(value: float, gold: str) -> str:
-    """`value` written the way the dataset wrote `gold` (percent sign, decimals)."""
-    text = gold.strip()
-    percent = text.endswith("%")
-    body = text[:-1] if percent else text
-    decimals = len(body.split(".", 1)[1]) if "." in body else 0
-    shown = value * 100 if percent else value
-    return f"{shown:.{decimals}f}" + ("%" if percent else "")
-
-
-def _other_cell(
-    table: Mapping[str, Mapping[str, object]], value: float
-) -> tuple[str, str, float] | None:
-    """A plausible wrong reading of `value`: the same row, a neighbouring column."""
-    cells = cells_holding(table, value)
-    if len(cells) != 1:
-        return None
-    row, column = cells[0]
-    columns = list(table)
-    position = columns.index(column)
-    for other in columns[position + 1 :] + columns[:position][::-1]:
-        cell = table[other].get(row)
-        if isinstance(cell, int | float) and not isinstance(cell, bool) and cell != value:
-            return row, other, float(cell)
-    return None
-
-
-def _turn_plan(dialogue: Mapping[str, Any], turn: int, wrong: bool) -> TurnPlan:
-    record_id = dialogue["id"]
-    table = dialogue["doc"]["table"]
-    question = dialogue["dialogue"]["conv_questions"][turn]
-    answer = dialogue["dialogue"]["conv_answers"][turn]
-    program = parse_program(dialogue["dialogue"]["turn_program"][turn])
-    plan = TurnPlan(dialogue["test_case"]["name"], turn, question, answer, [])
-
-    if not program.steps:  # a value read from the page
-        assert program.bare_value is not None
-        value = program.bare_value
-        cells = cells_holding(table, value)
-        if len(cells) == 1:
-            row, column = cells[0]
-            if wrong and (slip := _other_cell(table, value)) is not None:
-                row, column, value = slip
-                plan.mistake = f"looked up column {column!r} instead of {cells[0][1]!r}"
-            plan.calls.append(
-                Call("lookup", {"document_id": record_id, "row": row, "column": column})
-            )
-        if wrong and plan.mistake is None:
-            value *= 1.1
-            plan.mistake = "read the figure 10% too high"
-        if plan.mistake:
-            plan.answer = _format_like(value, answer)
-        return plan
-
-    # Steps of the program; a perturbed turn misreads the last step's first written number.
-    gold = program.values()
-    slipped: tuple[int, int, float] | None = None
-    if wrong:
-        for step in reversed(program.steps):
-            literal = [i for i, o in enumerate(step.operands) if o.kind == "literal"]
-            if literal:
-                slot = literal[0]
-                original = resolve(step.operands[slot], gold)
-                other = _other_cell(table, original)
-                replacement = other[2] if other else round(original * 1.1, 2)
-                slipped = (step.index, slot, replacement)
-                where = f"column {other[1]!r}" if other else "a figure 10% too high"
-                plan.mistake = (
-                    f"step {step.index} {step.text}: used {replacement:g} ({where}) "
-                    f"for {original:g}"
-                )
-                break
-    values: list[float | str] = []
-    for step in program.steps:
-        operands: list[float] = []
-        refs: dict[str, int] = {}
-        for slot, (name, operand) in enumerate(zip(("a", "b"), step.operands, strict=True)):
-            number = resolve(operand, values)
-            if slipped is not None and slipped[:2] == (step.index, slot):
-                number = slipped[2]
-            if operand.ref is not None:
-                refs[name] = operand.ref
-            operands.append(number)
-        values.append(OPERATIONS[step.operation](operands[0], operands[1]))
-        plan.calls.append(Call(step.operation, {"a": operands[0], "b": operands[1]}))
-        plan.refs.append(refs)
-    if plan.mistake:
-        final = values[-1]
-        plan.answer = final if isinstance(final, str) else _format_like(final, answer)
-    return plan
-
-
-def build_plans(subset: Mapping[str, Any], mistakes: float, seed: int) -> dict[str, list[TurnPlan]]:
-    """Every dialogue's turns, by document id; which turns go wrong depends only on the seed."""
-    rng = random.Random(seed)
-    plans: dict[str, list[TurnPlan]] = {}
-    for dialogue in subset["dialogues"]:
-        turns = len(dialogue["dialogue"]["conv_questions"])
-        plans[dialogue["id"]] = [
-            _turn_plan(dialogue, turn, rng.random() < mistakes) for turn in range(turns)
-        ]
-    return plans
-
-
-# ----------------------------------------------------------------------------- the protocol
-
-
-class OracleError(Exception):
-    """A request the oracle cannot answer; sent back as an OpenAI-style 400 error."""
-
-
-def _text_parts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list):
-        return [
-            part.get("text", "")
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
-        ]
-    return []
-
-
-class Oracle:
-    def __init__(self, plans: dict[str, list[TurnPlan]]) -> None:
-        self.plans = plans
-
-    def _dialogue(self, questions: Sequence[str], first_message: str) -> list[TurnPlan]:
-        for record_id, turns in self.plans.items():
-            if f"Document id: {record_id}" in first_message:
-                return turns
-        for turns in self.plans.values():  # no page attached: match the questions alone
-            asked = [plan.question for plan in turns[: len(questions)]]
-            if len(asked) == len(questions) and all(
-                q.strip().startswith(a) for q, a in zip(questions, asked, strict=True)
-            ):
-                return turns
-        raise OracleError(
-            f"the oracle only knows the sample's ConvFinQA dialogues; not this one "
-            f"(first question: {questions[0][:80]!r})"
-        )
-
-    def answer(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        if body.get("stream"):
-            raise OracleError("the oracle does not stream; send stream: false")
-        messages: list[Mapping[str, Any]] = list(body.get("messages") or [])
-        user = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-        if not user:
-            raise OracleError("no user message in the request")
-        parts = [_text_parts(messages[i].get("content")) for i in user]
-        questions = [p[0] if p else "" for p in parts]
-        turns = self._dialogue(questions, "\n".join(parts[0]))
-        index = len(user) - 1
-        if index >= len(turns):
-            raise OracleError(
-                f"the dialogue has {len(turns)} questions; this is question {index + 1}"
-            )
-        plan = turns[index]
-        if not questions[-1].strip().startswith(plan.question):
-            raise OracleError(
-                f"question {index + 1} should be {plan.question!r}, got {questions[-1][:80]!r}"
-            )
-
-        since = messages[user[-1] + 1 :]
-        results = [m.get("content") for m in since if m.get("role") == "tool"]
-        made = sum(len(m.get("tool_calls") or []) for m in since if m.get("role") == "assistant")
-        if made < len(plan.calls):
-            return _tool_call_reply(plan, made, results, body)
-        return _text_reply(plan.answer, body)
-
-
-def _tool_name(tool: str, offered: Sequence[str]) -> str:
-    for name in offered:
-        if name == tool or name.endswith(f"-{tool}") or name.endswith(f"_{tool}"):
-            return name
-    raise OracleError(
-        f"the agent offers no {tool!r} tool (it offers: {', '.join(offered) or 'none'})"
-    )
-
-
-def _result_number(text: Any, fallback: float) -> float:
-    try:
-        return parse_number(str(text))
-    except ValueError:
-        return fallback
-
-
-def _tool_call_reply(
-    plan: TurnPlan, made: int, results: Sequence[Any], body: Mapping[str, Any]
-) -> dict[str, Any]:
-    call = plan.calls[made]
-    args = dict(call.args)
-    if call.tool != "lookup":
-        # `#N` is what the tool returned for call N (it may differ from the program's value).
-        for name, ref in plan.refs[made].items():
-            if ref < len(results):
-                args[name] = _result_number(results[ref], args[name])
-    offered = [t["function"]["name"] for t in body.get("tools") or [] if "function" in t]
-    message = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": f"call_{plan.case}_{plan.turn}_{made}",
-                "type": "function",
-                "function": {"name": _tool_name(call.tool, offered), "arguments": json.dumps(args)},
-            }
-        ],
-    }
-    return _completion(message, "tool_calls", body)
-
-
-def _text_reply(text: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    return _completion({"role": "assistant", "content": text}, "stop", body)
-
-
-def _completion(message: Mapping[str, Any], finish: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    prompt = len(json.dumps(body.get("messages") or [])) // 4
-    completion = len(json.dumps(message)) // 4
-    return {
-        "id": "chatcmpl-oracle",
-        "object": "chat.completion",
-        "created": 0,
-        "model": str(body.get("model") or MODEL_NAME),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
-
-
-# ----------------------------------------------------------------------------- HTTP
 
 
 def make_server(
@@ -325,50 +73,75 @@ def make_server(
             self.end_headers()
             self.wfile.write(data)
 
+        def _stream(self, chunks: Sequence[bytes]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Content-Length", str(sum(len(c) for c in chunks)))
+            self.end_headers()
+            for chunk in chunks:
+                self.wfile.write(chunk)
+
+        def _path(self) -> str:
+            return self.path.split("?", 1)[0].rstrip("/")
+
         def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0].rstrip("/")
+            path = self._path()
             if path.endswith("/oracle/plan"):
                 self._send(200, plan_json)
+            elif path.endswith("/models") and "anthropic-version" in self.headers:
+                self._send(200, {"data": [], "has_more": False})
             elif path.endswith("/models"):
-                self._send(
-                    200,
-                    {
-                        "object": "list",
-                        "data": [
-                            {"id": MODEL_NAME, "object": "model", "owned_by": "holodeck-sample"}
-                        ],
-                    },
-                )
+                model = {"id": MODEL_NAME, "object": "model", "owned_by": "holodeck-sample"}
+                self._send(200, {"object": "list", "data": [model]})
             else:
-                self._send(
-                    200,
-                    {
-                        "oracle": "ConvFinQA gold answers for the financial-assistant "
-                        "sample; not a model"
-                    },
-                )
+                about = "ConvFinQA gold answers for the financial-assistant sample; not a model"
+                self._send(200, {"oracle": about})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
-            if not self.path.split("?", 1)[0].endswith("/chat/completions"):
-                self._send(
-                    404,
-                    {
-                        "error": {
-                            "message": f"no route {self.path}; POST …/chat/completions",
-                            "type": "invalid_request_error",
-                        }
-                    },
-                )
-                return
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            path = self._path()
             try:
                 body = json.loads(raw or b"{}")
-                self._send(200, oracle.answer(body))
-            except (OracleError, json.JSONDecodeError) as error:
-                self._send(
-                    400, {"error": {"message": f"oracle: {error}", "type": "invalid_request_error"}}
-                )
+            except json.JSONDecodeError as error:
+                self._send(400, openai_error(f"oracle: the body is not JSON: {error}"))
+                return
+            if path.endswith("/chat/completions"):
+                self._answer(body, self._openai, openai_error)
+            elif path.endswith("/messages/count_tokens"):
+                self._send(200, {"input_tokens": len(raw) // 4})
+            elif path.endswith("/messages"):
+                self._answer(body, self._anthropic, anthropic_error)
+            elif "anthropic-version" in self.headers:
+                self._send(200, {})  # the CLI's telemetry and other side calls
+            else:
+                message = f"oracle: no route {self.path}; POST …/chat/completions or …/v1/messages"
+                self._send(404, openai_error(message))
+
+        def _answer(
+            self, body: Any, handle: Callable[[Any], None], error: Callable[[str], Any]
+        ) -> None:
+            try:
+                handle(body)
+            except OracleError as problem:
+                self._send(400, error(f"oracle: {problem}"))
+
+        def _openai(self, body: Any) -> None:
+            if body.get("stream"):
+                raise OracleError("chat completions are not streamed here; send stream: false")
+            events, tools = openai_events(body)
+            self._send(200, openai_reply(oracle.next_step(events, tools), body))
+
+        def _anthropic(self, body: Any) -> None:
+            if is_conversation(body):
+                events, tools = anthropic_events(body)
+                message = anthropic_message(oracle.next_step(events, tools), body)
+            else:
+                message = anthropic_message("ok", body)
+            if body.get("stream"):
+                self._stream(list(anthropic_stream(message)))
+            else:
+                self._send(200, message)
 
     return ThreadingHTTPServer((host, port), Handler)
 
