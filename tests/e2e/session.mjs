@@ -169,9 +169,6 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
 
     const env = {
       ...process.env,
-      // the server's folder on PATH too: the extension's fallback when it reads the user
-      // settings before code-server has loaded them (seen once in ~10 sessions)
-      PATH: `${path.dirname(o.serverPath)}${path.delimiter}${process.env.PATH ?? ""}`,
       // keep code-server's own config.yaml / state out of $HOME
       XDG_CONFIG_HOME: path.join(dirs.xdg, "config"),
       XDG_DATA_HOME: path.join(dirs.xdg, "data"),
@@ -189,11 +186,14 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     });
     log(`installed ${path.basename(vsix)}: ${fs.readdirSync(dirs.extensions).filter((f) => !f.endsWith(".json")).join(", ")}`);
 
-    const userDir = path.join(dirs.userData, "User");
-    fs.mkdirSync(userDir, { recursive: true });
-    fs.writeFileSync(path.join(userDir, "settings.json"), JSON.stringify({
-      "holodeck.server.path": o.serverPath, ...BASE_SETTINGS, ...settings,
-    }, null, 2));
+    // User settings, and the same in the remote machine's settings: code-server's extension
+    // host is "remote", where machine-scoped settings such as holodeck.server.path come from
+    // Machine/settings.json; from User/settings.json they were missed in some sessions.
+    const all = JSON.stringify({ "holodeck.server.path": o.serverPath, ...BASE_SETTINGS, ...settings }, null, 2);
+    for (const scope of ["User", "Machine"]) {
+      fs.mkdirSync(path.join(dirs.userData, scope), { recursive: true });
+      fs.writeFileSync(path.join(dirs.userData, scope, "settings.json"), all);
+    }
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/`;
@@ -317,20 +317,25 @@ export async function goToLine(page, line, column = 1) {
   await page.waitForTimeout(300);
 }
 
-/** The code lens titled `title` drawn just above `line` (1-based) of `editor`. */
-export async function lensAbove(editor, line, title) {
+/** The code lens titled `title` drawn just above `line` (1-based) of `editor`; waits for the
+ * server's lenses to be drawn (up to `timeoutMs`). */
+export async function lensAbove(editor, line, title, timeoutMs = 30000) {
   const number = editor.locator(".margin-view-overlays .line-numbers", { hasText: new RegExp(`^${line}$`) }).first();
   await number.waitFor();
-  const at = await number.boundingBox();
   const lenses = editor.locator(".codelens-decoration a", { hasText: title });
-  let best = null; let bestGap = Infinity;
-  for (let i = 0; i < await lenses.count(); i++) {
-    const box = await lenses.nth(i).boundingBox();
-    const gap = box ? at.y - box.y : -1;
-    if (box && gap > 0 && gap < 3 * at.height && gap < bestGap) { best = lenses.nth(i); bestGap = gap; }
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const at = await number.boundingBox();
+    let best = null; let bestGap = Infinity;
+    for (let i = 0; i < await lenses.count(); i++) {
+      const box = await lenses.nth(i).boundingBox();
+      const gap = box && at ? at.y - box.y : -1;
+      if (gap > 0 && gap < 3 * at.height && gap < bestGap) { best = lenses.nth(i); bestGap = gap; }
+    }
+    if (best !== null) return best;
+    if (Date.now() > end) fail(`no "${title}" code lens above line ${line} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
   }
-  if (best === null) fail(`no "${title}" code lens above line ${line}`);
-  return best;
 }
 
 /** The Testing view's rows: text (label, then the duration once run) and state icons. */
