@@ -2,6 +2,7 @@
 -- :HoloDeckRunTurn, writes JSON, quits.
 -- $HOLODECK_NVIM_OUT: output JSON path; $HOLODECK_NVIM_HOVER: "line,character" (0-based);
 -- $HOLODECK_NVIM_RUN_AT: the 0-based line to put the cursor on for :HoloDeckRunTurn.
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local out_path = vim.env.HOLODECK_NVIM_OUT
 local bufnr = vim.api.nvim_get_current_buf()
 local result = { clients = 0, diagnostics = {}, hover = vim.NIL, messages = {}, errors = {} }
@@ -26,16 +27,7 @@ end, 20)
 if not got then
   table.insert(result.errors, "no diagnostics within 15 s")
 end
-for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-  local lsp = (d.user_data or {}).lsp or {}
-  table.insert(result.diagnostics, {
-    line = d.lnum,
-    col = d.col,
-    code = d.code or lsp.code,
-    message = d.message,
-    source = d.source or lsp.source,
-  })
-end
+result.diagnostics = common.diagnostics(bufnr)
 
 local line, character = string.match(vim.env.HOLODECK_NVIM_HOVER or "0,0", "(%d+),(%d+)")
 local params = {

@@ -3,6 +3,7 @@
 -- reads back diagnostics, virtual text, inlay hints and lens titles, writes JSON, quits.
 -- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "hover": {name: [line, character]},
 -- "runs": [{"cursor": line, "hint_line": line}]} (0-based lines).
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
 local bufnr = vim.api.nvim_get_current_buf()
 local uri = vim.uri_from_bufnr(bufnr)
@@ -152,16 +153,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
   end
   result.timings.runs_ms = elapsed()
 
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    local lsp = (d.user_data or {}).lsp or {}
-    table.insert(result.diagnostics, {
-      line = d.lnum,
-      severity = d.severity,
-      code = d.code or lsp.code,
-      message = d.message,
-      source = d.source or lsp.source,
-    })
-  end
+  result.diagnostics = common.diagnostics(bufnr)
   result.virtual_text = virtual_text()
   local whole = {
     start = { line = 0, character = 0 },
