@@ -56,13 +56,4 @@ if vim.env.HOLODECK_NVIM_RUN_AT then
   end
 end
 
-local file = assert(io.open(out_path, "w"))
-file:write(vim.fn.json_encode(result))
-file:close()
-for _, client in pairs(vim.lsp.get_active_clients()) do
-  client.stop()
-end
-vim.wait(2000, function()
-  return #vim.lsp.get_active_clients() == 0
-end, 20)
-vim.cmd("qa!")
+common.finish(result, out_path)

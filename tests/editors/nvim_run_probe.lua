@@ -168,13 +168,4 @@ repeat -- one pass; `break` on a failure skips to writing the result
 until true
 
 result.timings.total_ms = elapsed()
-local file = assert(io.open(spec.out, "w"))
-file:write(vim.fn.json_encode(result))
-file:close()
-for _, client in pairs(vim.lsp.get_active_clients()) do
-  client.stop()
-end
-vim.wait(2000, function()
-  return #vim.lsp.get_active_clients() == 0
-end, 20)
-vim.cmd("qa!")
+common.finish(result, spec.out)
