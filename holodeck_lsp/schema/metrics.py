@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, field_validator
@@ -13,21 +12,41 @@ from pydantic import Discriminator, Field, Tag, field_validator
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.llm import LLMProvider
+from holodeck_lsp.schema.metric_catalogue import (
+    CODE_THRESHOLD,
+    KIND_DOCS,
+    LLM_JUDGED_METRICS,
+    METRIC_TYPES,
+    RAG_THRESHOLD,
+    RAGMetricType,
+    StandardMetricName,
+    flag_default,
+    judge_model_description,
+    number_default,
+    rag_metric_description,
+    standard_metric_description,
+    yaml_text,
+)
 from holodeck_lsp.schema.optimizer import OptimizerConfig
 
-StandardMetricName = Literal[
-    "groundedness",
-    "relevance",
-    "coherence",
-    "fluency",
-    "bleu",
-    "rouge",
-    "meteor",
-    "equality",
-    "numeric",
+# The catalogue's names, importable from here as before.
+__all__ = [
+    "GEVAL_PARAMS",
+    "GRADER_PATH",
+    "LLM_JUDGED_METRICS",
+    "METRIC_TYPES",
+    "AgentMetric",
+    "AnyMetric",
+    "CaseMetric",
+    "CodeMetric",
+    "EvaluationConfig",
+    "GEvalMetric",
+    "RAGMetric",
+    "RAGMetricType",
+    "StandardMetric",
+    "StandardMetricName",
 ]
-#: Metrics whose score comes from an LLM judge.
-LLM_JUDGED_METRICS = ("groundedness", "relevance", "coherence", "fluency")
+
 GEVAL_PARAMS = ("input", "actual_output", "expected_output", "context", "retrieval_context")
 #: `module.path:callable` — the grader reference format HoloDeck accepts.
 GRADER_PATH = re.compile(r"^[\w.]+:[\w_]+$")
@@ -47,22 +66,14 @@ class StandardMetric(StrictModel):
     """A built-in metric, chosen by `metric:`. `equality` and `numeric` are deterministic;
     `bleu` / `rouge` / `meteor` compare text; the others ask an LLM judge."""
 
-    type: Literal["standard"] = Field(
-        default="standard", description="`standard` — a built-in metric named by `metric`."
-    )
-    metric: StandardMetricName = Field(
-        description="Which built-in metric: groundedness, relevance, coherence, fluency "
-        "(LLM judge); bleu, rouge, meteor (text overlap); equality, numeric (deterministic)."
-    )
+    type: Literal["standard"] = Field(default="standard", description=KIND_DOCS["standard"])
+    metric: StandardMetricName = Field(description=standard_metric_description())
     threshold: float | None = Field(
         default=None, description="Minimum score for the metric to pass."
     )
     enabled: bool = Field(default=True, description="`false` skips this metric. Default true.")
     scale: int | None = Field(default=None, gt=0, description="Score scale, e.g. 5 for 1–5.")
-    model: LLMProvider | None = Field(
-        default=None,
-        description="Judge model for this metric (ignored by equality and numeric).",
-    )
+    model: LLMProvider | None = Field(default=None, description=judge_model_description())
     fail_on_error: bool = Field(
         default=False, description="Fail the test when the metric itself errors. Default false."
     )
@@ -76,32 +87,35 @@ class StandardMetric(StrictModel):
         default=None, description="Replaces the judge's evaluation prompt."
     )
     case_insensitive: bool = Field(
-        default=False, description="equality: compare lower-cased text. Default false."
+        default=flag_default("case_insensitive"),
+        description="equality: compare lower-cased text. Default false.",
     )
     strip_whitespace: bool = Field(
-        default=False,
+        default=flag_default("strip_whitespace"),
         description="equality: trim and collapse runs of white space first. Default false.",
     )
     strip_punctuation: bool = Field(
-        default=False,
+        default=flag_default("strip_punctuation"),
         description="equality: remove ASCII punctuation before comparing. Default false.",
     )
     absolute_tolerance: Annotated[float, Field(json_schema_extra={"minimum": 0})] = Field(
-        default=1e-6,
+        default=number_default("absolute_tolerance"),
         description="numeric: pass when |actual − expected| ≤ absolute_tolerance. "
         "Default 1e-6 (float noise only).",
     )
     relative_tolerance: Annotated[float, Field(json_schema_extra={"minimum": 0})] = Field(
-        default=0.0,
+        default=number_default("relative_tolerance"),
         description="numeric: also pass when |actual − expected| ≤ relative_tolerance × "
         "|expected|. Default 0 (off).",
     )
     accept_percent: bool = Field(
-        default=False, description='numeric: read a trailing "%" as ÷100. Default false.'
+        default=flag_default("accept_percent"),
+        description='numeric: read a trailing "%" as ÷100. Default false.',
     )
     accept_thousands_separators: bool = Field(
-        default=False,
-        description="numeric: ignore `,`, `_` and narrow no-break spaces. Default false.",
+        default=flag_default("accept_thousands_separators"),
+        description="numeric: read digits grouped in threes by `,`, `_` or a no-break, "
+        "narrow no-break or thin space. Default false.",
     )
     response_path: str | None = Field(
         default=None,
@@ -129,7 +143,7 @@ class StandardMetric(StrictModel):
 class GEvalMetric(StrictModel):
     """A custom LLM-judged criterion written in plain language (G-Eval)."""
 
-    type: Literal["geval"] = Field(default="geval", description="`geval` — custom criteria.")
+    type: Literal["geval"] = Field(default="geval", description=KIND_DOCS["geval"])
     name: NonBlankStr = Field(description="Metric name shown in reports, e.g. `Helpfulness`.")
     criteria: NonBlankStr = Field(description="What the judge checks, in plain language.")
     evaluation_steps: list[str] | None = Field(
@@ -163,24 +177,16 @@ class GEvalMetric(StrictModel):
         return value
 
 
-class RAGMetricType(StrEnum):
-    FAITHFULNESS = "faithfulness"
-    CONTEXTUAL_RELEVANCY = "contextual_relevancy"
-    CONTEXTUAL_PRECISION = "contextual_precision"
-    CONTEXTUAL_RECALL = "contextual_recall"
-    ANSWER_RELEVANCY = "answer_relevancy"
-
-
 class RAGMetric(StrictModel):
     """An LLM-judged retrieval-augmented-generation metric over `retrieval_context`."""
 
-    type: Literal["rag"] = Field(default="rag", description="`rag` — a RAG pipeline metric.")
-    metric_type: RAGMetricType = Field(
-        description="faithfulness, contextual_relevancy, contextual_precision, "
-        "contextual_recall or answer_relevancy."
-    )
+    type: Literal["rag"] = Field(default="rag", description=KIND_DOCS["rag"])
+    metric_type: RAGMetricType = Field(description=rag_metric_description())
     threshold: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="Minimum passing score, 0.0–1.0. Default 0.5."
+        default=RAG_THRESHOLD,
+        ge=0.0,
+        le=1.0,
+        description=f"Minimum passing score, 0.0–1.0. Default {yaml_text(RAG_THRESHOLD)}.",
     )
     include_reason: bool = Field(default=True, description="Keep the judge's reasoning.")
     model: LLMProvider | None = Field(default=None, description="Judge model for this metric.")
@@ -196,7 +202,7 @@ class CodeMetric(StrictModel):
     The grader runs in-process with full Python privileges: only reference code you trust.
     """
 
-    type: Literal["code"] = Field(default="code", description="`code` — a Python grader.")
+    type: Literal["code"] = Field(default="code", description=KIND_DOCS["code"])
     grader: str = Field(
         description="Import path `module.path:callable`, resolved relative to the agent's "
         "folder when the file is loaded, e.g. `graders:turn_program_equivalence`.",
@@ -204,7 +210,8 @@ class CodeMetric(StrictModel):
     )
     threshold: float | None = Field(
         default=None,
-        description="Pass mark for a grader that returns a bare score (default 0.5).",
+        description="Pass mark for a grader that returns a bare score (default "
+        f"{yaml_text(CODE_THRESHOLD)}).",
     )
     enabled: bool = Field(default=True, description="`false` skips this grader.")
     fail_on_error: bool = Field(
@@ -238,9 +245,6 @@ class CodeMetric(StrictModel):
     @property
     def display_name(self) -> str:
         return self.name or self.callable_name
-
-
-METRIC_TYPES = ("standard", "geval", "rag", "code")
 
 
 def _declared_type(value: Any) -> str | None:

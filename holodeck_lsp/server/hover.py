@@ -5,7 +5,7 @@
   rules, with examples (they are easy to guess wrong: fuzzy is not edit distance);
 * an expected tool's name: the declared tool, and for a function tool its Python signature
   and docstring; a `grader:`: the grader function's signature and docstring (found by reading
-  files, never importing); a `metric:`: when it passes.
+  files, never importing); a `metric:`: when it passes (from the metric catalogue).
 
 Reads the latest parsed YAML only (works while validation reports errors); a text that does
 not parse gets no hover.
@@ -79,34 +79,6 @@ ARG_DOC = """\
 not listed are ignored. The value is a literal (exact), `{{fuzzy: "..."}}` or
 `{{regex: "..."}}`.
 """
-
-_METRIC_RULES = {
-    "equality": (
-        "deterministic: passes (score 1.0) when the response equals `ground_truth` with strict "
-        "`==`. Flags: `case_insensitive` (casefold), `strip_whitespace` (trim, collapse runs), "
-        "`strip_punctuation` (drop ASCII punctuation) — all default `false`."
-    ),
-    "numeric": (
-        "deterministic: passes (score 1.0) when the response is a bare number within "
-        "`absolute_tolerance` (default `1e-6`) or `relative_tolerance` × |expected| "
-        "(default `0`, off) of `ground_truth`. `accept_percent` reads a trailing `%` as ÷100; "
-        "`accept_thousands_separators` ignores `,` `_` U+202F — both default `false`."
-    ),
-    "bleu": "text overlap (BLEU) with `ground_truth`; passes at `threshold`. No judge needed.",
-    "rouge": "text overlap (ROUGE) with `ground_truth`; passes at `threshold`. No judge needed.",
-    "meteor": "text overlap (METEOR) with `ground_truth`; passes at `threshold`. No judge needed.",
-}
-_FLAGS = (
-    "case_insensitive",
-    "strip_whitespace",
-    "strip_punctuation",
-    "absolute_tolerance",
-    "relative_tolerance",
-    "accept_percent",
-    "accept_thousands_separators",
-    "threshold",
-)
-
 
 def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
     """The hover text for the node under the cursor, or None."""
@@ -205,20 +177,15 @@ def _grader_markdown(parsed: Parsed, spec: str) -> str | None:
 
 
 def _metric_markdown(metric: str, owner: Any) -> str | None:
-    from holodeck_lsp.schema.metrics import LLM_JUDGED_METRICS
+    from holodeck_lsp.schema.metric_catalogue import STANDARD_METRICS, STANDARD_OPTIONS
 
-    if metric in LLM_JUDGED_METRICS:
-        rule = (
-            "LLM-judged: needs a judge model (`model:` here or in `evaluations:`); "
-            "passes when the judge's score reaches `threshold`."
-        )
-    elif metric in _METRIC_RULES:
-        rule = _METRIC_RULES[metric]
-    else:
+    spec = STANDARD_METRICS.get(metric)
+    if spec is None:
         return None
-    lines = [f"**metric `{metric}`** — {rule}"]
+    lines = [f"**metric `{metric}`** — {spec.rule_text()}"]
     if isinstance(owner, Mapping):
-        set_here = [f"`{flag}: {_yaml_text(owner[flag])}`" for flag in _FLAGS if flag in owner]
+        flags = (*STANDARD_OPTIONS, "threshold")
+        set_here = [f"`{flag}: {_yaml_text(owner[flag])}`" for flag in flags if flag in owner]
         if set_here:
             lines += ["", "Set here: " + ", ".join(set_here) + "."]
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """Built-in metrics: grade one turn's response against its ground truth.
 
-`evaluate_metric` is the entry point; it dispatches on the metric:
+`evaluate_metric` is the entry point; it dispatches on the metric, as the metric catalogue
+(`schema.metric_catalogue`) and the evaluator registry (`registry.EVALUATORS`) say:
 
 | metric                                      | evaluator                        |
 |---------------------------------------------|----------------------------------|
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 
-from holodeck_lsp.engine.evaluators._common import BINARY_THRESHOLD, NLP_THRESHOLD
+from holodeck_lsp.engine.evaluators._common import pass_mark
 from holodeck_lsp.engine.evaluators.equality import evaluate_equality, normalize
 from holodeck_lsp.engine.evaluators.judges import NOT_RUN, metric_name, skip_judged
 from holodeck_lsp.engine.evaluators.nlp import INSTALL_HINT, evaluate_nlp
@@ -33,12 +34,19 @@ from holodeck_lsp.engine.evaluators.numeric import (
     evaluate_numeric,
     parse_number,
 )
+from holodeck_lsp.engine.evaluators.registry import EVALUATORS
 from holodeck_lsp.engine.evaluators.response_path import ResponsePathError, extract
+from holodeck_lsp.schema.metric_catalogue import (
+    BINARY_THRESHOLD,
+    NLP_THRESHOLD,
+    STANDARD_METRICS,
+)
 from holodeck_lsp.schema.metrics import GEvalMetric, RAGMetric, StandardMetric
 from holodeck_lsp.schema.results import MetricResult
 
 __all__ = [
     "BINARY_THRESHOLD",
+    "EVALUATORS",
     "GROUND_TRUTH_METRICS",
     "INSTALL_HINT",
     "NLP_THRESHOLD",
@@ -58,7 +66,9 @@ __all__ = [
 ]
 
 #: Standard metrics that compare the response with the turn's ground truth.
-GROUND_TRUTH_METRICS = frozenset({"equality", "numeric", "bleu", "rouge", "meteor"})
+GROUND_TRUTH_METRICS = frozenset(
+    name for name, spec in STANDARD_METRICS.items() if spec.needs_ground_truth
+)
 
 _NO_GROUND_TRUTH = "no ground_truth on this turn"
 
@@ -88,28 +98,20 @@ def _evaluate(
             skipped=True,
             reasoning="disabled",
         )
-    if not isinstance(metric, StandardMetric) or metric.metric not in GROUND_TRUTH_METRICS:
+    if not isinstance(metric, StandardMetric) or STANDARD_METRICS[metric.metric].llm_judged:
         return skip_judged(metric)
+    # Every evaluator compares with the ground truth (the catalogue test pins that).
     if ground_truth is None:
         return _skipped(metric, _NO_GROUND_TRUTH)
     if response is None:
-        threshold = metric.threshold
-        if threshold is None:
-            threshold = (
-                NLP_THRESHOLD if metric.metric in ("bleu", "rouge", "meteor") else BINARY_THRESHOLD
-            )
         return MetricResult(
             metric_name=metric.metric,
             kind="standard",
-            threshold=threshold,
+            threshold=pass_mark(metric),
             passed=False,
             error="no response",
         )
-    if metric.metric == "numeric":
-        return evaluate_numeric(metric, response, ground_truth)
-    if metric.metric == "equality":
-        return evaluate_equality(metric, response, ground_truth)
-    return evaluate_nlp(metric, response, ground_truth)
+    return EVALUATORS[metric.metric](metric, response, ground_truth)
 
 
 def evaluate_metric(

@@ -1,17 +1,13 @@
-"""Small helpers shared by the evaluators: default thresholds, quoting values in messages,
-and building results."""
+"""Small helpers shared by the evaluators: pass marks, quoting values in messages, and
+building results."""
 
 from __future__ import annotations
 
 import json
 
+from holodeck_lsp.schema.metric_catalogue import STANDARD_METRICS
 from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import MetricResult
-
-#: Pass mark of the binary metrics (`equality`, `numeric`) when `threshold` is not set.
-BINARY_THRESHOLD = 1.0
-#: Pass mark of `bleu`, `rouge` and `meteor` when `threshold` is not set.
-NLP_THRESHOLD = 0.5
 
 #: How many characters of a value an error message quotes.
 _SHOWN = 60
@@ -19,6 +15,16 @@ _SHOWN = 60
 #: Names of the sides being compared, as messages spell them.
 RESPONSE_SIDE = "agent response"
 GROUND_TRUTH_SIDE = "ground truth"
+
+
+def pass_mark(metric: StandardMetric) -> float:
+    """The metric's `threshold`, or the catalogue's default pass mark for it."""
+    if metric.threshold is not None:
+        return metric.threshold
+    default = STANDARD_METRICS[metric.metric].default_threshold
+    if default is None:  # only LLM-judged metrics have none, and they never get graded here
+        raise ValueError(f"metric {metric.metric} has no default pass mark")
+    return default
 
 
 def shown(text: str) -> str:
@@ -32,8 +38,9 @@ def shown(text: str) -> str:
 def binary_result(
     metric: StandardMetric, matched: bool, reasoning: str | None = None
 ) -> MetricResult:
-    """The result of a yes/no metric: score 1.0 or 0.0 against `threshold` (default 1.0)."""
-    threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
+    """The result of a yes/no metric: score 1.0 or 0.0 against its pass mark (1.0 unless
+    `threshold` is set)."""
+    threshold = pass_mark(metric)
     score = 1.0 if matched else 0.0
     return MetricResult(
         metric_name=metric.metric,

@@ -19,8 +19,8 @@ import string
 from itertools import combinations
 
 from holodeck_lsp.engine.evaluators._common import (
-    BINARY_THRESHOLD,
     binary_result,
+    pass_mark,
     shown,
 )
 from holodeck_lsp.engine.evaluators.response_path import text_to_grade
@@ -70,7 +70,7 @@ def _would_match(response: str, ground_truth: str, on: set[str]) -> list[str] | 
 
 def evaluate_equality(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` with string equality (see module doc)."""
-    threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
+    threshold = pass_mark(metric)
     graded = text_to_grade(metric, response, threshold)
     if isinstance(graded, MetricResult):
         return graded

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from holodeck_lsp.engine.evaluators._common import NLP_THRESHOLD, failed_result
+from holodeck_lsp.engine.evaluators._common import failed_result, pass_mark
 from holodeck_lsp.engine.evaluators.response_path import text_to_grade
 from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import MetricResult
@@ -126,7 +126,7 @@ SCORERS: dict[str, Callable[[str, str], float]] = {"bleu": bleu, "rouge": rouge,
 
 def evaluate_nlp(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` with the metric's overlap score."""
-    threshold = NLP_THRESHOLD if metric.threshold is None else metric.threshold
+    threshold = pass_mark(metric)
     graded = text_to_grade(metric, response, threshold)
     if isinstance(graded, MetricResult):
         return graded

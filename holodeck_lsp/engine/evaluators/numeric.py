@@ -37,11 +37,11 @@ from decimal import Decimal
 from functools import lru_cache
 
 from holodeck_lsp.engine.evaluators._common import (
-    BINARY_THRESHOLD,
     GROUND_TRUTH_SIDE,
     RESPONSE_SIDE,
     binary_result,
     failed_result,
+    pass_mark,
     shown,
 )
 from holodeck_lsp.engine.evaluators.response_path import text_to_grade
@@ -152,7 +152,7 @@ def compare_numbers(
 
 def evaluate_numeric(metric: StandardMetric, response: str, ground_truth: str) -> MetricResult:
     """Grade `response` against `ground_truth` as numbers (see module doc)."""
-    threshold = BINARY_THRESHOLD if metric.threshold is None else metric.threshold
+    threshold = pass_mark(metric)
     graded = text_to_grade(metric, response, threshold)
     if isinstance(graded, MetricResult):
         return graded

@@ -1,0 +1,301 @@
+"""The metric catalogue: one entry per metric an `evaluations:` list can name, with the facts
+every layer needs — its kind (the `type:` discriminator), how it is graded, whether it needs
+a `ground_truth` or a `retrieval_context`, its default pass mark and options, and a one-line
+doc.
+
+The schema models (`schema.metrics`) take their names, defaults and descriptions from here,
+the engine's evaluator registry (`engine.evaluators.registry`) maps each non-judged name to
+its evaluator, and the language server's hover and completion show these docs. Adding a
+built-in metric is: its name in `StandardMetricName`, its entry below, and its evaluator (or
+`Grading.LLM_JUDGE`); `tests/schema/test_metric_catalogue.py` checks the three agree.
+
+Pure data: no pydantic, no I/O, so the language server can import it at start-up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Literal
+
+#: A metric's `type:` — the discriminator of the metric union.
+MetricKind = Literal["standard", "geval", "rag", "code"]
+#: The accepted values of a metric's `type:` key, in the order the docs list them.
+METRIC_TYPES: tuple[MetricKind, ...] = ("standard", "geval", "rag", "code")
+
+#: What each `type:` means (the description of the models' `type` field).
+KIND_DOCS: Mapping[MetricKind, str] = MappingProxyType(
+    {
+        "standard": "`standard` — a built-in metric named by `metric`.",
+        "geval": "`geval` — custom criteria.",
+        "rag": "`rag` — a RAG pipeline metric.",
+        "code": "`code` — a Python grader.",
+    }
+)
+
+#: The values of a standard metric's `metric:` key (a Literal, so mypy and the JSON Schema
+#: know them); each has an entry in `STANDARD_METRICS`.
+StandardMetricName = Literal[
+    "groundedness",
+    "relevance",
+    "coherence",
+    "fluency",
+    "bleu",
+    "rouge",
+    "meteor",
+    "equality",
+    "numeric",
+]
+
+
+# The values of a rag metric's `metric_type:` key; each has an entry in `RAG_METRICS`. (A
+# comment, not a docstring: pydantic would put a docstring into the printed JSON Schema.)
+class RAGMetricType(StrEnum):
+    FAITHFULNESS = "faithfulness"
+    CONTEXTUAL_RELEVANCY = "contextual_relevancy"
+    CONTEXTUAL_PRECISION = "contextual_precision"
+    CONTEXTUAL_RECALL = "contextual_recall"
+    ANSWER_RELEVANCY = "answer_relevancy"
+
+
+class Grading(StrEnum):
+    """How a metric's score is produced (the value is how descriptions name the group)."""
+
+    LLM_JUDGE = "LLM judge"
+    TEXT_OVERLAP = "text overlap"
+    DETERMINISTIC = "deterministic"
+    USER_CODE = "user code"
+
+
+#: Pass mark of the binary metrics (`equality`, `numeric`) when `threshold` is not set.
+BINARY_THRESHOLD = 1.0
+#: Pass mark of `bleu`, `rouge` and `meteor` when `threshold` is not set.
+NLP_THRESHOLD = 0.5
+#: Default `threshold` of a rag metric (HoloDeck's model default).
+RAG_THRESHOLD = 0.5
+#: Pass mark of a code grader that returns a bare score when `threshold` is not set.
+CODE_THRESHOLD = 0.5
+
+#: How hover states the rule of every LLM-judged metric (none of them runs yet).
+JUDGED_RULE = (
+    "LLM-judged: needs a judge model (`model:` here or in `evaluations:`); "
+    "passes when the judge's score reaches `threshold`."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One metric of the catalogue.
+
+    `name` is what the YAML names it by: the `metric:` of a standard metric, the
+    `metric_type:` of a rag metric, the kind itself for `geval` and `code` (their instances
+    are named by the user). `options` are the keys only this metric reads, with their
+    defaults. `rule` says when it passes; `{option}` placeholders are filled with the
+    option's default as YAML spells it (see `rule_text`).
+    """
+
+    name: str
+    kind: MetricKind
+    grading: Grading
+    doc: str
+    rule: str
+    needs_ground_truth: bool = False
+    needs_retrieval_context: bool = False
+    default_threshold: float | None = None
+    options: tuple[tuple[str, bool | float], ...] = ()
+
+    @property
+    def llm_judged(self) -> bool:
+        return self.grading is Grading.LLM_JUDGE
+
+    def rule_text(self) -> str:
+        """`rule` with each option's default filled in."""
+        return self.rule.format(**{name: yaml_text(value) for name, value in self.options})
+
+
+def yaml_text(value: bool | float) -> str:
+    """A default as YAML writes it: `false`, `0`, `0.5`, `1e-6`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{value:g}").replace("e+", "e")
+
+
+def _overlap(name: str, label: str, doc: str) -> MetricSpec:
+    return MetricSpec(
+        name=name,
+        kind="standard",
+        grading=Grading.TEXT_OVERLAP,
+        doc=doc,
+        rule=f"text overlap ({label}) with `ground_truth`; passes at `threshold`. No judge needed.",
+        needs_ground_truth=True,
+        default_threshold=NLP_THRESHOLD,
+    )
+
+
+def _judged(name: str, doc: str, *, retrieval: bool = False) -> MetricSpec:
+    return MetricSpec(
+        name=name,
+        kind="standard",
+        grading=Grading.LLM_JUDGE,
+        doc=doc,
+        rule=JUDGED_RULE,
+        needs_retrieval_context=retrieval,
+    )
+
+
+def _rag(name: RAGMetricType, doc: str, *, ground_truth: bool = False) -> MetricSpec:
+    # answer_relevancy judges the answer against the input only; the others read the
+    # retrieved passages (`retrieval_context`, or an `is_retrieval` MCP server's results).
+    return MetricSpec(
+        name=name.value,
+        kind="rag",
+        grading=Grading.LLM_JUDGE,
+        doc=doc,
+        rule=JUDGED_RULE,
+        needs_ground_truth=ground_truth,
+        needs_retrieval_context=name is not RAGMetricType.ANSWER_RELEVANCY,
+        default_threshold=RAG_THRESHOLD,
+    )
+
+
+_STANDARD = (
+    _judged("groundedness", "Is the response supported by the given context?", retrieval=True),
+    _judged("relevance", "Does the response answer the input?"),
+    _judged("coherence", "Is the response logically ordered and consistent?"),
+    _judged("fluency", "Is the response well-formed, readable language?"),
+    _overlap("bleu", "BLEU", "BLEU n-gram overlap with `ground_truth`, 0–1 (the `nlp` extra)."),
+    _overlap("rouge", "ROUGE", "ROUGE-L F1 overlap with `ground_truth`, 0–1 (the `nlp` extra)."),
+    _overlap(
+        "meteor",
+        "METEOR",
+        "METEOR overlap with `ground_truth`, 0–1, exact and stem matches (the `nlp` extra).",
+    ),
+    MetricSpec(
+        name="equality",
+        kind="standard",
+        grading=Grading.DETERMINISTIC,
+        doc="The response equals `ground_truth` as text; flags relax case, spaces, punctuation.",
+        rule="deterministic: passes (score 1.0) when the response equals `ground_truth` with "
+        "strict `==`. Flags: `case_insensitive` (casefold), `strip_whitespace` (trim, collapse "
+        "runs), `strip_punctuation` (drop ASCII punctuation) — all default "
+        "`{case_insensitive}`.",
+        needs_ground_truth=True,
+        default_threshold=BINARY_THRESHOLD,
+        options=(
+            ("case_insensitive", False),
+            ("strip_whitespace", False),
+            ("strip_punctuation", False),
+        ),
+    ),
+    MetricSpec(
+        name="numeric",
+        kind="standard",
+        grading=Grading.DETERMINISTIC,
+        doc="The response and `ground_truth`, read as numbers, agree within a tolerance.",
+        rule="deterministic: passes (score 1.0) when the response is a bare number within "
+        "`absolute_tolerance` (default `{absolute_tolerance}`) or `relative_tolerance` × "
+        "|expected| (default `{relative_tolerance}`, off) of `ground_truth`. `accept_percent` "
+        "reads a trailing `%` as ÷100; `accept_thousands_separators` reads digits grouped by "
+        "`,` `_` U+00A0 U+202F U+2009 — both default `{accept_percent}`.",
+        needs_ground_truth=True,
+        default_threshold=BINARY_THRESHOLD,
+        options=(
+            ("absolute_tolerance", 1e-6),
+            ("relative_tolerance", 0.0),
+            ("accept_percent", False),
+            ("accept_thousands_separators", False),
+        ),
+    ),
+)
+
+_RAG = (
+    _rag(RAGMetricType.FAITHFULNESS, "Is every claim of the response backed by the context?"),
+    _rag(
+        RAGMetricType.CONTEXTUAL_RELEVANCY,
+        "How much of the retrieved context is relevant to the input?",
+    ),
+    _rag(
+        RAGMetricType.CONTEXTUAL_PRECISION,
+        "Are the passages that matter for `ground_truth` ranked first?",
+        ground_truth=True,
+    ),
+    _rag(
+        RAGMetricType.CONTEXTUAL_RECALL,
+        "Does the retrieved context hold everything `ground_truth` says?",
+        ground_truth=True,
+    ),
+    _rag(RAGMetricType.ANSWER_RELEVANCY, "Does the response address the input?"),
+)
+
+GEVAL = MetricSpec(
+    name="geval",
+    kind="geval",
+    grading=Grading.LLM_JUDGE,
+    doc="Custom criteria in plain language, scored by an LLM judge (G-Eval).",
+    rule=JUDGED_RULE,
+)
+CODE = MetricSpec(
+    name="code",
+    kind="code",
+    grading=Grading.USER_CODE,
+    doc="A Python grader `module.path:callable`, called with the turn's context.",
+    rule="passes when the grader says so, or when the score it returns reaches `threshold`.",
+    default_threshold=CODE_THRESHOLD,
+)
+
+#: Standard metrics by `metric:` name, in `StandardMetricName` order.
+STANDARD_METRICS: Mapping[str, MetricSpec] = MappingProxyType({m.name: m for m in _STANDARD})
+#: Rag metrics by `metric_type:` value, in `RAGMetricType` order.
+RAG_METRICS: Mapping[str, MetricSpec] = MappingProxyType({m.name: m for m in _RAG})
+#: Every entry of the catalogue.
+CATALOGUE: tuple[MetricSpec, ...] = (*_STANDARD, GEVAL, *_RAG, CODE)
+
+#: Standard metrics whose score comes from an LLM judge.
+LLM_JUDGED_METRICS: tuple[str, ...] = tuple(m.name for m in _STANDARD if m.llm_judged)
+#: Every option a standard metric reads, with its default, in catalogue order.
+STANDARD_OPTIONS: Mapping[str, bool | float] = MappingProxyType(
+    {name: default for m in _STANDARD for name, default in m.options}
+)
+
+
+def flag_default(option: str) -> bool:
+    """The default of a yes/no option of a standard metric."""
+    value = STANDARD_OPTIONS[option]
+    if not isinstance(value, bool):
+        raise TypeError(f"{option} is not a yes/no option")
+    return value
+
+
+def number_default(option: str) -> float:
+    """The default of a numeric option of a standard metric."""
+    value = STANDARD_OPTIONS[option]
+    if isinstance(value, bool):
+        raise TypeError(f"{option} is not a numeric option")
+    return value
+
+
+def _names(names: list[str], last: str) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {last} " + names[-1]
+
+
+def standard_metric_description() -> str:
+    """The description of `metric:`: the names grouped by how they are graded."""
+    groups: dict[Grading, list[str]] = {}
+    for metric in _STANDARD:
+        groups.setdefault(metric.grading, []).append(metric.name)
+    parts = [f"{', '.join(names)} ({grading.value})" for grading, names in groups.items()]
+    return "Which built-in metric: " + "; ".join(parts) + "."
+
+
+def rag_metric_description() -> str:
+    """The description of `metric_type:`."""
+    return _names(list(RAG_METRICS), "or") + "."
+
+
+def judge_model_description() -> str:
+    """The description of a standard metric's `model:`: which metrics ignore it."""
+    unjudged = [m.name for m in _STANDARD if not m.llm_judged]
+    return f"Judge model for this metric (ignored by {_names(unjudged, 'and')})."
