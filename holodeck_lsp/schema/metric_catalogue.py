@@ -27,7 +27,7 @@ MetricKind = Literal["standard", "geval", "rag", "code"]
 METRIC_TYPES: tuple[MetricKind, ...] = ("standard", "geval", "rag", "code")
 
 #: What each `type:` means (the description of the models' `type` field).
-KIND_DOCS: Mapping[MetricKind, str] = MappingProxyType(
+KIND_DOCS: Mapping[str, str] = MappingProxyType(
     {
         "standard": "`standard` — a built-in metric named by `metric`.",
         "geval": "`geval` — custom criteria.",

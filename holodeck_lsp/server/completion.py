@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
@@ -203,9 +204,9 @@ def _paths(agent_dir: Path, prefix: str) -> list[tuple[str, bool]]:
 
 
 def _values(ctx: Context, out: _Builder, lines: list[str], agent_dir: Path | None) -> None:
-    from holodeck_lsp.schema.metrics import METRIC_TYPES
+    from holodeck_lsp.schema.metric_catalogue import METRIC_TYPES
     from holodeck_lsp.schema.test_case import FILE_TYPES
-    from holodeck_lsp.schema.tools import TOOL_TYPES
+    from holodeck_lsp.schema.tools.catalogue import TOOL_TYPES
 
     key, path = ctx.key or "", ctx.path
     if path and path[-1] == "args":
@@ -243,8 +244,28 @@ def _values(ctx: Context, out: _Builder, lines: list[str], agent_dir: Path | Non
             choices = _field_choices(ctx, key)
     else:
         choices = _field_choices(ctx, key)
+    docs = _catalogue_docs(ctx, key)
     for choice in choices:
-        out.add(choice, choice, Kind.EnumMember)
+        out.add(choice, choice, Kind.EnumMember, documentation=docs.get(choice))
+
+
+def _catalogue_docs(ctx: Context, key: str) -> Mapping[str, str]:
+    """What the metric and tool-type catalogues say about each value of `key` here."""
+    from holodeck_lsp.schema.metric_catalogue import KIND_DOCS, RAG_METRICS, STANDARD_METRICS
+    from holodeck_lsp.schema.tools.catalogue import TOOL_CATALOGUE
+
+    path = ctx.path
+    if key == "type" and len(path) == 2 and path[0] == "tools":
+        return {
+            name: f"{spec.doc}\n\n{spec.requirements()}" for name, spec in TOOL_CATALOGUE.items()
+        }
+    if key == "type" and ("metrics" in path[-2:] or "evaluations" in path[-2:]):
+        return KIND_DOCS
+    if key == "metric":
+        return {name: spec.doc for name, spec in STANDARD_METRICS.items()}
+    if key == "metric_type":
+        return {name: spec.doc for name, spec in RAG_METRICS.items()}
+    return {}
 
 
 def _field_choices(ctx: Context, key: str) -> list[str]:

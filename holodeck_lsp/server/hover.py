@@ -80,6 +80,7 @@ not listed are ignored. The value is a literal (exact), `{{fuzzy: "..."}}` or
 `{{regex: "..."}}`.
 """
 
+
 def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
     """The hover text for the node under the cursor, or None."""
     from holodeck_lsp.server.references import reference_at

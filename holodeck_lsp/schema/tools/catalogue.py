@@ -1,10 +1,10 @@
 """The tool-type catalogue: one entry per value of a tool's `type:` key, with its doc and the
 keys it requires. The tool models take their `type` descriptions from here, the union
 (`tools.union`) its list of types, and the language server's completion its choices and
-their documentation. `tests/schema/test_metric_catalogue.py` checks that each entry's
+their documentation. `tests/schema/test_tool_catalogue.py` checks that each entry's
 `required` keys are what its model requires.
 
-Pure data: no pydantic, so the language server can read it without building the models.
+Pure data: no pydantic in this module.
 """
 
 from __future__ import annotations
