@@ -29,16 +29,15 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
-from holodeck_lsp.config.python_source import (
-    Callability,
+from holodeck_lsp.config.python_source.bindings import Callability
+from holodeck_lsp.config.python_source.module_names import ModuleNames, top_level_names
+from holodeck_lsp.config.python_source.module_search import (
     ModuleKind,
     ModuleLocation,
-    ModuleNames,
     ModuleSearch,
     default_search_dirs,
     list_modules,
     search_module,
-    top_level_names,
 )
 from holodeck_lsp.config.suggestions import closest
 from holodeck_lsp.schema.codes import Code

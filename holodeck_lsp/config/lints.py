@@ -17,11 +17,7 @@ from typing import Any
 from holodeck_lsp.config.checked_source import CheckedSource, Path
 from holodeck_lsp.config.data_walk import declared_tools, iter_expected_tools
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
-from holodeck_lsp.config.python_source import (
-    FunctionSignature,
-    ParameterKind,
-    function_signature,
-)
+from holodeck_lsp.config.python_source.signatures import FunctionSignature, function_signature
 from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema.codes import Code
@@ -124,14 +120,9 @@ def _unknown_parameters(
         signature = signatures.get(file, function)
         if signature is None:
             return
-        kinds = {p.kind for p in signature.parameters}
-        if ParameterKind.VAR_KEYWORD in kinds:
+        if signature.has_var_keyword:
             return
-        accepted.update(
-            p.name
-            for p in signature.parameters
-            if p.kind in (ParameterKind.POSITIONAL_OR_KEYWORD, ParameterKind.KEYWORD_ONLY)
-        )
+        accepted.update(signature.keyword_names)
     args_path = (*path, "args")
     for arg in args:
         if not isinstance(arg, str) or arg in accepted:

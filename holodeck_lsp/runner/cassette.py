@@ -37,6 +37,7 @@ from holodeck_lsp.runner.backend import (
     TurnFile,
 )
 from holodeck_lsp.runner.case_sessions import CANCELLED, CaseSessionFactory, describe_error
+from holodeck_lsp.runner.json_values import json_safe
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport, TokenUsage, ToolInvocation
 
@@ -133,11 +134,6 @@ def load_cassette(path: Path) -> Cassette:
         raise CassetteFormatError(f"cassette {path}: {where}: {first['msg']}") from None
 
 
-def _json_safe(value: Any) -> Any:
-    """Tool arguments and results as JSON would carry them (unknown objects as text)."""
-    return json.loads(json.dumps(value, default=str))
-
-
 # -- recording --------------------------------------------------------------------------------
 
 
@@ -175,8 +171,8 @@ class RecordingSession:
                 tool_calls=[
                     CassetteToolCall(
                         name=call.name,
-                        args=_json_safe(call.args),
-                        result=_json_safe(call.result),
+                        args=json_safe(call.args),
+                        result=json_safe(call.result),
                         error=call.error,
                     )
                     for call in (result.tool_invocations if result is not None else ())

@@ -164,7 +164,8 @@ def _declared_tools(lines: list[str]) -> list[str]:
 
 
 def _functions(path: Path) -> list[tuple[str, str]]:
-    from holodeck_lsp.config.python_source import Callability, top_level_names
+    from holodeck_lsp.config.python_source.bindings import Callability
+    from holodeck_lsp.config.python_source.module_names import top_level_names
 
     names = top_level_names(path)
     return [

@@ -11,14 +11,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.python_source import (
-    FunctionSignature,
-    NameBinding,
-    default_search_dirs,
-    function_signature,
-    search_module,
-    top_level_names,
-)
+from holodeck_lsp.config.python_source.bindings import NameBinding
+from holodeck_lsp.config.python_source.module_names import top_level_names
+from holodeck_lsp.config.python_source.module_search import default_search_dirs, search_module
+from holodeck_lsp.config.python_source.signatures import FunctionSignature, function_signature
 from holodeck_lsp.server.node_at import NodeAt
 
 

@@ -376,11 +376,11 @@ async def test_claude_options_for_mcp_servers(
 ) -> None:
     from collections import deque
 
-    from holodeck_lsp.runner.backends.claude_backend import _ToolLog
+    from holodeck_lsp.runner.backends.claude.tool_server import ToolLog
 
     backend = claude_backend(tmp_path, fake_anthropic, shim_path)
     try:
-        options = backend._options(_ToolLog(), deque())
+        options = backend._options(ToolLog(), deque())
         assert options.allowed_tools == ["mcp__tools__subtract", "mcp__calc"]
         assert isinstance(options.mcp_servers, dict)
         calc = options.mcp_servers["calc"]
@@ -400,7 +400,7 @@ async def test_claude_options_for_mcp_servers(
         claude="claude:\n  allowed_tools: [mcp__calc__multiply]\n",
     )
     try:
-        options = narrowed._options(_ToolLog(), deque())
+        options = narrowed._options(ToolLog(), deque())
         assert options.allowed_tools == ["mcp__calc__multiply"]
         assert isinstance(options.mcp_servers, dict)
         assert list(options.mcp_servers) == ["calc"]

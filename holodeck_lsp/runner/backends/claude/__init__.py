@@ -1,0 +1,9 @@
+"""The parts of the Claude Agent SDK backend (`claude_backend.py` holds the backend and its
+sessions). Each module imports claude_agent_sdk only inside its functions.
+
+* `tool_schema` — a function tool's parameters as the JSON schema the model is shown
+* `tool_server` — function tools as handlers of the in-process MCP server, each call recorded
+* `cli_environment` — the controlled environment the Claude Code CLI process gets
+* `options` — the agent's `claude:` block and tools as `ClaudeAgentOptions`
+* `messages` — a turn's files in, its usage and tool-result text out
+"""

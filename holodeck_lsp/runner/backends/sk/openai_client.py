@@ -1,0 +1,166 @@
+"""The provider's HTTP client and SK chat service, and an SK/HTTP failure as a backend error.
+
+Ollama runs through its OpenAI-compatible endpoint (`<endpoint>/v1`), so all three providers
+use SK's OpenAI connector with an `AsyncOpenAI`/`AsyncAzureOpenAI` client built here: that
+keeps SK from reading `OPENAI_*` / `AZURE_OPENAI_*` settings out of the process environment
+behind the `env` we were given, and lets plain-HTTP endpoints (local proxies, test servers)
+through, which SK's own Azure settings reject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from holodeck_lsp.runner.backend import (
+    BackendError,
+    BackendInitError,
+    BackendSessionError,
+    BackendTimeoutError,
+)
+from holodeck_lsp.schema.llm import LLMProvider, Provider
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from semantic_kernel.connectors.ai.open_ai.services.open_ai_chat_completion_base import (
+        OpenAIChatCompletionBase,
+    )
+
+OLLAMA_DEFAULT_ENDPOINT = "http://localhost:11434"
+#: Ollama ignores the key, but the OpenAI client refuses to start without one.
+OLLAMA_PLACEHOLDER_KEY = "ollama"
+#: HTTP statuses after which every later turn would fail the same way (bad key, no access,
+#: unknown model or deployment): the session is dead.
+_FATAL_STATUSES = frozenset({401, 403, 404})
+
+
+def _secret(model: LLMProvider) -> str | None:
+    key = model.api_key.get_secret_value().strip() if model.api_key is not None else ""
+    return key or None
+
+
+def ollama_host(env: Mapping[str, str]) -> str | None:
+    """`OLLAMA_HOST` as a URL, as Ollama's own CLI reads it (`127.0.0.1:8765`, `myhost`,
+    `http://myhost:11434`): the server to use when the agent sets no `model.endpoint`."""
+    raw = env.get("OLLAMA_HOST", "").strip()
+    if not raw:
+        return None
+    url = raw if "://" in raw else f"http://{raw}"
+    scheme, rest = url.split("://", 1)
+    host = rest.split("/", 1)[0]
+    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
+        url = f"{scheme}://{host}:11434" + rest[len(host) :]
+    return url
+
+
+def make_client(
+    model: LLMProvider, env: Mapping[str, str], *, max_retries: int, timeout: float | None
+) -> AsyncOpenAI:
+    """The HTTP client for the provider; BackendInitError names the missing key or setting."""
+    from openai import AsyncAzureOpenAI, AsyncOpenAI, OpenAIError
+
+    options: dict[str, Any] = {"max_retries": max_retries}
+    if timeout is not None:
+        options["timeout"] = float(timeout)
+    provider = model.provider
+    try:
+        if provider is Provider.OPENAI:
+            key = _secret(model) or env.get("OPENAI_API_KEY", "").strip()
+            if not key:
+                raise BackendInitError(
+                    "provider openai needs an API key: set the OPENAI_API_KEY environment "
+                    "variable or `model.api_key` in agent.yaml (e.g. `api_key: ${MY_KEY}`)"
+                )
+            # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
+            base_url = model.endpoint or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+            return AsyncOpenAI(api_key=key, base_url=base_url, **options)
+        if provider is Provider.AZURE_OPENAI:
+            key = _secret(model) or env.get("AZURE_OPENAI_API_KEY", "").strip()
+            if not key:
+                raise BackendInitError(
+                    "provider azure_openai needs an API key: set the AZURE_OPENAI_API_KEY "
+                    "environment variable or `model.api_key` in agent.yaml"
+                )
+            from semantic_kernel.connectors.ai.open_ai.const import DEFAULT_AZURE_API_VERSION
+
+            api_version = (
+                model.api_version
+                or env.get("AZURE_OPENAI_API_VERSION")
+                or DEFAULT_AZURE_API_VERSION
+            )
+            assert model.endpoint is not None  # the schema requires it for azure_openai
+            return AsyncAzureOpenAI(
+                api_key=key,
+                azure_endpoint=model.endpoint,
+                azure_deployment=model.name,
+                api_version=api_version or DEFAULT_AZURE_API_VERSION,
+                **options,
+            )
+        if provider is Provider.OLLAMA:
+            base = (model.endpoint or ollama_host(env) or OLLAMA_DEFAULT_ENDPOINT).rstrip("/")
+            if not base.endswith("/v1"):
+                base += "/v1"  # Ollama's OpenAI-compatible API
+            key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
+            return AsyncOpenAI(api_key=key, base_url=base, **options)
+    except OpenAIError as error:
+        raise BackendInitError(f"provider {provider.value}: {error}") from error
+    raise BackendInitError(f"provider {provider.value} does not run on Semantic Kernel")
+
+
+def make_service(model: LLMProvider, client: AsyncOpenAI) -> OpenAIChatCompletionBase:
+    from openai import AsyncAzureOpenAI
+    from semantic_kernel.connectors.ai.open_ai import AzureChatCompletion, OpenAIChatCompletion
+    from semantic_kernel.exceptions import ServiceInitializationError
+
+    try:
+        if isinstance(client, AsyncAzureOpenAI):
+            return AzureChatCompletion(
+                service_id="agent", deployment_name=model.name, async_client=client
+            )
+        return OpenAIChatCompletion(service_id="agent", ai_model_id=model.name, async_client=client)
+    except ServiceInitializationError as error:
+        raise BackendInitError(f"provider {model.provider.value}: {error}") from error
+
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def session_error(error: Exception, where: str) -> BackendError:
+    """An SK/HTTP failure as the backend error the executor understands.
+
+    Timeouts -> BackendTimeoutError. HTTP 401/403/404 (key, permission, model or deployment
+    name) -> not recoverable: every later turn would fail the same way. Everything else (429,
+    5xx, connection errors, 400 for this turn's content) -> recoverable; the half turn was
+    dropped from the history, so the conversation stays well formed."""
+    if isinstance(error, BackendError):
+        return error
+    import openai
+
+    cause = _find_cause(error, openai.APIError)
+    if isinstance(cause, openai.APITimeoutError):
+        return BackendTimeoutError(f"{where}: request timed out")
+    if isinstance(cause, openai.APIStatusError):
+        status = cause.status_code
+        hint = ""
+        if status in (401, 403):
+            hint = " (check the API key: `model.api_key` or the provider's environment variable)"
+        elif status == 404:
+            hint = " (check `model.name` and `model.endpoint`)"
+        return BackendSessionError(
+            f"{where}: HTTP {status}: {cause.message}{hint}",
+            recoverable=status not in _FATAL_STATUSES,
+        )
+    if isinstance(cause, openai.APIConnectionError):
+        return BackendSessionError(f"{where}: connection failed: {cause}", recoverable=True)
+    return BackendSessionError(f"{where}: {type(error).__name__}: {error}", recoverable=True)
+
+
+def _find_cause(error: BaseException, kind: type[_E]) -> _E | None:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
