@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from holodeck_lsp.server.positions import UTF8, UTF16, UTF32, PositionConverter, choose_encoding
+from holodeck_lsp.server.documents.positions import (
+    UTF8,
+    UTF16,
+    UTF32,
+    PositionConverter,
+    choose_encoding,
+)
 
 TEXT = "plain: 1\nname: 📈é x\r\nlast"
 

@@ -19,7 +19,7 @@ from holodeck_lsp.config.python_source import (
     search_module,
     top_level_names,
 )
-from holodeck_lsp.server.node_at import NodeAt
+from holodeck_lsp.server.documents.node_at import NodeAt
 
 
 class Target(StrEnum):

@@ -19,8 +19,8 @@ from typing import Final
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Position, Range
 from holodeck_lsp.schema.codes import Code
-from holodeck_lsp.server.analysis import Analysis
-from holodeck_lsp.server.documents import path_key
+from holodeck_lsp.server.documents.index import path_key
+from holodeck_lsp.server.features.diagnostics.analysis import Analysis
 
 GRADER_RESOLUTION: Final = frozenset(
     {

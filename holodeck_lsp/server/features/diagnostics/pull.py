@@ -18,10 +18,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from holodeck_lsp.server.conversion import result_id
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.diagnostics import CheckResult, DiagnosticsEngine
-from holodeck_lsp.server.documents import uri_to_path
+from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.features.diagnostics.conversion import result_id
+from holodeck_lsp.server.features.diagnostics.engine import CheckResult, DiagnosticsEngine
 
 IDENTIFIER = "holodeck"
 
@@ -125,12 +125,10 @@ def _agent_files(roots: Sequence[Path]) -> list[Path]:
     return find_agent_files(existing) if existing else []
 
 
-def register(server: HolodeckServer) -> None:
+def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
     def on_initialize(params: types.InitializeParams) -> None:
         if server.settings.diagnostics == "push":
             return
-        engine = server.diagnostics_engine
-        assert engine is not None, "register diagnostics before pull"
         pull = PullDiagnostics(server, engine)
         options = types.DiagnosticOptions(
             identifier=IDENTIFIER, inter_file_dependencies=True, workspace_diagnostics=True

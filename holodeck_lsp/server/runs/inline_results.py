@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Final
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import Parsed
-from holodeck_lsp.server.positions import PositionConverter
+from holodeck_lsp.server.documents.parsed import Parsed
+from holodeck_lsp.server.documents.positions import PositionConverter
 
 if TYPE_CHECKING:
     # Not at run time: building the pydantic result models and importing the YAML reader
     # would slow the server's start-up; they are imported when the first result arrives.
     from holodeck_lsp.config.yaml_document import YamlDocument
     from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
-    from holodeck_lsp.server.run_locations import Span, SuiteLocation, TurnLocation
+    from holodeck_lsp.server.runs.run_locations import Span, SuiteLocation, TurnLocation
 
 SOURCE: Final = "holodeck-run"
 PASSED: Final = "✓"
@@ -213,7 +213,7 @@ class InlineResults:
         """The suite's locations and the results still valid for the document's text (stale
         ones are dropped here). `every_case=False`: only the cases with results are located
         (all that diagnostics and hints need; a large suite takes long to walk)."""
-        from holodeck_lsp.server.run_locations import locate_suite
+        from holodeck_lsp.server.runs.run_locations import locate_suite
 
         cases = self.records.get(uri)
         if parsed is None:

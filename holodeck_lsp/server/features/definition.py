@@ -5,7 +5,6 @@ cannot be found."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,20 +12,19 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents import path_to_uri
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.documents.index import path_to_uri
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
-    from holodeck_lsp.server.node_at import NodeAt
-    from holodeck_lsp.server.parsed import Parsed
-
-log = logging.getLogger(__name__)
+    from holodeck_lsp.server.documents.node_at import NodeAt
+    from holodeck_lsp.server.documents.parsed import Parsed
 
 
 def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
     """(file, line, first column, last column) in code points of what the cursor refers to."""
     from holodeck_lsp.config.data_walk import data_at
-    from holodeck_lsp.server.references import (
+    from holodeck_lsp.server.documents.references import (
         Target,
         declared_tool,
         grader_target,
@@ -77,8 +75,8 @@ def _read(path: Path) -> str:
 async def definition(
     server: HolodeckServer, params: types.DefinitionParams
 ) -> types.Location | None:
-    from holodeck_lsp.server.node_at import node_at
-    from holodeck_lsp.server.positions import PositionConverter
+    from holodeck_lsp.server.documents.node_at import node_at
+    from holodeck_lsp.server.documents.positions import PositionConverter
 
     parsed = await parsed_documents(server).get(params.text_document.uri)
     if parsed is None:
@@ -106,9 +104,6 @@ def register(server: HolodeckServer) -> None:
     parsed_documents(server)  # parse each version in the background as it arrives
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @answer_or(None, "definition")
     async def on_definition(params: types.DefinitionParams) -> types.Location | None:
-        try:
-            return await definition(server, params)
-        except Exception:  # never take the server down over a definition
-            log.exception("definition failed")
-            return None
+        return await definition(server, params)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents import uri_to_path
-from holodeck_lsp.server.positions import PositionConverter
+from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.documents.positions import PositionConverter
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.yaml_document import YamlDocument

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.server.positions import PositionConverter
+from holodeck_lsp.server.documents.positions import PositionConverter
 
 
 def to_lsp(diagnostic: Diagnostic, converter: PositionConverter) -> types.Diagnostic:

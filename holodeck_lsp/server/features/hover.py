@@ -14,7 +14,6 @@ not parse gets no hover.
 from __future__ import annotations
 
 import enum
-import logging
 import types as pytypes
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
@@ -22,17 +21,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic.fields import FieldInfo
 
-    from holodeck_lsp.server.node_at import NodeAt
-    from holodeck_lsp.server.parsed import Parsed
-    from holodeck_lsp.server.references import Reference
-
-log = logging.getLogger(__name__)
+    from holodeck_lsp.server.documents.node_at import NodeAt
+    from holodeck_lsp.server.documents.parsed import Parsed
+    from holodeck_lsp.server.documents.references import Reference
 
 FUZZY_DOC = """\
 **`fuzzy`** — normalised comparison (not edit distance, not "close enough").
@@ -110,7 +108,7 @@ _FLAGS = (
 
 def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
     """The hover text for the node under the cursor, or None."""
-    from holodeck_lsp.server.references import reference_at
+    from holodeck_lsp.server.documents.references import reference_at
 
     path = at.path
     if len(path) >= 3 and path[-3] == "args" and path[-1] in ("fuzzy", "regex"):
@@ -133,7 +131,7 @@ def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
 
 def _reference_markdown(parsed: Parsed, reference: Reference) -> str | None:
     from holodeck_lsp.config.data_walk import data_at
-    from holodeck_lsp.server.references import Target, declared_tool
+    from holodeck_lsp.server.documents.references import Target, declared_tool
 
     data = parsed.document.value
     if reference.target is Target.METRIC:
@@ -156,7 +154,7 @@ def _reference_markdown(parsed: Parsed, reference: Reference) -> str | None:
 
 
 def _tool_markdown(parsed: Parsed, tool: Mapping[str, Any], *, expected: bool) -> str:
-    from holodeck_lsp.server.references import render_signature, tool_function
+    from holodeck_lsp.server.documents.references import render_signature, tool_function
 
     name, kind = tool.get("name"), tool.get("type")
     lines = [f"**tool `{name}`**" + (f" ({kind})" if isinstance(kind, str) else "")]
@@ -182,7 +180,7 @@ def _tool_markdown(parsed: Parsed, tool: Mapping[str, Any], *, expected: bool) -
 
 
 def _grader_markdown(parsed: Parsed, spec: str) -> str | None:
-    from holodeck_lsp.server.references import grader_target, render_signature
+    from holodeck_lsp.server.documents.references import grader_target, render_signature
 
     if parsed.agent_dir is None:
         return None
@@ -327,7 +325,7 @@ def describe_annotation(annotation: Any) -> str:
 
 
 async def hover(server: HolodeckServer, params: types.HoverParams) -> types.Hover | None:
-    from holodeck_lsp.server.node_at import node_at
+    from holodeck_lsp.server.documents.node_at import node_at
 
     parsed = await parsed_documents(server).get(params.text_document.uri)
     if parsed is None:
@@ -356,9 +354,6 @@ def register(server: HolodeckServer) -> None:
     parsed_documents(server)  # parse each version in the background as it arrives
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @answer_or(None, "hover")
     async def on_hover(params: types.HoverParams) -> types.Hover | None:
-        try:
-            return await hover(server, params)
-        except Exception:  # a hover must never take the server down; log and answer nothing
-            log.exception("hover failed")
-            return None
+        return await hover(server, params)

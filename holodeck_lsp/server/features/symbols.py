@@ -5,21 +5,19 @@ none."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-    from holodeck_lsp.server.parsed import Parsed
-    from holodeck_lsp.server.positions import PositionConverter
-
-log = logging.getLogger(__name__)
+    from holodeck_lsp.server.documents.parsed import Parsed
+    from holodeck_lsp.server.documents.positions import PositionConverter
 
 #: How much of a turn's input its symbol shows.
 INPUT_PREVIEW = 40
@@ -156,19 +154,16 @@ def register(server: HolodeckServer) -> None:
     outlines: dict[str, tuple[Parsed, list[types.DocumentSymbol]]] = {}
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @answer_or(list, "documentSymbol")
     async def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        try:
-            parsed = await parsed_documents(server).get(params.text_document.uri)
-            if parsed is None:
-                outlines.pop(params.text_document.uri, None)
-                return []
-            cached = outlines.get(parsed.uri)
-            if cached is None or cached[0] is not parsed:
-                cached = outlines[parsed.uri] = (
-                    parsed,
-                    outline(parsed.document.root, parsed.converter),
-                )
-            return cached[1]
-        except Exception:  # never take the server down over an outline
-            log.exception("documentSymbol failed")
+        parsed = await parsed_documents(server).get(params.text_document.uri)
+        if parsed is None:
+            outlines.pop(params.text_document.uri, None)
             return []
+        cached = outlines.get(parsed.uri)
+        if cached is None or cached[0] is not parsed:
+            cached = outlines[parsed.uri] = (
+                parsed,
+                outline(parsed.document.root, parsed.converter),
+            )
+        return cached[1]

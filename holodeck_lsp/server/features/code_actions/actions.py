@@ -7,13 +7,12 @@ text edits computed from the document's current text (`quick_fixes`), off the ev
 are converted here to the client's position encoding and workspace-edit flavour:
 `documentChanges` (with `CreateFile` for a new grader module) when the client supports them,
 otherwise plain `changes` (and no action that would need to create a file). A failure of any
-kind means no actions, never an error response.
+kind means no actions, never an error response (`guard.answer_or`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,13 +23,13 @@ from lsprotocol import types
 from holodeck_lsp.config.diagnostics import Position
 from holodeck_lsp.config.text_positions import EditorLines
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents import path_to_uri, uri_to_path
-from holodeck_lsp.server.positions import PositionConverter
+from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
-    from holodeck_lsp.server.quick_fixes import Edit, Fix
-
-log = logging.getLogger(__name__)
+    from holodeck_lsp.server.features.code_actions.quick_fixes import Edit, Fix
+    from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
 
@@ -71,7 +70,7 @@ def _offset(lines: EditorLines, converter: PositionConverter, where: types.Posit
 
 def _compute(request: _Request) -> list[_Found]:
     # Imported in the worker: it pulls in the YAML parser and schema (see `core.warm_up`).
-    from holodeck_lsp.server.quick_fixes import fixes_for, to_turns
+    from holodeck_lsp.server.features.code_actions.quick_fixes import fixes_for, to_turns
 
     converter = PositionConverter(request.text, request.encoding)
     lines = EditorLines(request.text)
@@ -96,8 +95,11 @@ def _compute(request: _Request) -> list[_Found]:
 class _EditBuilder:
     """Builds workspace edits in the flavour the client supports."""
 
-    def __init__(self, server: HolodeckServer, request: _Request) -> None:
+    def __init__(
+        self, server: HolodeckServer, engine: DiagnosticsEngine, request: _Request
+    ) -> None:
         self.server = server
+        self.engine = engine
         self.request = request
         workspace = server.client_capabilities.workspace
         edit_caps = workspace.workspace_edit if workspace else None
@@ -126,7 +128,7 @@ class _EditBuilder:
             edits = self.text_edits(request.text, fix.edits)
             per_file.append((request.uri, request.version, edits, False))
         for change in fix.files:
-            uri = self._uri_for(change.path)
+            uri = self.engine.uri_for(change.path)
             opened = self.server.workspace.text_documents.get(uri)
             if change.create and not self.can_create:
                 return None
@@ -149,18 +151,13 @@ class _EditBuilder:
             document_changes.append(types.TextDocumentEdit(identifier, list(edits)))
         return types.WorkspaceEdit(document_changes=document_changes)
 
-    def _uri_for(self, path: Path) -> str:
-        engine = self.server.diagnostics_engine
-        return engine.uri_for(path) if engine is not None else path_to_uri(path)
 
-
-def _agent_dir(server: HolodeckServer, uri: str) -> Path | None:
+def _agent_dir(engine: DiagnosticsEngine, uri: str) -> Path | None:
     """Where grader modules are looked up: the folder of the agent this document belongs to."""
     path = uri_to_path(uri)
     if path is None:
         return None
-    engine = server.diagnostics_engine
-    if engine is not None and uri not in engine.open_agents:
+    if uri not in engine.open_agents:
         agents = sorted(engine.agents_including(uri))
         agent = uri_to_path(agents[0]) if agents else None
         if agent is not None:
@@ -169,7 +166,7 @@ def _agent_dir(server: HolodeckServer, uri: str) -> Path | None:
 
 
 def actions_for(
-    server: HolodeckServer, params: types.CodeActionParams
+    server: HolodeckServer, engine: DiagnosticsEngine, params: types.CodeActionParams
 ) -> tuple[_Request, _EditBuilder] | None:
     uri = params.text_document.uri
     document = server.workspace.text_documents.get(uri)
@@ -181,53 +178,50 @@ def actions_for(
         text=document.source,
         version=document.version,
         encoding=server.position_encoding,
-        agent_dir=_agent_dir(server, uri),
+        agent_dir=_agent_dir(engine, uri),
         diagnostics=list(params.context.diagnostics),
         cursor=params.range.start,
         want_fixes=_wanted(only, types.CodeActionKind.QuickFix),
         want_refactor=_wanted(only, types.CodeActionKind.RefactorRewrite),
     )
-    return request, _EditBuilder(server, request)
+    return request, _EditBuilder(server, engine, request)
 
 
-def register(server: HolodeckServer) -> None:
+def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS)
     )
+    @answer_or(None, "codeAction")  # a broken fix must not break the editor's lightbulb
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        try:
-            prepared = actions_for(server, params)
-            if prepared is None:
-                return None
-            request, builder = prepared
-            loop = asyncio.get_running_loop()
-            found = await loop.run_in_executor(None, _compute, request)
-            current = server.workspace.text_documents.get(request.uri)
-            if current is None or current.version != request.version:
-                return None  # the text changed while we worked: the edits would be stale
-            # One action per distinct fix: HD111 is reported on each legacy field, all with
-            # the same fix, which then lists all of them.
-            merged: dict[tuple[str, types.CodeActionKind, str], list[_Found]] = {}
-            for item in found:
-                key = (item.fix.title, item.kind, repr((item.fix.edits, item.fix.files)))
-                merged.setdefault(key, []).append(item)
-            actions: list[types.CodeAction] = []
-            for items in merged.values():
-                fix = items[0].fix
-                edit = builder.build(fix)
-                if edit is None:
-                    continue
-                tied = [item.diagnostic for item in items if item.diagnostic is not None]
-                actions.append(
-                    types.CodeAction(
-                        title=fix.title,
-                        kind=items[0].kind,
-                        diagnostics=tied or None,
-                        is_preferred=fix.preferred or None,
-                        edit=edit,
-                    )
-                )
-            return actions
-        except Exception:  # a broken fix must not break the editor's lightbulb
-            log.exception("code actions for %s failed", params.text_document.uri)
+        prepared = actions_for(server, engine, params)
+        if prepared is None:
             return None
+        request, builder = prepared
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(None, _compute, request)
+        current = server.workspace.text_documents.get(request.uri)
+        if current is None or current.version != request.version:
+            return None  # the text changed while we worked: the edits would be stale
+        # One action per distinct fix: HD111 is reported on each legacy field, all with
+        # the same fix, which then lists all of them.
+        merged: dict[tuple[str, types.CodeActionKind, str], list[_Found]] = {}
+        for item in found:
+            key = (item.fix.title, item.kind, repr((item.fix.edits, item.fix.files)))
+            merged.setdefault(key, []).append(item)
+        actions: list[types.CodeAction] = []
+        for items in merged.values():
+            fix = items[0].fix
+            edit = builder.build(fix)
+            if edit is None:
+                continue
+            tied = [item.diagnostic for item in items if item.diagnostic is not None]
+            actions.append(
+                types.CodeAction(
+                    title=fix.title,
+                    kind=items[0].kind,
+                    diagnostics=tied or None,
+                    is_preferred=fix.preferred or None,
+                    edit=edit,
+                )
+            )
+        return actions

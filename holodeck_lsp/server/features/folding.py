@@ -4,19 +4,17 @@ parse."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
-
-log = logging.getLogger(__name__)
 
 
 def _last_line(node: Node, lines: Sequence[str]) -> int:
@@ -62,12 +60,7 @@ def register(server: HolodeckServer) -> None:
     parsed_documents(server)  # parse each version in the background as it arrives
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+    @answer_or(list, "foldingRange")
     async def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
-        try:
-            parsed = await parsed_documents(server).get(params.text_document.uri)
-            return (
-                [] if parsed is None else folding_ranges(parsed.document.root, parsed.document.text)
-            )
-        except Exception:  # never take the server down over folding
-            log.exception("foldingRange failed")
-            return []
+        parsed = await parsed_documents(server).get(params.text_document.uri)
+        return [] if parsed is None else folding_ranges(parsed.document.root, parsed.document.text)

@@ -14,18 +14,16 @@ A single-turn case has one turn, index 0, whose range is the case's.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any, Final
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.parsed import parsed_documents
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
-    from holodeck_lsp.server.positions import PositionConverter
+    from holodeck_lsp.server.documents.positions import PositionConverter
     from holodeck_lsp.server.run_commands import Runner
-    from holodeck_lsp.server.run_locations import Point
-
-log = logging.getLogger(__name__)
+    from holodeck_lsp.server.runs.run_locations import Point
 
 DISCOVER_TESTS: Final = "holodeck/discoverTests"
 
@@ -40,7 +38,7 @@ def _range(converter: PositionConverter, start: Point, end: Point) -> dict[str, 
 
 
 async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str, Any] | None:
-    from holodeck_lsp.server.run_locations import locate_suite
+    from holodeck_lsp.server.runs.run_locations import locate_suite
 
     agent_uri = runner.agent_of(uri)
     if agent_uri is None:
@@ -75,12 +73,9 @@ async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str
 
 def register(server: HolodeckServer, runner: Runner) -> None:
     @server.feature(DISCOVER_TESTS)
+    @answer_or(None, "discoverTests")
     async def discover_tests(params: Any) -> dict[str, Any] | None:
         uri = getattr(params, "uri", None)
         if not isinstance(uri, str):
             return None
-        try:
-            return await discover(server, runner, uri)
-        except Exception:  # never take the server down over discovery
-            log.exception("discoverTests failed for %s", uri)
-            return None
+        return await discover(server, runner, uri)

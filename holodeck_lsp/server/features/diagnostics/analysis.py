@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.server.documents import path_key
+from holodeck_lsp.server.documents.index import path_key
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.loader import LoadResult

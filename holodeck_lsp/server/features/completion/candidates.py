@@ -2,25 +2,23 @@
 of choices, argument matchers, declared tool names, a function tool's functions, `grader:`
 candidates, file paths, and snippets for a new turn / case / expected tool.
 
-Works from the text itself (`completion_context`), so it answers while the YAML is half typed.
+Works from the text itself (`context.py`), so it answers while the YAML is half typed.
 Python files are read statically (`python_source`), never imported.
 """
 
 from __future__ import annotations
 
 import enum
-import logging
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from lsprotocol import types
 
 from holodeck_lsp.schema.annotations import members
-from holodeck_lsp.server.completion_context import Context, Mode, context_at, parse_line
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents import uri_to_path
-
-log = logging.getLogger(__name__)
+from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.features.completion.context import Context, Mode, context_at, parse_line
+from holodeck_lsp.server.guard import answer_or
 
 Kind = types.CompletionItemKind
 #: Cap on directory entries listed for a path completion (a huge folder must stay fast).
@@ -328,11 +326,8 @@ def register(server: HolodeckServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=[":", " ", "-", "/"]),
     )
+    @answer_or(None, "completion")
     def on_completion(params: types.CompletionParams) -> types.CompletionList | None:
-        try:
-            position = params.position
-            items = completions(server, params.text_document.uri, position.line, position.character)
-        except Exception:  # completion must never take the server down
-            log.exception("completion failed")
-            return None
+        position = params.position
+        items = completions(server, params.text_document.uri, position.line, position.character)
         return types.CompletionList(is_incomplete=False, items=items)

@@ -16,6 +16,8 @@
   every accepted check (`check_listeners`: re-grading on edit).
 
 Results are also kept for pull requests (`pull.py`), which add the contributed items too.
+The engine is built by `app.py` before any feature registers, and handed to each feature that
+reads or adds diagnostics; `sync.py` feeds it the document events.
 """
 
 from __future__ import annotations
@@ -30,18 +32,18 @@ from pathlib import Path
 from lsprotocol import types
 
 from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.server.analysis import Analysis, analyse
-from holodeck_lsp.server.conversion import to_lsp
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents import (
+from holodeck_lsp.server.documents.index import (
     DocumentIndex,
     find_including_agents,
     path_key,
     path_to_uri,
     uri_to_path,
 )
-from holodeck_lsp.server.grader_verdicts import GraderVerdicts, merge
-from holodeck_lsp.server.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse
+from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
+from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
 
 log = logging.getLogger(__name__)
 
@@ -347,34 +349,3 @@ class DiagnosticsEngine:
         workspace = self.server.client_capabilities.workspace
         if workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
             self.server.workspace_diagnostic_refresh(None)
-
-
-def register(server: HolodeckServer) -> DiagnosticsEngine:
-    engine = DiagnosticsEngine(server)
-    server.settings_listeners.append(engine.settings_changed)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        engine.opened(params.text_document.uri)
-        server.notify_activity()
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        engine.changed(params.text_document.uri)
-        server.notify_activity()
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        engine.saved(params.text_document.uri)
-        server.notify_activity()
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        engine.closed(params.text_document.uri)
-        parsed_documents(server).forget(params.text_document.uri)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(params: None) -> None:
-        engine.executor.shutdown(wait=False, cancel_futures=True)
-
-    return engine
