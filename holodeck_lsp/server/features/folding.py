@@ -34,25 +34,19 @@ def _fold(start: Node, end: Node, lines: Sequence[str]) -> types.FoldingRange | 
 
 
 def folding_ranges(root: Node | None, text: str) -> list[types.FoldingRange]:
-    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    """A fold per top-level entry; per case and turn of the `test_cases:` the checker reads
+    (`suite_locator`: the last duplicate wins)."""
+    from ruamel.yaml.nodes import MappingNode
+
+    from holodeck_lsp.config.suite_locator import case_nodes, turn_nodes
 
     if not isinstance(root, MappingNode):
         return []
     lines = text.splitlines()
-    ranges: list[types.FoldingRange | None] = []
-    for key, value in root.value:
-        ranges.append(_fold(key, value, lines))
-        if not (isinstance(key, ScalarNode) and key.value == "test_cases"):
-            continue
-        if not isinstance(value, SequenceNode):
-            continue
-        for case in value.value:
-            ranges.append(_fold(case, case, lines))
-            if not isinstance(case, MappingNode):
-                continue
-            for case_key, case_value in case.value:
-                if case_key.value == "turns" and isinstance(case_value, SequenceNode):
-                    ranges.extend(_fold(turn, turn, lines) for turn in case_value.value)
+    ranges = [_fold(key, value, lines) for key, value in root.value]
+    for case in case_nodes(root):
+        ranges.append(_fold(case, case, lines))
+        ranges.extend(_fold(turn, turn, lines) for turn in turn_nodes(case) or [])
     return [item for item in ranges if item is not None]
 
 

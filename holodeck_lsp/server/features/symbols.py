@@ -1,7 +1,8 @@
 """Document symbols: the agent's outline. Top-level keys; under `test_cases:` each case (its
 name, or `#i`) with its turns; under `tools:` each tool by name. Built from the parsed YAML
 nodes, so a file with validation errors still has an outline; one that does not parse has
-none."""
+none. Every top-level key is listed, a repeated one too, but cases, turns and tools are those
+the checker reads (`suite_locator`: the last duplicate wins)."""
 
 from __future__ import annotations
 
@@ -39,33 +40,11 @@ def _range(converter: PositionConverter, start: Node, end: Node | None = None) -
     )
 
 
-def _scalar(mapping: Node, key: str) -> tuple[Node, str] | None:
-    """The scalar value node of `key` in `mapping`, with its text."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
-
-    if not isinstance(mapping, MappingNode):
-        return None
-    found: tuple[Node, str] | None = None
-    for key_node, value in mapping.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key:
-            found = (value, str(value.value)) if isinstance(value, ScalarNode) else None
-    return found
-
-
-def _value(mapping: Node, key: str) -> Node | None:
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
-
-    found: Node | None = None
-    if isinstance(mapping, MappingNode):
-        for key_node, value in mapping.value:
-            if isinstance(key_node, ScalarNode) and key_node.value == key:
-                found = value
-    return found
-
-
 def outline(root: Node | None, converter: PositionConverter) -> list[types.DocumentSymbol]:
     """The hierarchical outline of an agent document."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    from holodeck_lsp.config.suite_locator import entry
 
     if not isinstance(root, MappingNode):
         return []
@@ -76,10 +55,13 @@ def outline(root: Node | None, converter: PositionConverter) -> list[types.Docum
         name = str(key.value) or "(empty key)"
         children: list[types.DocumentSymbol] = []
         detail: str | None = None
-        if name == "test_cases" and isinstance(value, SequenceNode):
+        # Children only under the entry the checker reads (not an earlier duplicate).
+        found = entry(root, name) if name in ("test_cases", "tools") else None
+        read = found is not None and found[0] is key and isinstance(value, SequenceNode)
+        if read and name == "test_cases":
             children = [_case_symbol(i, case, converter) for i, case in enumerate(value.value)]
             detail = f"{len(children)} test case" + ("" if len(children) == 1 else "s")
-        elif name == "tools" and isinstance(value, SequenceNode):
+        elif read and name == "tools":
             children = [_tool_symbol(i, tool, converter) for i, tool in enumerate(value.value)]
         elif isinstance(value, ScalarNode):
             detail = shorten(str(value.value))
@@ -104,15 +86,15 @@ def outline(root: Node | None, converter: PositionConverter) -> list[types.Docum
 
 
 def _case_symbol(index: int, case: Node, converter: PositionConverter) -> types.DocumentSymbol:
-    from ruamel.yaml.nodes import SequenceNode
+    from holodeck_lsp.config.suite_locator import scalar_text, turn_nodes
 
-    named = _scalar(case, "name")
+    named = scalar_text(case, "name")
     name = named[1] if named is not None and named[1].strip() else f"#{index}"
-    turns = _value(case, "turns")
+    turns = turn_nodes(case)
     children: list[types.DocumentSymbol] = []
-    if isinstance(turns, SequenceNode):
-        for number, turn in enumerate(turns.value):
-            said = _scalar(turn, "input")
+    if turns is not None:
+        for number, turn in enumerate(turns):
+            said = scalar_text(turn, "input")
             label = f"turn {number}: {shorten(said[1])}" if said else f"turn {number}"
             children.append(
                 types.DocumentSymbol(
@@ -137,8 +119,10 @@ def _case_symbol(index: int, case: Node, converter: PositionConverter) -> types.
 
 
 def _tool_symbol(index: int, tool: Node, converter: PositionConverter) -> types.DocumentSymbol:
-    named = _scalar(tool, "name")
-    kind = _scalar(tool, "type")
+    from holodeck_lsp.config.suite_locator import scalar_text
+
+    named = scalar_text(tool, "name")
+    kind = scalar_text(tool, "type")
     return types.DocumentSymbol(
         name=named[1] if named is not None and named[1].strip() else f"#{index}",
         detail=kind[1] if kind is not None else None,

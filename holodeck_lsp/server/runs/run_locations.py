@@ -5,7 +5,8 @@
 Positions are code points (the parser's unit), 0-based `(line, character)`. A pure function
 of the composed node tree — no I/O, no schema. A `test_cases_file` include is a suite too: a
 list of cases at its top level (or under its own `test_cases:`); its cases are located by
-their index in that list, which is their index in the agent's suite.
+their index in that list, which is their index in the agent's suite. Keys are looked up by the
+loader's rule (`config/suite_locator`: the last duplicate wins).
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from holodeck_lsp.config.suite_locator import (
+    case_nodes,
+    cases_entry,
+    entry,
+    scalar_text,
+    turn_nodes,
+)
 
 Point = tuple[int, int]
 Span = tuple[Point, Point]
@@ -84,13 +93,6 @@ def _entries(node: Node) -> Iterator[tuple[str, Node, Node]]:
                 yield str(key.value), key, value
 
 
-def _get(node: Node, name: str) -> tuple[Node, Node] | None:
-    for key_text, key, value in _entries(node):
-        if key_text == name:
-            return key, value
-    return None
-
-
 def _key_value_span(pair: tuple[Node, Node]) -> Span:
     key, value = pair
     end = value if value.end_mark.line == key.start_mark.line else key
@@ -120,7 +122,7 @@ def _tools(node: Node | None) -> tuple[ToolEntry, ...]:
     entries: list[ToolEntry] = []
     for item in node.value:
         args: dict[str, Span] = {}
-        found = _get(item, "args")
+        found = entry(item, "args")
         if found is not None:
             for name, key, value in _entries(found[1]):
                 args[name] = _key_value_span((key, value))
@@ -131,11 +133,11 @@ def _tools(node: Node | None) -> tuple[ToolEntry, ...]:
 def _turn(
     index: int, node: Node, start: Point, inherited: dict[str, Span], end: Point
 ) -> TurnLocation:
-    found = _get(node, "input")
+    found = entry(node, "input")
     input_span = _key_value_span(found) if found is not None else (start, start)
-    truth = _get(node, "ground_truth")
-    tools = _get(node, "expected_tools")
-    evaluations = _get(node, "evaluations")
+    truth = entry(node, "ground_truth")
+    tools = entry(node, "expected_tools")
+    evaluations = entry(node, "evaluations")
     metrics = {**inherited, **_metric_spans(evaluations[1] if evaluations else None)}
     return TurnLocation(
         index=index,
@@ -154,54 +156,42 @@ def locate_suite(root: Node | None, only: Collection[int] | None = None) -> Suit
     suite_metrics: dict[str, Span] = {}
     if isinstance(root, SequenceNode):  # an include: the list itself
         key: Node = root
-        cases_node: Node = root
-    elif isinstance(root, MappingNode):
-        found = _get(root, "test_cases")
+    else:
+        found = cases_entry(root)
         if found is None:
             return None
-        key, cases_node = found
-        top = _get(root, "evaluations")
-        top_metrics = _get(top[1], "metrics") if top is not None else None
+        key = found[0]
+        top = entry(root, "evaluations")
+        top_metrics = entry(top[1], "metrics") if top is not None else None
         suite_metrics = _metric_spans(top_metrics[1] if top_metrics else None)
-    else:
-        return None
     cases: list[CaseLocation] = []
-    if isinstance(cases_node, SequenceNode):
-        for index, case in enumerate(cases_node.value):
-            if not isinstance(case, MappingNode) or (only is not None and index not in only):
-                continue
-            evaluations = _get(case, "evaluations")
-            case_metrics = _metric_spans(evaluations[1] if evaluations else None)
-            start, end = span_of(case)
-            turns_pair = _get(case, "turns")
-            if turns_pair is not None and isinstance(turns_pair[1], SequenceNode):
-                turns = tuple(
-                    _turn(n, turn, span_of(turn)[0], case_metrics, span_of(turn)[1])
-                    for n, turn in enumerate(turns_pair[1].value)
-                )
-            else:
-                turns = (_turn(0, case, start, case_metrics, end),)
-            named = _get(case, "name")
-            name = named[1].value if named and isinstance(named[1], ScalarNode) else None
-            cases.append(
-                CaseLocation(
-                    index,
-                    start,
-                    case.start_mark.index,
-                    case.end_mark.index,
-                    turns,
-                    end,
-                    None if name is None else str(name),
-                )
+    for index, case in enumerate(case_nodes(root)):
+        if not isinstance(case, MappingNode) or (only is not None and index not in only):
+            continue
+        evaluations = entry(case, "evaluations")
+        case_metrics = _metric_spans(evaluations[1] if evaluations else None)
+        start, end = span_of(case)
+        turn_items = turn_nodes(case)
+        if turn_items is not None:
+            turns = tuple(
+                _turn(n, turn, span_of(turn)[0], case_metrics, span_of(turn)[1])
+                for n, turn in enumerate(turn_items)
             )
+        else:
+            turns = (_turn(0, case, start, case_metrics, end),)
+        named = scalar_text(case, "name")
+        cases.append(
+            CaseLocation(
+                index,
+                start,
+                case.start_mark.index,
+                case.end_mark.index,
+                turns,
+                end,
+                None if named is None else named[1],
+            )
+        )
     return SuiteLocation((key.start_mark.line, key.start_mark.column), tuple(cases), suite_metrics)
-
-
-def _case_items(root: Node | None) -> list[Node]:
-    if isinstance(root, SequenceNode):
-        return list(root.value)
-    found = _get(root, "test_cases") if isinstance(root, MappingNode) else None
-    return list(found[1].value) if found is not None and isinstance(found[1], SequenceNode) else []
 
 
 def case_texts(root: Node | None, text: str) -> dict[int, str]:
@@ -209,6 +199,6 @@ def case_texts(root: Node | None, text: str) -> dict[int, str]:
     list's items, not their turns (this runs after every check of a large suite)."""
     return {
         index: text[case.start_mark.index : case.end_mark.index]
-        for index, case in enumerate(_case_items(root))
+        for index, case in enumerate(case_nodes(root))
         if isinstance(case, MappingNode)
     }

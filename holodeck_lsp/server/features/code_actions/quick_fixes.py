@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from holodeck_lsp.config.suite_locator import case_nodes
 from holodeck_lsp.config.yaml_document import parse_yaml
 from holodeck_lsp.schema.test_case import LEGACY_FIELDS
 
@@ -286,17 +287,9 @@ def to_turns(text: str, offset: int) -> Fix | None:
 
 
 def _case_at(root: Node, offset: int) -> MappingNode | None:
-    """The block-style test case (an item of a top-level `test_cases:` list) at `offset`."""
-    cases: Node | None = None
-    if isinstance(root, MappingNode):
-        for key, value in root.value:
-            if isinstance(key, ScalarNode) and key.value == "test_cases":
-                cases = value
-    elif isinstance(root, SequenceNode):  # a test_cases_file holds the list itself
-        cases = root
-    if not isinstance(cases, SequenceNode):
-        return None
-    for item in cases.value:
+    """The block-style test case (an item of the suite's list: the agent's `test_cases:`, or
+    an include's) at `offset`."""
+    for item in case_nodes(root):
         if (
             isinstance(item, MappingNode)
             and not item.flow_style
