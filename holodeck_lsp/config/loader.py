@@ -25,6 +25,7 @@ from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.incremental_parse import parse_edited
 from holodeck_lsp.config.lints import run_lints
 from holodeck_lsp.config.structure_checks import check_shapes
+from holodeck_lsp.config.suite_locator import cases_node
 from holodeck_lsp.config.text_positions import (
     YAML_ONLY_BREAKS,
     EditorLines,
@@ -242,7 +243,8 @@ class _Load:
         value, list_node = document.value, document.root
         if isinstance(value, dict) and "test_cases" in value:
             value = value["test_cases"]
-            list_node = locate(document.root, ("test_cases",)).node
+            # The list's own node (None only for a key spelt through ${VAR}: the file's).
+            list_node = cases_node(document.root) or document.root
         if value is None:
             value, list_node = [], SequenceNode("", [])
         if not isinstance(value, list):

@@ -12,7 +12,7 @@ import os
 import re
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,12 @@ from ruamel.yaml.tag import Tag
 
 from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.gc_pause import gc_paused
+from holodeck_lsp.config.suite_locator import (
+    MERGE_TAG,
+    is_merge_key,
+    mapping_entries,
+    own_cases_sequence,
+)
 from holodeck_lsp.config.text_positions import YamlLines
 from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
 from holodeck_lsp.schema.codes import Code
@@ -33,7 +39,6 @@ from holodeck_lsp.schema.codes import Code
 MAX_DEPTH = 100
 #: Values an alias may expand to in total (a "billion laughs" file would need billions).
 MAX_EXPANDED_NODES = 500_000
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 #: `${NAME}` as HoloDeck substitutes it.
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
@@ -95,8 +100,7 @@ class _TagOnlyResolver(VersionedResolver):
         return None
 
 
-_MERGE = Tag(suffix=_MERGE_TAG)
-_DEFAULT_SCALAR = _TagOnlyResolver.DEFAULT_SCALAR_TAG
+_MERGE = Tag(suffix=MERGE_TAG)
 # A YAML instance is not safe to share between threads (the server parses off its loop).
 _local = threading.local()
 
@@ -188,7 +192,7 @@ def document_of(
     document = YamlDocument(text, root, None)
     _report_unset_variables(document, env)
     if root is not None:
-        found = case_sequence(root)
+        found = own_cases_sequence(root)
         converter = _Converter(document, env, found[1] if found else None, reused or {})
         with gc_paused():
             document.value = converter.convert(root, 0)
@@ -197,20 +201,6 @@ def document_of(
                 found[0], found[1], converter.case_values, tuple(converter.case_spans)
             )
     return document
-
-
-def case_sequence(root: Node) -> tuple[int, SequenceNode] | None:
-    """The root's `test_cases` entry: its position among the root's entries and its
-    sequence node (the first such entry if the key is repeated)."""
-    if isinstance(root, MappingNode):
-        for position, (key, value) in enumerate(root.value):
-            if (
-                isinstance(key, ScalarNode)
-                and key.value == "test_cases"
-                and isinstance(value, SequenceNode)
-            ):
-                return position, value
-    return None
 
 
 def _report_unset_variables(document: YamlDocument, env: Mapping[str, str]) -> None:
@@ -378,7 +368,7 @@ class _Converter:
         merged: dict[Any, Any] = {}
         key_nodes: dict[Any, Node] = {}
         for key_node, value_node in node.value:
-            if _is_merge_key(key_node):
+            if is_merge_key(key_node):
                 self.merge_into(merged, value_node, depth)
                 continue
             key = self.key(key_node, depth)
@@ -415,11 +405,6 @@ class _Converter:
                 )
 
 
-def _is_merge_key(node: Node) -> bool:
-    # Cheap test first: only a `<<` key can be a merge key (or an explicit !!merge tag).
-    return (node.value == "<<" or node.ctag is not _DEFAULT_SCALAR) and str(node.tag) == _MERGE_TAG
-
-
 @dataclass(frozen=True, slots=True)
 class Located:
     """Where a validation path lands in the node tree.
@@ -444,21 +429,6 @@ def _scalar_key(node: Node) -> Any:
         return node.value
 
 
-def _mapping_entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
-    """Own entries last-first (the last duplicate wins), then merged-in entries."""
-    merges: list[Node] = []
-    for key_node, value_node in reversed(node.value):
-        if _is_merge_key(key_node):
-            merges.append(value_node)
-        else:
-            yield key_node, value_node
-    for merge in merges:
-        sources = merge.value if isinstance(merge, SequenceNode) else [merge]
-        for source in sources:
-            if isinstance(source, MappingNode):
-                yield from _mapping_entries(source)
-
-
 def locate(root: Node, path: Sequence[str | int]) -> Located:
     """Follow a validation path (field names and list indexes) through the node tree.
 
@@ -470,7 +440,7 @@ def locate(root: Node, path: Sequence[str | int]) -> Located:
         child: Node | None = None
         child_key: Node | None = None
         if isinstance(node, MappingNode):
-            for key_node, value_node in _mapping_entries(node):
+            for key_node, value_node in mapping_entries(node):
                 if _scalar_key(key_node) == element:
                     child, child_key = value_node, key_node
                     break
@@ -493,7 +463,7 @@ def _is_union_tag(element: str | int) -> bool:
 def key_node_for(mapping: Node, name: str) -> Node | None:
     """The key node of `name` in a mapping node, if present."""
     if isinstance(mapping, MappingNode):
-        for key_node, _ in _mapping_entries(mapping):
+        for key_node, _ in mapping_entries(mapping):
             if _scalar_key(key_node) == name:
                 return key_node
     return None

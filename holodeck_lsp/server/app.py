@@ -1,39 +1,41 @@
 """The holodeck-lsp language server: built from one module per feature, served over stdio or
 TCP. Start-up stays cheap — the checker itself is imported in a background thread right after
-the initialize response (see `HolodeckServer.warm_up`)."""
+the initialize response (see `HolodeckServer.warm_up`).
+
+`create_server` is the list of features. What several features share is built first and
+handed to them: the diagnostics engine (checked documents, their diagnostics and which agent
+an include belongs to) and the run commands' runner. Features register independently of one
+another, in any order.
+"""
 
 from __future__ import annotations
 
-from holodeck_lsp.server import (
-    code_actions,
-    completion,
-    definition,
-    diagnostics,
-    folding,
-    hover,
-    pull,
-    run_commands,
-    settings,
-    symbols,
-    test_discovery,
-)
+from holodeck_lsp.server import run_commands
 from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.features import configuration, definition, folding, hover, symbols
+from holodeck_lsp.server.features.code_actions import actions as code_actions
+from holodeck_lsp.server.features.completion import candidates as completion
+from holodeck_lsp.server.features.diagnostics import pull, sync
+from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
+from holodeck_lsp.server.runs import test_discovery
 
 
 def create_server() -> HolodeckServer:
     server = HolodeckServer()
-    settings.register(server)
-    server.diagnostics_engine = diagnostics.register(server)
-    pull.register(server)
-    code_actions.register(server)
-    hover.register(server)
-    symbols.register(server)
-    folding.register(server)
-    definition.register(server)
+    engine = DiagnosticsEngine(server)
+
+    configuration.register(server)  # initializationOptions, workspace/configuration
+    sync.register(server, engine)  # didOpen/didChange/didSave/didClose -> checks, push
+    pull.register(server, engine)  # textDocument/diagnostic, workspace/diagnostic
+    code_actions.register(server, engine)  # quick fixes, single turn -> `turns:`
     completion.register(server)
-    runner = run_commands.register(server)
-    test_discovery.register(server, runner)
+    hover.register(server)
+    definition.register(server)
+    symbols.register(server)  # the outline
+    folding.register(server)
+    runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
+    test_discovery.register(server, runner)  # holodeck/discoverTests
     return server
 
 

@@ -1,22 +1,24 @@
-"""The server object every feature module registers on, and its shared state."""
+"""The server object every feature module registers on, and the state all of them share:
+settings, the position encoding, and the hooks and listeners features hang on to it.
+
+No feature lives here and nothing here imports one: what a feature owns (the diagnostics
+engine, the run commands' runner) is built in `app.py` and handed to the features that use it.
+"""
 
 from __future__ import annotations
 
 import importlib
 import threading
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from holodeck_lsp import __version__
-from holodeck_lsp.server.positions import UTF16, PositionConverter, choose_encoding
+from holodeck_lsp.server.documents.positions import UTF16, PositionConverter, choose_encoding
 from holodeck_lsp.server.settings import Settings
-
-if TYPE_CHECKING:
-    from holodeck_lsp.server.diagnostics import DiagnosticsEngine
 
 NAME = "holodeck-lsp"
 
@@ -51,7 +53,6 @@ class HolodeckServer(LanguageServer):
         self.settings_listeners: list[Callable[[], None]] = []
         #: Called (on the event loop) when a document is opened, changed or saved.
         self.activity_listeners: list[Callable[[], None]] = []
-        self.diagnostics_engine: DiagnosticsEngine | None = None
 
     @property
     def position_encoding(self) -> str:

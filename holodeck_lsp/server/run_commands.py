@@ -37,8 +37,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer, import_runner
-from holodeck_lsp.server.documents import uri_to_path
-from holodeck_lsp.server.inline_results import (
+from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.runs.inline_results import (
     FAILED,
     PASSED,
     InlineResults,
@@ -46,7 +47,6 @@ from holodeck_lsp.server.inline_results import (
     mark,
     turns_of,
 )
-from holodeck_lsp.server.parsed import parsed_documents
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.backend import AgentBackend
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
     from holodeck_lsp.runner.selection import Selection
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
-    from holodeck_lsp.server.analysis import Analysis
+    from holodeck_lsp.server.features.diagnostics.analysis import Analysis
+    from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 log = logging.getLogger(__name__)
 
@@ -202,9 +203,12 @@ def _int_or_none(value: object) -> int | None:
 
 
 class Runner:
-    def __init__(self, server: HolodeckServer, results: InlineResults) -> None:
+    def __init__(
+        self, server: HolodeckServer, results: InlineResults, engine: DiagnosticsEngine
+    ) -> None:
         self.server = server
         self.results = results
+        self.engine = engine
         self.running: dict[str, RunHandle] = {}
         #: The last full run of each case, kept across edits: what a re-grade replays.
         self.answers: dict[str, dict[int, TestResult]] = {}
@@ -223,10 +227,9 @@ class Runner:
     def agent_of(self, uri: str) -> str | None:
         """The agent a document's cases belong to: itself, or for a `test_cases_file`
         include the (first, by URI) agent that includes it."""
-        engine = self.server.diagnostics_engine
-        if engine is None or engine.is_agent(uri):
+        if self.engine.is_agent(uri):
             return uri
-        including = sorted(engine.agents_including(uri))
+        including = sorted(self.engine.agents_including(uri))
         return including[0] if including else None
 
     async def code_lenses(self, uri: str) -> list[types.CodeLens]:
@@ -292,7 +295,7 @@ class Runner:
         """A check of the open document's current version was accepted (a `CheckListener`):
         re-grade each edited case whose recorded answers are at hand — this session's last
         run of it, else the `cassettePath` cassette — without calling the model."""
-        from holodeck_lsp.server.run_locations import case_texts
+        from holodeck_lsp.server.runs.run_locations import case_texts
 
         if not self.server.settings.trusted:
             return  # nothing is ever run or re-graded (trust restarts the server)
@@ -438,7 +441,7 @@ class Runner:
         """The agent to run for the open document `uri` (an agent, or an include of one) and
         the text of each case written in `uri`, by index."""
         from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-        from holodeck_lsp.server.run_locations import locate_suite
+        from holodeck_lsp.server.runs.run_locations import locate_suite
 
         document = self.server.workspace.text_documents.get(uri)
         path = uri_to_path(uri)
@@ -736,9 +739,7 @@ class Runner:
         self.server.work_done_progress.tokens.pop(token, None)
 
     def _refresh(self, uri: str) -> None:
-        engine = self.server.diagnostics_engine
-        if engine is not None:
-            engine.republish(uri)
+        self.engine.republish(uri)
         workspace = self.server.client_capabilities.workspace
         if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
             self.server.workspace_code_lens_refresh(None)
@@ -746,10 +747,8 @@ class Runner:
             self.server.workspace_inlay_hint_refresh(None)
 
 
-def register(server: HolodeckServer) -> Runner:
-    runner = Runner(server, InlineResults(server))
-    engine = server.diagnostics_engine
-    assert engine is not None, "register diagnostics before the run commands"
+def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
+    runner = Runner(server, InlineResults(server), engine)
     engine.contributors.append(runner.results.contribute)
     engine.check_listeners.append(runner.checked)
 

@@ -5,21 +5,17 @@ Trust comes only from `initializationOptions.trusted` — the editor's own works
 decision, made before the server starts — never from workspace settings, which a cloned
 repository could ship. Untrusted (the default): graders are resolved statically and never
 imported, and run commands will be refused.
+
+The values only: the handlers that read them from the client are the `configuration` feature
+(`features/configuration.py`), so the server object can hold its settings without importing
+any feature.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
-
-from lsprotocol import types
-
-if TYPE_CHECKING:
-    from holodeck_lsp.server.core import HolodeckServer
-
-log = logging.getLogger(__name__)
+from typing import Any, Final, Literal
 
 SECTION: Final = "holodeck"
 DEFAULT_AGENT_GLOBS: Final = ("agent.yaml", "*.agent.yaml")
@@ -77,45 +73,3 @@ def _pick(raw: Mapping[Any, Any], *names: str) -> Any:
         if name in raw:
             return raw[name]
     return None
-
-
-def register(server: HolodeckServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
-        server.settings.apply_initialization_options(params.initialization_options)
-        for hook in server.initialize_hooks:
-            hook(params)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(params: types.InitializedParams) -> None:
-        # After the initialize response, not before: the import would only delay it.
-        server.warm_up()
-        await _refresh(server)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def configuration_changed(params: types.DidChangeConfigurationParams) -> None:
-        if _can_ask(server):
-            await _refresh(server)
-        elif isinstance(params.settings, Mapping):
-            server.settings.apply_configuration(params.settings.get(SECTION))
-            server.notify_settings_changed()
-
-
-def _can_ask(server: HolodeckServer) -> bool:
-    workspace = server.client_capabilities.workspace
-    return bool(workspace and workspace.configuration)
-
-
-async def _refresh(server: HolodeckServer) -> None:
-    if not _can_ask(server):
-        return
-    try:
-        values = await server.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
-        )
-    except Exception as error:  # a client that fails the request keeps the defaults
-        log.warning("workspace/configuration failed: %s", error)
-        return
-    if values:
-        server.settings.apply_configuration(values[0])
-        server.notify_settings_changed()

@@ -56,3 +56,15 @@ def test_printed_schema_lets_other_editors_validate_agent_files(capsys: object) 
     sample["test_cases"][0]["turns"][0]["ground_truth"] = 25587
     sample["model"]["temprature"] = 0.2
     assert len(list(validator.iter_errors(sample))) == 2
+
+
+def test_developers_guide_names_only_server_modules_that_exist() -> None:
+    text = (ROOT / "DEVELOPERS.md").read_text(encoding="utf-8")
+    block = re.search(r"### Inside `server/`\n```\n(.*?)\n```", text, re.S)
+    assert block is not None
+    server = ROOT / "holodeck_lsp" / "server"
+    modules = {path.name for path in server.rglob("*.py")}
+    named = set(re.findall(r"[a-z_]+\.py", block.group(1)))
+    assert named and named <= modules, sorted(named - modules)
+    packages = {path.name + "/" for path in server.rglob("*") if path.is_dir()} - {"__pycache__/"}
+    assert packages <= set(re.findall(r"[a-z_]+/", block.group(1))), sorted(packages)

@@ -124,10 +124,10 @@ evaluations:
 
 def _hover(name: str) -> str | None:
     from holodeck_lsp.config.yaml_document import parse_yaml
-    from holodeck_lsp.server.hover import hover_markdown
-    from holodeck_lsp.server.node_at import node_at
-    from holodeck_lsp.server.parsed import Parsed
-    from holodeck_lsp.server.positions import PositionConverter
+    from holodeck_lsp.server.documents.node_at import node_at
+    from holodeck_lsp.server.documents.parsed import Parsed
+    from holodeck_lsp.server.documents.positions import PositionConverter
+    from holodeck_lsp.server.features.hover import hover_markdown
 
     text = AGENT % name
     parsed = Parsed(
@@ -150,8 +150,8 @@ def test_hover_states_the_catalogue_rule(name: str) -> None:
 def _value_items(lines: list[str]) -> dict[str, Any]:
     from lsprotocol import types
 
-    from holodeck_lsp.server.completion import _Builder, _values
-    from holodeck_lsp.server.completion_context import context_at
+    from holodeck_lsp.server.features.completion.candidates import _Builder, _values
+    from holodeck_lsp.server.features.completion.context import context_at
 
     ctx = context_at(lines, len(lines) - 1, len(lines[-1]))
     assert ctx is not None

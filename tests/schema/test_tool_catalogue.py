@@ -33,8 +33,8 @@ def test_an_unknown_type_lists_the_catalogue() -> None:
 def test_completion_offers_each_type_with_its_doc_and_required_keys() -> None:
     from lsprotocol import types
 
-    from holodeck_lsp.server.completion import _Builder, _values
-    from holodeck_lsp.server.completion_context import context_at
+    from holodeck_lsp.server.features.completion.candidates import _Builder, _values
+    from holodeck_lsp.server.features.completion.context import context_at
 
     lines = ["name: x", "tools:", "  - name: t", "    type: "]
     ctx = context_at(lines, 3, len(lines[3]))

@@ -1,6 +1,6 @@
 // The holodeck-lsp wire contract this extension relies on: custom request / notification
 // names, workspace/executeCommand command ids and the JSON shapes they carry. Field names
-// mirror holodeck_lsp/schema/results.py (snake_case) and server/test_discovery.py (camelCase).
+// mirror holodeck_lsp/schema/results.py (snake_case) and server/runs/test_discovery.py (camelCase).
 // Types only plus string constants: no `vscode` import, so the unit tests can load it.
 
 export const DISCOVER_TESTS = "holodeck/discoverTests";

@@ -1,4 +1,4 @@
-// Server answers as holodeck-lsp sends them (shapes from holodeck_lsp/server/test_discovery.py
+// Server answers as holodeck-lsp sends them (shapes from holodeck_lsp/server/runs/test_discovery.py
 // and holodeck_lsp/schema/results.py).
 import type { Discovery, LspRange, MetricResultJson, TestResultJson, TurnResultJson } from "../src/protocol";
 import { RunSession } from "../src/runSession";

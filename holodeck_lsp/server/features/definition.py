@@ -1,0 +1,109 @@
+"""Go to definition: from an expected tool's name, a tool's `name:` or `function:` to the
+function tool's `def`; from a `grader:` value to the grader's definition. Files are found and
+parsed statically (never imported). Answers null when the text does not parse or the target
+cannot be found."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.documents.index import path_to_uri
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.guard import answer_or
+
+if TYPE_CHECKING:
+    from holodeck_lsp.server.documents.node_at import NodeAt
+    from holodeck_lsp.server.documents.parsed import Parsed
+
+
+def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
+    """(file, line, first column, last column) in code points of what the cursor refers to."""
+    from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.server.documents.references import (
+        Target,
+        declared_tool,
+        grader_target,
+        reference_at,
+        tool_function,
+    )
+
+    reference = reference_at(at)
+    agent_dir = parsed.agent_dir
+    if reference is None or agent_dir is None:
+        return None
+    data = parsed.document.value
+    if reference.target is Target.GRADER:
+        grader = grader_target(reference.text, agent_dir)
+        if grader is None or grader.path is None:
+            return None
+        if grader.signature is not None:
+            signature = grader.signature
+            start = signature.name_col
+            return grader.path, signature.line, start, start + len(signature.name)
+        if grader.binding is not None and grader.binding.line >= 0:
+            binding = grader.binding
+            return grader.path, binding.line, binding.col, binding.col
+        return grader.path, 0, 0, 0
+    if reference.target is Target.METRIC:
+        return None
+    if reference.target is Target.EXPECTED_TOOL:
+        tool = declared_tool(data, reference.text)
+    else:
+        owner = data_at(data, reference.owner)
+        tool = owner if isinstance(owner, Mapping) else None
+    if tool is None:
+        return None
+    function = tool_function(tool, agent_dir)
+    if function is None:
+        return None
+    start = function.name_col
+    return function.path, function.line, start, start + len(function.name)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+async def definition(
+    server: HolodeckServer, params: types.DefinitionParams
+) -> types.Location | None:
+    from holodeck_lsp.server.documents.node_at import node_at
+    from holodeck_lsp.server.documents.positions import PositionConverter
+
+    parsed = await parsed_documents(server).get(params.text_document.uri)
+    if parsed is None:
+        return None
+    line, character = parsed.converter.from_client(params.position.line, params.position.character)
+    at = node_at(parsed.document.root, line, character)
+    target = None if at is None else definition_target(parsed, at)
+    if target is None:
+        return None
+    path, target_line, start, end = target
+    # The Python file's positions are code points too: convert with its own text.
+    converter = PositionConverter(_read(path), server.position_encoding)
+    start_line, start_char = converter.to_client(target_line, start)
+    end_line, end_char = converter.to_client(target_line, end)
+    return types.Location(
+        uri=path_to_uri(path),
+        range=types.Range(
+            start=types.Position(line=start_line, character=start_char),
+            end=types.Position(line=end_line, character=end_char),
+        ),
+    )
+
+
+def register(server: HolodeckServer) -> None:
+    parsed_documents(server)  # parse each version in the background as it arrives
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @answer_or(None, "definition")
+    async def on_definition(params: types.DefinitionParams) -> types.Location | None:
+        return await definition(server, params)

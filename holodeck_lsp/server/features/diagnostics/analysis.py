@@ -1,0 +1,79 @@
+"""One check of one agent, as the server needs it: runs in a worker thread, never on the event
+loop. Besides the diagnostics it keeps the text every range refers to (the agent's buffer and
+the include files as read from disk), to convert positions and to anchor grader verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.server.documents.index import path_key
+
+if TYPE_CHECKING:
+    from holodeck_lsp.config.loader import LoadResult
+    from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.schema.agent import Agent
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    agent_path: Path
+    #: The document version checked; None for a file read from disk.
+    version: int | None
+    trusted: bool
+    diagnostics: list[Diagnostic]
+    #: path_key -> text, for the agent and every file it depends on that could be read.
+    texts: dict[str, str]
+    #: Files the agent depends on (its test_cases_file, config.yaml files).
+    dependencies: list[Path]
+    #: The checker's parse of the agent text, reused by hover / outline / definition.
+    document: YamlDocument | None = None
+    #: The validated agent; None when the file has errors.
+    agent: Agent | None = None
+    #: The checker's whole result, for the next check of the edited buffer to re-use.
+    checked: LoadResult | None = None
+
+
+def analyse(
+    path: Path,
+    text: str | None,
+    version: int | None,
+    trusted: bool,
+    previous: LoadResult | None = None,
+) -> Analysis:
+    """Check `text` as the agent at `path` (`None`: read it from disk). `previous` is the check
+    of an earlier version of the same buffer: its unchanged test cases are re-used."""
+    # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
+    from holodeck_lsp.config.loader import LoadOptions, load_agent_file, load_agent_text
+
+    options = LoadOptions(trusted=trusted)
+    if text is None:
+        result = load_agent_file(path, options=options)
+        text = _read(path) or ""
+    else:
+        result = load_agent_text(text, path, options, previous)
+    texts = {path_key(path): text}
+    for dependency in result.dependencies:
+        dependency_text = _read(dependency)
+        if dependency_text is not None:
+            texts[path_key(dependency)] = dependency_text
+    return Analysis(
+        path,
+        version,
+        trusted,
+        result.diagnostics,
+        texts,
+        result.dependencies,
+        result.document,
+        result.agent,
+        result,
+    )
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8-sig")  # as the loader reads it
+    except (OSError, UnicodeDecodeError):
+        return None

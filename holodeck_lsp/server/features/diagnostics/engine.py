@@ -1,0 +1,351 @@
+"""Diagnostics: checked off the event loop, pushed per document with its version.
+
+* didOpen / didSave: a check now; didChange: a check after `debounceMs` of quiet (a newer
+  change restarts the wait). The check runs in a worker thread; when it finishes, a result for
+  a version that is no longer the document's is dropped.
+* Fast pass (every check): graders resolved statically. Slow pass (didOpen / didSave, trusted
+  workspaces only): graders imported, in a child process; its verdicts are cached and merged
+  into later fast results (see `grader_verdicts`).
+* Every diagnostic goes to the URI of its own file: an agent's `test_cases_file` faults are
+  published to the include. Includes are read from disk, so edits to an include are checked
+  when it is saved.
+* didClose clears the document's diagnostics.
+* Other features add items to an agent document's own list (`contributors`: the run results
+  of `inline_results`), computed on the parse of the very version being published, and may
+  ask for it to be published again (`republish`) when their items change. Listeners hear of
+  every accepted check (`check_listeners`: re-grading on edit).
+
+Results are also kept for pull requests (`pull.py`), which add the contributed items too.
+The engine is built by `app.py` before any feature registers, and handed to each feature that
+reads or adds diagnostics; `sync.py` feeds it the document events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+
+from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.documents.index import (
+    DocumentIndex,
+    find_including_agents,
+    path_key,
+    path_to_uri,
+    uri_to_path,
+)
+from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse
+from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
+from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
+
+log = logging.getLogger(__name__)
+
+#: Checks are CPU-bound and hold the GIL most of the time; a few workers are enough to let a
+#: slow (trusted) pass and a fast pass overlap.
+WORKERS = 4
+
+#: Extra diagnostics for an agent document, given its parse for the published version.
+Contributor = Callable[[str, Parsed], list[types.Diagnostic]]
+#: Told of every check accepted for an open agent's current version.
+CheckListener = Callable[[str, Analysis], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One agent's diagnostics in LSP terms, by the URI they belong to."""
+
+    agent_uri: str
+    version: int | None
+    by_uri: dict[str, list[types.Diagnostic]]
+
+
+class DiagnosticsEngine:
+    def __init__(self, server: HolodeckServer) -> None:
+        self.server = server
+        self.index = DocumentIndex()
+        self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="holodeck-check")
+        self.open_agents: set[str] = set()
+        self.results: dict[str, CheckResult] = {}
+        #: The last check of each open agent, whose parse `check` parses the next edit from.
+        self._last_checks: dict[str, Analysis] = {}
+        self._fast: dict[str, asyncio.Task[None]] = {}
+        self._slow: dict[str, asyncio.Task[None]] = {}
+        self._verdicts: dict[str, GraderVerdicts] = {}
+        #: include URI -> agent URI -> that agent's diagnostics in the include.
+        self._include_items: dict[str, dict[str, list[types.Diagnostic]]] = {}
+        self.contributors: list[Contributor] = []
+        self.check_listeners: list[CheckListener] = []
+
+    # -- what a document is ------------------------------------------------------------------
+
+    @property
+    def pushing(self) -> bool:
+        return self.server.settings.diagnostics != "pull"
+
+    def _open_text(self, uri: str) -> tuple[str, int | None] | None:
+        document = self.server.workspace.text_documents.get(uri)
+        return None if document is None else (document.source, document.version)
+
+    def is_agent(self, uri: str) -> bool:
+        return uri in self.open_agents or self._classify(uri)
+
+    def _classify(self, uri: str) -> bool:
+        """Whether `uri` is an agent by the current settings and its text."""
+        opened = self._open_text(uri)
+        if opened is not None:
+            return self.index.is_agent(uri, opened[0], self.server.settings.agent_globs)
+        path = uri_to_path(uri)
+        if path is None or not path.is_file():
+            return False
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return self.index.is_agent(uri, text, self.server.settings.agent_globs)
+
+    def agents_including(self, uri: str) -> set[str]:
+        path = uri_to_path(uri)
+        if path is None:
+            return set()
+        agents = self.index.agents_including(path_key(path))
+        if not agents:
+            agents = {self.uri_for(agent) for agent in find_including_agents(path)}
+        return agents
+
+    def uri_for(self, path: str | Path) -> str:
+        """The URI the client knows `path` by (an open document's own spelling if open)."""
+        key = path_key(path)
+        open_uris: list[str] = list(self.server.workspace.text_documents)
+        for uri in open_uris:
+            open_path = uri_to_path(uri)
+            if open_path is not None and path_key(open_path) == key:
+                return uri
+        return path_to_uri(path)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def opened(self, uri: str) -> None:
+        if self.is_agent(uri):
+            self.open_agents.add(uri)
+            self.schedule(uri, delay_s=0.0, slow=True)
+        else:
+            for agent in self.agents_including(uri):
+                self.schedule(agent, delay_s=0.0, slow=True)
+
+    def changed(self, uri: str) -> None:
+        if uri in self.open_agents or self.is_agent(uri):
+            self.open_agents.add(uri)
+            self.schedule(uri, delay_s=self.server.settings.debounce_ms / 1000, slow=False)
+
+    def saved(self, uri: str) -> None:
+        if uri in self.open_agents:
+            self.schedule(uri, delay_s=0.0, slow=True)
+        else:
+            for agent in self.agents_including(uri):
+                self.schedule(agent, delay_s=0.0, slow=True)
+
+    def closed(self, uri: str) -> None:
+        if uri in self.open_agents:
+            self.open_agents.discard(uri)
+            for tasks in (self._fast, self._slow):
+                task = tasks.pop(uri, None)
+                if task is not None:
+                    task.cancel()
+            self._verdicts.pop(uri, None)
+            self.results.pop(uri, None)
+            self._withdraw(uri, keep=set())
+            self.index.forget(uri)
+            self._publish(uri, [], None)
+            return
+        if not any(agent in self.open_agents for agent in self.agents_including(uri)):
+            self._include_items.pop(uri, None)
+            self._publish(uri, [], None)
+
+    def settings_changed(self) -> None:
+        """The agent globs may have changed: classify every open document again."""
+        open_uris: list[str] = list(self.server.workspace.text_documents)
+        for uri in open_uris:
+            if self._classify(uri):
+                slow = uri not in self.open_agents  # newly ours: check it as if just opened
+                self.open_agents.add(uri)
+                self.schedule(uri, delay_s=0.0, slow=slow)
+            elif uri in self.open_agents:
+                self.closed(uri)
+
+    # -- checking ----------------------------------------------------------------------------
+
+    def schedule(self, uri: str, *, delay_s: float, slow: bool) -> None:
+        previous = self._fast.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        self._fast[uri] = asyncio.ensure_future(self._run(uri, delay_s, slow=False))
+        if slow and self.server.settings.trusted:
+            previous = self._slow.pop(uri, None)
+            if previous is not None:
+                previous.cancel()
+            self._slow[uri] = asyncio.ensure_future(self._run(uri, 0.0, slow=True))
+
+    async def _run(self, uri: str, delay_s: float, *, slow: bool) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        try:
+            analysis = await self.check(uri, trusted=slow)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # keep the server alive; the log says what happened
+            log.exception("checking %s failed", uri)
+            return
+        if analysis is None:
+            return
+        if slow:
+            self._verdicts[uri] = GraderVerdicts.of(analysis)
+        if not self._is_current(uri, analysis.version):
+            if slow and uri in self.open_agents:
+                # Put the new verdicts onto the text the user has now.
+                self.schedule(uri, delay_s=0.0, slow=False)
+            return
+        result = self.accept(uri, analysis)
+        if self.pushing:
+            self.push(result)
+        elif slow:
+            self._ask_for_refresh()
+        for listener in self.check_listeners:
+            try:
+                listener(uri, analysis)
+            except Exception:  # a listener's bug must not stop diagnostics
+                log.exception("check listener failed for %s", uri)
+
+    async def check(self, uri: str, *, trusted: bool) -> Analysis | None:
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        opened = self._open_text(uri)
+        text, version = opened if opened is not None else (None, None)
+        # The last check of this agent lets the checker re-check only the edited test cases
+        # (any earlier version will do: it compares texts and trusts nothing else).
+        for closed in self._last_checks.keys() - self.open_agents:
+            del self._last_checks[closed]
+        last = self._last_checks.get(uri)
+        previous = last.checked if last is not None and text is not None else None
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(
+            self.executor, analyse, path, text, version, trusted, previous
+        )
+        # A text that does not parse has nothing to re-use: keep the last one that did.
+        document = analysis.document
+        if uri in self.open_agents and document is not None and document.cases is not None:
+            self._last_checks[uri] = analysis
+        return analysis
+
+    def _is_current(self, uri: str, version: int | None) -> bool:
+        opened = self._open_text(uri)
+        if opened is None:
+            return uri not in self.open_agents and version is None
+        return opened[1] == version
+
+    def accept(self, uri: str, analysis: Analysis) -> CheckResult:
+        """Merge, group by file, convert and remember one check of the agent at `uri`."""
+        diagnostics = analysis.diagnostics
+        if not analysis.trusted and self.server.settings.trusted:
+            diagnostics = merge(analysis, self._verdicts.get(uri))
+        self.index.record(uri, analysis.dependencies)
+        agent_key = path_key(analysis.agent_path)
+        grouped: dict[str, list[Diagnostic]] = {agent_key: []}
+        for dependency in analysis.dependencies:
+            if dependency.suffix in (".yaml", ".yml") and dependency.name not in (
+                "config.yaml",
+                "config.yml",
+            ):
+                grouped.setdefault(path_key(dependency), [])
+        for diagnostic in diagnostics:
+            grouped.setdefault(path_key(diagnostic.file), []).append(diagnostic)
+        by_uri: dict[str, list[types.Diagnostic]] = {}
+        for key, items in grouped.items():
+            target = uri if key == agent_key else self.uri_for(key)
+            converter = self.server.converter(analysis.texts.get(key, ""))
+            by_uri[target] = [to_lsp(d, converter) for d in items]
+        result = CheckResult(uri, analysis.version, by_uri)
+        self.results[uri] = result
+        if analysis.document is not None:
+            parsed_documents(self.server).offer(uri, analysis.version, analysis.document)
+        return result
+
+    # -- publishing --------------------------------------------------------------------------
+
+    def push(self, result: CheckResult) -> None:
+        agent = result.agent_uri
+        for target, items in result.by_uri.items():
+            if target == agent:
+                if agent in self.open_agents:
+                    self._publish(
+                        agent, items + self.contributed(agent, result.version), result.version
+                    )
+            else:
+                self._include_items.setdefault(target, {})[agent] = items
+                self._publish_include(target)
+        self._withdraw(agent, keep=set(result.by_uri))
+
+    def contributed(self, uri: str, version: int | None) -> list[types.Diagnostic]:
+        """The contributors' items for `version` of the open document at `uri` (none when
+        that version's parse is not at hand: the next check publishes them)."""
+        if not self.contributors:
+            return []
+        parsed = parsed_documents(self.server).peek(uri, version)
+        if parsed is None:
+            return []
+        items: list[types.Diagnostic] = []
+        for contributor in self.contributors:
+            try:
+                items.extend(contributor(uri, parsed))
+            except Exception:
+                log.exception("diagnostics contributor failed for %s", uri)
+        return items
+
+    def republish(self, uri: str) -> None:
+        """Publish the last check of the open agent (or include) at `uri` again with fresh
+        contributions (pull clients are asked to pull again)."""
+        if not self.pushing:
+            self._ask_for_refresh()
+            return
+        if uri in self._include_items:
+            self._publish_include(uri)
+            return
+        result = self.results.get(uri)
+        if result is not None and uri in self.open_agents:
+            items = result.by_uri.get(uri, [])
+            self._publish(uri, items + self.contributed(uri, result.version), result.version)
+
+    def _withdraw(self, agent: str, keep: set[str]) -> None:
+        """Remove `agent`'s diagnostics from includes it no longer reports on."""
+        for target, contributions in list(self._include_items.items()):
+            if target not in keep and agent in contributions:
+                del contributions[agent]
+                self._publish_include(target)
+
+    def _publish_include(self, target: str) -> None:
+        contributions = self._include_items.get(target, {})
+        items = [item for agent in sorted(contributions) for item in contributions[agent]]
+        if not contributions:
+            self._include_items.pop(target, None)
+        # Includes are checked as saved on disk: no buffer version to tie the result to.
+        opened = self._open_text(target)
+        if opened is not None:
+            items += self.contributed(target, opened[1])
+        self._publish(target, items, None)
+
+    def _publish(self, uri: str, items: Iterable[types.Diagnostic], version: int | None) -> None:
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=list(items), version=version)
+        )
+
+    def _ask_for_refresh(self) -> None:
+        workspace = self.server.client_capabilities.workspace
+        if workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
+            self.server.workspace_diagnostic_refresh(None)
