@@ -29,3 +29,16 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropicServer]:
 def packaged_extension() -> dict[str, str]:
     """vscode-extension built once per session (npm ci + vsce package): outputs and `vsix`."""
     return package_extension()
+
+
+#: Folders whose every test drives a real editor, browser or npm build: always `slow`.
+SLOW_FOLDERS = ("e2e", "extension", "editors")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of `SLOW_FOLDERS` slow, so `pytest -m "not slow"` skips them (the
+    developer loop); other slow tests carry `@pytest.mark.slow` themselves."""
+    for item in items:
+        parts = item.path.relative_to(item.config.rootpath).parts
+        if len(parts) > 1 and parts[0] == "tests" and parts[1] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)

@@ -118,6 +118,7 @@ def run_live(server: Oracle, out: Path, monkeypatch: pytest.MonkeyPatch) -> tupl
 # -- live runs -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_live_run_against_the_oracle_passes_every_turn(
     oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,6 +140,7 @@ def test_a_live_run_against_the_oracle_passes_every_turn(
     assert computed > 10
 
 
+@pytest.mark.slow
 def test_the_openai_alternative_reaches_the_oracle_through_openai_base_url(
     oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -156,6 +158,7 @@ def test_the_openai_alternative_reaches_the_oracle_through_openai_base_url(
     assert report.summary.passed_turns == report.summary.total_turns == 34
 
 
+@pytest.mark.slow
 def test_the_anthropic_alternative_runs_green_on_the_claude_agent_sdk(
     oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -218,6 +221,7 @@ def recorded_turns(report: TestReport) -> list[tuple[str | None, list[tuple[str,
     ]
 
 
+@pytest.mark.slow
 def test_the_committed_cassette_is_a_faithful_recording(
     mistaken_oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

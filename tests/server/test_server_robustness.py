@@ -15,6 +15,7 @@ import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -136,6 +137,7 @@ async def answered(request: Awaitable[object], what: str, context: str) -> None:
         ) from None
 
 
+@pytest.mark.slow
 async def test_random_edits_keep_the_server_answering(
     client: LanguageClient, tmp_path: Path
 ) -> None:
