@@ -26,7 +26,6 @@ from typing import Any
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
 from holodeck_lsp.config.loader import load_agent_file
-from holodeck_lsp.engine.code_graders import default_grader_timeout
 from holodeck_lsp.engine.reports import json_report, junit, markdown
 from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
@@ -37,6 +36,7 @@ from holodeck_lsp.runner.cassette import (
     load_cassette,
 )
 from holodeck_lsp.runner.executor import RunOptions, run_suite
+from holodeck_lsp.runner.grader_loading import default_grader_timeout
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
 from holodeck_lsp.runner.secrets import RedactingFilter, Redactor, collect_secrets
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
