@@ -520,7 +520,7 @@ class Runner:
         return {"status": "done", "markdown": render(report)}
 
     def _overridden(self, agent: Agent) -> tuple[Agent, list[str]]:
-        from holodeck_lsp.server.backend_overrides import OverrideError, with_backend_overrides
+        from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
 
         try:
             return with_backend_overrides(agent, self.server.settings.backends)
