@@ -99,8 +99,8 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
-    except RunFailed as error:
-        return _fail(EXIT_CANNOT_RUN, str(error))
+    except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
+        return _fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
     elapsed = time.perf_counter() - started
     report = outcome.report
 

@@ -103,7 +103,7 @@ class RunCannotStart(Exception):
 
 class RunFailed(Exception):
     """The run itself crashed (a bug: everything a backend or grader does fails its case
-    only). The message names the error, secrets masked."""
+    only). The message is the error, `Type: message`, secrets masked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +202,7 @@ class RunSession:
                 cancel=cancel,
             )
         except Exception as error:
-            message = f"the run failed: {type(error).__name__}: {error}"
-            raise RunFailed(self.redactor.text(message)) from error
+            raise RunFailed(self.redactor.text(f"{type(error).__name__}: {error}")) from error
         finally:
             await self.aclose()
         recording = None

@@ -12,13 +12,13 @@ from holodeck_lsp.server import (
     folding,
     hover,
     pull,
-    run_commands,
     settings,
     symbols,
     test_discovery,
 )
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.idle_gc import IdleCollector
+from holodeck_lsp.server.runs import commands as run_commands
 
 
 def create_server() -> HolodeckServer:

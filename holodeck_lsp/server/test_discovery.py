@@ -22,8 +22,8 @@ from holodeck_lsp.server.parsed import parsed_documents
 
 if TYPE_CHECKING:
     from holodeck_lsp.server.positions import PositionConverter
-    from holodeck_lsp.server.run_commands import Runner
     from holodeck_lsp.server.run_locations import Point
+    from holodeck_lsp.server.runs.state import Runner
 
 log = logging.getLogger(__name__)
 
