@@ -1,5 +1,7 @@
-"""Grade a whole test case from the outcomes of its turns (the executor's and the editor's
-entry point): picks each turn's metrics, grades every turn, rolls the case up.
+"""Grade a test case from the outcomes of its turns: picks each turn's metrics, grades every
+turn, rolls the case up. `grade_case` does it all at once; the executor grades each turn as
+it is answered (`grade_case_turn`, so progress shows each verdict live) and rolls the case up
+at the end (`roll_up_case`) — the same steps, so the two can never grade differently.
 
 Each turn is graded on its own, so a crash while grading one turn (a bug in a grader the
 context protects against, say) is recorded on that turn and never loses another's result.
@@ -19,6 +21,7 @@ from holodeck_lsp.engine.turn_grading import (
     grade_turn,
 )
 from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.metrics import AnyMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult
 from holodeck_lsp.schema.test_case import TestCase
 
@@ -28,6 +31,51 @@ def turn_specs(case: TestCase) -> list[TurnSpec]:
     if case.turns is not None:
         return [TurnSpec.of_turn(turn, index) for index, turn in enumerate(case.turns)]
     return [TurnSpec.of_single_turn_case(case)]
+
+
+def turn_metrics(agent: Agent, case: TestCase, index: int) -> list[AnyMetric]:
+    """The metrics that grade turn `index` of `case` (a single-turn case: index 0)."""
+    turn = case.turns[index] if case.turns is not None else None
+    return list(metrics_for(agent, case, turn))
+
+
+def grade_case_turn(
+    agent: Agent,
+    case: TestCase,
+    spec: TurnSpec,
+    outcome: TurnOutcome,
+    *,
+    graders: Mapping[str, GraderFn] | None = None,
+    options: GradingOptions | None = None,
+    metrics: Sequence[AnyMetric] | None = None,
+) -> TurnResult:
+    """One turn of `case` graded; a crash while grading fails this turn only. `metrics`:
+    the turn's metrics when the caller already looked them up (`turn_metrics`)."""
+    try:
+        return grade_turn(
+            spec,
+            outcome,
+            turn_metrics(agent, case, spec.index) if metrics is None else metrics,
+            case_name=case.name,
+            graders=graders,
+            options=options,
+        )
+    except Exception as error:  # grading must never lose the other turns' results
+        return TurnResult(
+            turn_index=spec.index,
+            input=spec.input,
+            response=outcome.response,
+            errors=[f"grading failed: {type(error).__name__}: {error}"],
+        )
+
+
+def roll_up_case(
+    case: TestCase, index: int, turns: Sequence[TurnResult], timestamp: str
+) -> TestResult:
+    """The case's result from its graded turns (in turn order)."""
+    if case.turns is None:
+        return single_turn_result(case.name, index, turns[0], timestamp)
+    return multi_turn_result(case.name, index, list(turns), timestamp)
 
 
 def grade_case(
@@ -42,32 +90,12 @@ def grade_case(
 ) -> TestResult:
     """`outcomes[i]` is what happened on turn i; missing trailing outcomes count as turns
     that were never sent (skipped)."""
-    specs = turn_specs(case)
     turns: list[TurnResult] = []
-    for spec in specs:
+    for spec in turn_specs(case):
         outcome = (
             outcomes[spec.index]
             if spec.index < len(outcomes)
             else TurnOutcome(skipped=True, skip_reason="no outcome recorded for this turn")
         )
-        turn = case.turns[spec.index] if case.turns is not None else None
-        try:
-            graded = grade_turn(
-                spec,
-                outcome,
-                metrics_for(agent, case, turn),
-                case_name=case.name,
-                graders=graders,
-                options=options,
-            )
-        except Exception as error:  # grading must never lose the other turns' results
-            graded = TurnResult(
-                turn_index=spec.index,
-                input=spec.input,
-                response=outcome.response,
-                errors=[f"grading failed: {type(error).__name__}: {error}"],
-            )
-        turns.append(graded)
-    if case.turns is None:
-        return single_turn_result(case.name, index, turns[0], timestamp)
-    return multi_turn_result(case.name, index, turns, timestamp)
+        turns.append(grade_case_turn(agent, case, spec, outcome, graders=graders, options=options))
+    return roll_up_case(case, index, turns, timestamp)

@@ -16,30 +16,29 @@ Time limit. A grader runs in a daemon worker thread and we stop waiting after `t
 seconds. Python cannot kill a thread: a grader that never returns keeps running in the
 background (and keeps its CPU and memory) until it finishes or the process exits; its result is
 discarded. Being a daemon thread, it does not keep the process alive at exit.
+
+Loading. This module never imports user code: it is handed the grader callable. Finding and
+importing `module:callable` (sys.path, import cache, same-name check) is the runner's job
+(`runner.grader_import`), as is reading the time limit from the environment.
 """
 
 from __future__ import annotations
 
 import contextvars
 import copy
-import importlib
 import json
-import logging
 import math
 import numbers
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict
 
-from holodeck_lsp.schema.metrics import GRADER_PATH, CodeMetric
+from holodeck_lsp.schema.metrics import CodeMetric
 from holodeck_lsp.schema.results import MetricResult, ToolInvocation
 
 __all__ = [
@@ -50,19 +49,14 @@ __all__ = [
     "FrozenToolInvocation",
     "GraderContext",
     "GraderResult",
-    "clear_grader_cache",
-    "default_grader_timeout",
-    "load_grader",
     "run_code_grader",
 ]
 
-_log = logging.getLogger(__name__)
-
-#: Seconds a grader may run when `HOLODECK_GRADER_TIMEOUT` does not say otherwise.
+#: Seconds a grader may run unless the caller says otherwise (the runner reads
+#: `HOLODECK_GRADER_TIMEOUT`, see `runner.grader_loading.default_grader_timeout`).
 DEFAULT_GRADER_TIMEOUT = 30.0
 #: Pass mark for a bare score when the metric sets no `threshold`.
 DEFAULT_THRESHOLD = 0.5
-TIMEOUT_ENV = "HOLODECK_GRADER_TIMEOUT"
 
 Grader = Callable[["GraderContext"], object]
 
@@ -235,26 +229,6 @@ class _GraderError(Exception):
     """A grader broke the contract; the message is what the report shows."""
 
 
-def default_grader_timeout(env: Mapping[str, str] = os.environ) -> float:
-    """`HOLODECK_GRADER_TIMEOUT` in seconds when it is a positive number, else 30."""
-    raw = env.get(TIMEOUT_ENV)
-    if raw is None or not raw.strip():
-        return DEFAULT_GRADER_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        _log.warning(
-            "%s=%r is not a positive number of seconds; using %gs",
-            TIMEOUT_ENV,
-            raw,
-            DEFAULT_GRADER_TIMEOUT,
-        )
-        return DEFAULT_GRADER_TIMEOUT
-    return value
-
-
 def run_code_grader(
     grader: Callable[[GraderContext], object],
     metric: CodeMetric,
@@ -392,106 +366,3 @@ def _details(details: object, label: str) -> dict[str, Any] | None:
         ) from exc
     plain: dict[str, Any] = json.loads(text)
     return plain
-
-
-# --------------------------------------------------------------------------------------------
-# Loading a grader
-# --------------------------------------------------------------------------------------------
-
-_cache: dict[tuple[str, Path], Grader] = {}
-_cache_lock = threading.RLock()
-
-
-def load_grader(spec: str, agent_dir: Path) -> Callable[[GraderContext], object]:
-    """Import the grader `module.path:callable` as HoloDeck does: the agent's folder goes first
-    on `sys.path` (and stays there, so the grader can import its neighbours later), then
-    `importlib.import_module` and `getattr`. Cached per (spec, agent folder).
-
-    This executes the module: only call it for a suite you mean to run, i.e. trusted code (the
-    language server checks graders without importing them, see `config.graders`).
-
-    Raises ImportError (malformed spec, module missing or failing to import, or a module of
-    that name already imported from elsewhere), AttributeError (no such callable) or
-    TypeError (not callable); each message names the spec.
-    """
-    folder = agent_dir.resolve()
-    key = (spec, folder)
-    with _cache_lock:
-        cached = _cache.get(key)
-        if cached is not None:
-            return cached
-        grader = _import_grader(spec, folder)
-        _cache[key] = grader
-        return grader
-
-
-def clear_grader_cache() -> None:
-    """Forget loaded graders (their modules stay in `sys.modules`)."""
-    with _cache_lock:
-        _cache.clear()
-
-
-def _import_grader(spec: str, folder: Path) -> Grader:
-    if not GRADER_PATH.match(spec):
-        raise ImportError(f"grader '{spec}' is not of the form 'module.path:callable'")
-    module_name, _, attribute = spec.partition(":")
-    entry = str(folder)
-    if not sys.path or sys.path[0] != entry:
-        sys.path.insert(0, entry)
-    importlib.invalidate_caches()  # the module may have been written since the last import
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ImportError(
-            f"grader '{spec}': cannot import module '{module_name}' (looked in {folder} "
-            f"first): {exc}",
-            name=module_name,
-        ) from exc
-    except Exception as exc:
-        raise ImportError(
-            f"grader '{spec}': importing module '{module_name}' raised {_describe_exception(exc)}",
-            name=module_name,
-        ) from exc
-    _check_origin(spec, module_name, folder)
-    try:
-        value = getattr(module, attribute)
-    except AttributeError as exc:
-        where = getattr(module, "__file__", None) or module_name
-        raise AttributeError(
-            f"grader '{spec}': module '{module_name}' has no attribute '{attribute}' "
-            f"(looked in {where})"
-        ) from exc
-    if not callable(value):
-        raise TypeError(f"grader '{spec}' is not callable: '{attribute}' is {type(value).__name__}")
-    grader: Grader = value
-    return grader
-
-
-def _check_origin(spec: str, module_name: str, folder: Path) -> None:
-    """One process, several agents: a second agent's `graders.py` would silently get the first
-    agent's module, already in `sys.modules` under the same name. Refuse instead."""
-    top = module_name.partition(".")[0]
-    local = folder / f"{top}.py"
-    local_package = folder / top
-    if not (local.is_file() or local_package.is_dir()):
-        return
-    loaded = sys.modules.get(top)
-    if loaded is None:
-        return
-    places = [getattr(loaded, "__file__", None), *(getattr(loaded, "__path__", None) or ())]
-    if any(_is_local(place, local, local_package) for place in places if place):
-        return
-    elsewhere = next((str(p) for p in places if p), "elsewhere")
-    raise ImportError(
-        f"grader '{spec}': module '{top}' is already imported from {elsewhere}, not from "
-        f"{folder}; give the grader module a name of its own (e.g. a package per agent)",
-        name=module_name,
-    )
-
-
-def _is_local(place: str, local: Path, local_package: Path) -> bool:
-    try:
-        path = Path(place).resolve()
-    except OSError:
-        return False
-    return path in (local, local_package) or local_package in path.parents

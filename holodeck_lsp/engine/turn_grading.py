@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holodeck_lsp.engine.code_graders import (
+    DEFAULT_GRADER_TIMEOUT,
     GraderContext,
-    default_grader_timeout,
     run_code_grader,
 )
 from holodeck_lsp.engine.evaluators import evaluate_metric
@@ -82,8 +82,8 @@ class TurnOutcome:
 class GradingOptions:
     #: Seconds one regex matcher may run against one argument.
     regex_timeout: float = 1.0
-    #: Seconds a code grader may run (HOLODECK_GRADER_TIMEOUT, default 30).
-    grader_timeout: float = field(default_factory=default_grader_timeout)
+    #: Seconds a code grader may run (the runner passes HOLODECK_GRADER_TIMEOUT, default 30).
+    grader_timeout: float = DEFAULT_GRADER_TIMEOUT
 
 
 def expected_tools_wire_form(

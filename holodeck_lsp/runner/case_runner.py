@@ -10,8 +10,9 @@ Failure rules (spec FR-008, research §2):
 - when the run is cancelled the send in flight is abandoned and the unsent turns are skipped
   with the reason `cancelled`.
 
-Turns are graded live (engine `grade_turn`, the same step `grade_case` composes) so progress
-can show each turn's verdict as it happens; the case is rolled up with the engine's roll-up.
+Turns are graded live (engine `grade_case_turn`, the step `grade_case` composes) so progress
+can show each turn's verdict as it happens; the case is rolled up with the engine's
+`roll_up_case`.
 """
 
 from __future__ import annotations
@@ -25,16 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from holodeck_lsp.engine.case_grading import turn_specs
-from holodeck_lsp.engine.metric_selection import metrics_for
-from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result
-from holodeck_lsp.engine.turn_grading import (
-    GraderFn,
-    GradingOptions,
-    TurnOutcome,
-    TurnSpec,
-    grade_turn,
+from holodeck_lsp.engine.case_grading import (
+    grade_case_turn,
+    roll_up_case,
+    turn_metrics,
+    turn_specs,
 )
+from holodeck_lsp.engine.turn_grading import GraderFn, GradingOptions, TurnOutcome, TurnSpec
 from holodeck_lsp.runner.backend import (
     AgentBackend,
     AgentSession,
@@ -232,9 +230,7 @@ class CaseRun:
         return interrupted
 
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> None:
-        case = self.planned.case
-        turn = case.turns[spec.index] if case.turns is not None else None
-        metrics = metrics_for(self.context.agent, case, turn)
+        metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
         if not outcome.skipped and any(isinstance(m, CodeMetric) for m in metrics):
             # Code graders are user code with a time limit of up to minutes: grade in a
             # worker thread so other cases keep sending meanwhile.
@@ -247,28 +243,23 @@ class CaseRun:
     def _grade_now(
         self, spec: TurnSpec, outcome: TurnOutcome, metrics: Sequence[AnyMetric]
     ) -> TurnResult:
-        try:
-            return grade_turn(
-                spec,
-                outcome,
-                metrics,
-                case_name=self.planned.case.name,
-                graders=self.context.graders,
-                options=self.context.grading,
-            )
-        except Exception as error:  # as grade_case: a grading crash fails this turn only
-            result = _bare(spec, f"grading failed: {type(error).__name__}: {error}")
-            result.response = outcome.response
-            return result
+        return grade_case_turn(
+            self.context.agent,
+            self.planned.case,
+            spec,
+            outcome,
+            graders=self.context.graders,
+            options=self.context.grading,
+            metrics=metrics,
+        )
 
     def _roll_up(self) -> TestResult:
         timestamp = datetime.now(UTC).isoformat(timespec="seconds")
         case = self.planned.case
         turns = sorted(self.turns, key=lambda turn: turn.turn_index)
-        if case.turns is None:
-            turn = turns[0] if turns else _bare(turn_specs(case)[0], "skipped: not run", True)
-            return single_turn_result(case.name, self.planned.index, turn, timestamp)
-        return multi_turn_result(case.name, self.planned.index, turns, timestamp)
+        if case.turns is None and not turns:
+            turns = [_bare(turn_specs(case)[0], "skipped: not run", True)]
+        return roll_up_case(case, self.planned.index, turns, timestamp)
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -39,7 +39,13 @@ from holodeck_lsp.runner.backend import (
 from holodeck_lsp.runner.case_sessions import CANCELLED, CaseSessionFactory, describe_error
 from holodeck_lsp.runner.json_values import json_safe
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport, TokenUsage, ToolInvocation
+from holodeck_lsp.schema.results import (
+    TestReport,
+    TestResult,
+    TokenUsage,
+    ToolInvocation,
+    TurnResult,
+)
 
 FORMAT: Final = "holodeck-cassette"
 VERSION: Final = 1
@@ -177,13 +183,7 @@ class RecordingSession:
                     )
                     for call in (result.tool_invocations if result is not None else ())
                 ],
-                token_usage=CassetteUsage(
-                    prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens,
-                    total_tokens=usage.total_tokens,
-                )
-                if usage is not None
-                else None,
+                token_usage=_usage(usage),
                 error=error,
                 duration_ms=round((time.perf_counter() - started) * 1000),
             )
@@ -221,6 +221,65 @@ class RecordingBackend:
 
     def write(self, path: Path, redact: Callable[[Any], Any] | None = None) -> None:
         self.cassette().write(path, redact)
+
+
+def _usage(usage: TokenUsage | None) -> CassetteUsage | None:
+    if usage is None:
+        return None
+    return CassetteUsage(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+    )
+
+
+# -- a result's answers as a cassette (re-grading) --------------------------------------------
+
+
+def transcript_of(result: TestResult, index: int) -> CassetteCase:
+    """A case's answers (responses, tool calls, usage, send errors) in cassette form, up to
+    the first turn that was never sent: what re-grading the case replays. Matched by index
+    (the name may have been edited since)."""
+    turns: list[CassetteTurn] = []
+    for turn in _turns_of(result):
+        if turn.skipped:
+            break
+        turns.append(
+            CassetteTurn(
+                input=turn.input,
+                response=turn.response,
+                tool_calls=[
+                    CassetteToolCall(name=c.name, args=c.args, result=c.result, error=c.error)
+                    for c in turn.tool_invocations
+                ],
+                token_usage=_usage(turn.token_usage),
+                # A turn without a response failed to send: replay its first error.
+                error=(turn.errors[0] if turn.errors else "no response")
+                if turn.response is None
+                else None,
+                duration_ms=turn.execution_time_ms,
+            )
+        )
+    return CassetteCase(name=None, index=index, turns=turns)
+
+
+def _turns_of(result: TestResult) -> list[TurnResult]:
+    """What was sent and answered; a single-turn case as its one turn (never sent when it
+    has errors and no answer)."""
+    if result.turns is not None:
+        return list(result.turns)
+    return [
+        TurnResult(
+            turn_index=0,
+            input=result.test_input or "-",
+            response=result.agent_response,
+            tool_invocations=result.tool_invocations,
+            token_usage=result.token_usage,
+            execution_time_ms=result.execution_time_ms,
+            errors=result.errors,
+            skipped=bool(result.errors) and result.agent_response is None,
+        )
+    ]
 
 
 # -- replay -----------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result, su
 from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.backend import AgentBackend
 from holodeck_lsp.runner.case_runner import CaseRun, RunContext
-from holodeck_lsp.runner.grader_loading import grader_specs, load_graders
+from holodeck_lsp.runner.grader_loading import default_grader_timeout, grader_specs, load_graders
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.schema.agent import Agent
@@ -40,7 +40,8 @@ class RunOptions:
     parallel: int = 1
     #: Seconds one send (one turn) may take; None waits for ever.
     llm_timeout: float | None = None
-    grading: GradingOptions = field(default_factory=GradingOptions)
+    #: Default: the grader time limit from HOLODECK_GRADER_TIMEOUT (else 30 s).
+    grading: GradingOptions = field(default_factory=lambda: _grading_from(os.environ))
     #: The agent file, for the report's `agent_config_path` (default: agent_dir/agent.yaml).
     config_path: Path | None = None
     #: Extra entries for the report's `environment`.
@@ -62,10 +63,14 @@ class RunOptions:
         return cls(
             parallel=resolve_parallelism(parallel, agent, os.environ if env is None else env),
             llm_timeout=float(timeout) if timeout else None,
-            grading=grading or GradingOptions(),
+            grading=grading or _grading_from(os.environ if env is None else env),
             config_path=config_path,
             environment=dict(environment or {}),
         )
+
+
+def _grading_from(env: Mapping[str, str]) -> GradingOptions:
+    return GradingOptions(grader_timeout=default_grader_timeout(env))
 
 
 def resolve_parallelism(cli: int | None, agent: Agent, env: Mapping[str, str]) -> int:

@@ -1,4 +1,5 @@
-"""Import the code graders a run needs, once per `module:callable`, before any case starts.
+"""What a run needs of its code graders: the callables, imported once per `module:callable`
+before any case starts (see `grader_import`), and the time limit from the environment.
 
 A grader that cannot be imported does not stop the run: it is replaced by a stand-in that
 raises the import error, so every metric using it fails with that message (the engine records
@@ -7,15 +8,23 @@ what a grader raises) while the other metrics and cases are graded as usual.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+import math
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from holodeck_lsp.engine.code_graders import GraderContext, load_grader
+from holodeck_lsp.engine.code_graders import DEFAULT_GRADER_TIMEOUT, GraderContext
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.turn_grading import GraderFn
+from holodeck_lsp.runner.grader_import import load_grader
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import CodeMetric
+
+_log = logging.getLogger(__name__)
+
+TIMEOUT_ENV = "HOLODECK_GRADER_TIMEOUT"
 
 
 class GraderNotLoaded(Exception):
@@ -49,3 +58,23 @@ def _stand_in(message: str) -> GraderFn:
         raise GraderNotLoaded(f"could not be loaded: {message}")
 
     return not_loaded
+
+
+def default_grader_timeout(env: Mapping[str, str] = os.environ) -> float:
+    """`HOLODECK_GRADER_TIMEOUT` in seconds when it is a positive number, else 30."""
+    raw = env.get(TIMEOUT_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_GRADER_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        _log.warning(
+            "%s=%r is not a positive number of seconds; using %gs",
+            TIMEOUT_ENV,
+            raw,
+            DEFAULT_GRADER_TIMEOUT,
+        )
+        return DEFAULT_GRADER_TIMEOUT
+    return value

@@ -1,5 +1,5 @@
-"""`holodeck-lsp run PATH …`: load the suite, pick a backend (or a cassette), run, write
-reports. See docs/running.md.
+"""`holodeck-lsp run PATH …`: load the suite, run it through `run_session` (the same run path
+as the editor's: backend or cassette, secrets masked), write reports. See docs/running.md.
 
 Exit status: 0 every case passed; 1 some case failed (a timeout, backend error or stale
 cassette entry inside a case fails that case, never the run); 2 configuration error (the
@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import sys
 import time
@@ -26,22 +25,20 @@ from typing import Any
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
 from holodeck_lsp.config.loader import load_agent_file
-from holodeck_lsp.engine.code_graders import default_grader_timeout
 from holodeck_lsp.engine.reports import json_report, junit, markdown
-from holodeck_lsp.engine.turn_grading import GradingOptions
-from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
-from holodeck_lsp.runner.cassette import (
-    CassetteFormatError,
-    RecordingBackend,
-    ReplayBackend,
-    load_cassette,
-)
-from holodeck_lsp.runner.executor import RunOptions, run_suite
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
-from holodeck_lsp.runner.secrets import RedactingFilter, Redactor, collect_secrets
+from holodeck_lsp.runner.run_session import (
+    Answers,
+    Live,
+    Replay,
+    RunCannotStart,
+    RunFailed,
+    RunOutcome,
+    RunRequest,
+    RunSession,
+)
+from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
-from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -73,7 +70,6 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         sys.stderr.write(render(build_report([(path, loaded.diagnostics)]), "text"))
         return EXIT_CONFIG
     agent = loaded.agent
-    agent_dir = path.parent
     if not agent.test_cases:
         return _fail(EXIT_CONFIG, f"{path} has no test cases to run")
     selection = Selection(case=args.case, turn=args.turn)
@@ -82,33 +78,35 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
     except SelectionError as error:
         return _fail(EXIT_CONFIG, str(error))
 
-    redactor = Redactor(collect_secrets(agent, os.environ, _agent_files(path, agent)))
-    _redact_logs(redactor)
-    backend, status = _backend(args, agent, agent_dir, redactor)
-    if backend is None:
-        return status
-    grading = GradingOptions(
-        grader_timeout=args.grader_timeout
-        if args.grader_timeout is not None
-        else default_grader_timeout()
-    )
-    mode = "replay" if args.replay else "record" if args.record else "live"
-    options = RunOptions.for_agent(
+    _configure_logs()
+    answers: Answers = Replay(args.replay) if args.replay else Live(record=bool(args.record))
+    request = RunRequest(
         agent,
+        path,
+        answers=answers,
+        selection=selection,
         parallel=args.parallel,
-        grading=grading,
-        config_path=path,
-        environment={"mode": mode},
+        grader_timeout=args.grader_timeout,
     )
+    try:
+        # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
+        session = RunSession.open(request)
+    except RunCannotStart as error:
+        return _fail(EXIT_CANNOT_RUN, str(error))
+    redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
     progress = None if args.quiet else TerminalProgress(stream)
     started = time.perf_counter()
-    report = asyncio.run(_run(agent, agent_dir, backend, selection, options, progress, ctrl_c))
+    try:
+        outcome = asyncio.run(_run(session, progress, ctrl_c))
+    except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
+        return _fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
     elapsed = time.perf_counter() - started
+    report = outcome.report
 
     if progress is not None:
         progress.finish(report)
-    status = _write_outputs(args, report, backend, redactor)
+    status = _write_outputs(args, outcome, redactor)
     summary = report.summary
     cancelled = " (cancelled)" if report.environment.get("cancelled") else ""
     stream.write(
@@ -194,62 +192,12 @@ def _agent_path(path: Path) -> Path | None:
     return found[0]
 
 
-def _agent_files(path: Path, agent: Agent) -> list[Path]:
-    files = [path]
-    if agent.test_cases_file:
-        files.append(path.parent / agent.test_cases_file)
-    return files
-
-
-def _backend(
-    args: argparse.Namespace, agent: Agent, agent_dir: Path, redactor: Redactor
-) -> tuple[AgentBackend | None, int]:
-    if args.replay:
-        try:
-            return ReplayBackend(load_cassette(args.replay), agent), EXIT_PASSED
-        except CassetteFormatError as error:
-            return None, _fail(EXIT_CANNOT_RUN, redactor.text(str(error)))
-    # Only now: importing the backends package (and an SDK) is what a live run pays for.
-    from holodeck_lsp.runner.backends import create_backend
-
-    try:
-        backend: AgentBackend = create_backend(agent, agent_dir)
-    except BackendInitError as error:
-        return None, _fail(EXIT_CANNOT_RUN, redactor.text(str(error)))
-    except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
-        message = f"the backend could not start: {type(error).__name__}: {error}"
-        return None, _fail(EXIT_CANNOT_RUN, redactor.text(message))
-    if args.record:
-        return RecordingBackend(backend, agent.name), EXIT_PASSED
-    return backend, EXIT_PASSED
-
-
 async def _run(
-    agent: Agent,
-    agent_dir: Path,
-    backend: AgentBackend,
-    selection: Selection,
-    options: RunOptions,
-    progress: TerminalProgress | None,
-    ctrl_c: _CtrlC,
-) -> TestReport:
+    session: RunSession, progress: TerminalProgress | None, ctrl_c: _CtrlC
+) -> RunOutcome:
     cancel = asyncio.Event()
-    try:
-        with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
-            return await run_suite(
-                agent,
-                agent_dir,
-                backend,
-                selection=selection,
-                options=options,
-                progress=progress,
-                cancel=cancel,
-            )
-    finally:
-        try:
-            await backend.aclose()
-        except Exception:  # the report is complete; a failing cleanup is only logged
-            logging.getLogger(__name__).warning("closing the backend failed", exc_info=True)
+    with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
+        return await session.run(progress, cancel)
 
 
 class _CtrlC:
@@ -306,10 +254,8 @@ class _Output:
     render: Callable[[], str]
 
 
-def _write_outputs(
-    args: argparse.Namespace, report: TestReport, backend: AgentBackend, redactor: Redactor
-) -> int:
-    masked = redactor.report(report)
+def _write_outputs(args: argparse.Namespace, outcome: RunOutcome, redactor: Redactor) -> int:
+    masked, recording = outcome.report, outcome.recording
     outputs: list[_Output] = []
     if args.report_json:
         outputs.append(_Output(args.report_json, lambda: json_report.render(masked)))
@@ -317,8 +263,8 @@ def _write_outputs(
         outputs.append(_Output(args.report_md, lambda: markdown.render(masked)))
     if args.junit:
         outputs.append(_Output(args.junit, lambda: junit.render(masked)))
-    if args.record and isinstance(backend, RecordingBackend):
-        outputs.append(_Output(args.record, lambda: backend.cassette().render(redactor.data)))
+    if args.record and recording is not None:
+        outputs.append(_Output(args.record, recording.render))
     status = EXIT_PASSED
     for output in outputs:
         try:
@@ -351,12 +297,9 @@ class _RedactedStream:
         return self._inner.isatty()
 
 
-def _redact_logs(redactor: Redactor) -> None:
+def _configure_logs() -> None:
+    """Warnings and errors on stderr; the run session masks its secrets in them."""
     logging.basicConfig(level=logging.WARNING, format="holodeck-lsp: %(levelname)s: %(message)s")
-    for handler in logging.getLogger().handlers:
-        for old in [f for f in handler.filters if isinstance(f, RedactingFilter)]:
-            handler.removeFilter(old)  # a previous run in this process had other secrets
-        handler.addFilter(RedactingFilter(redactor))
 
 
 def _fail(status: int, message: str) -> int:

@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, SecretStr
 
@@ -30,6 +30,7 @@ MASK = "***"
 MIN_SECRET_LENGTH = 4
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _CREDENTIAL_KEY = re.compile(r"key|token|secret|password", re.IGNORECASE)
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 class Redactor:
@@ -48,6 +49,15 @@ class Redactor:
 
     def __bool__(self) -> bool:
         return bool(self._secrets)
+
+    def __or__(self, other: Redactor) -> Redactor:
+        """A redactor masking the secrets of both."""
+        both = Redactor()
+        both._secrets = sorted(set(self._secrets) | set(other._secrets), key=len, reverse=True)
+        return both
+
+    def covers(self, other: Redactor) -> bool:
+        return set(other._secrets) <= set(self._secrets)
 
     def text(self, text: str) -> str:
         for secret in self._secrets:
@@ -71,22 +81,37 @@ class Redactor:
         """The report with secrets masked in every field (before any renderer escapes them)."""
         if not self._secrets:
             return report
-        return TestReport.model_validate(self.data(report.model_dump(mode="json")))
+        return self.model(report)
+
+    def model(self, value: _Model) -> _Model:
+        """A copy of a result model (`TestReport`, `TestResult`, `TurnResult`, `Cassette`, …)
+        with secrets masked in every field."""
+        if not self._secrets:
+            return value
+        return type(value).model_validate(self.data(value.model_dump(mode="json")))
 
 
-def collect_secrets(agent: Agent, env: Mapping[str, str], files: Iterable[Path] = ()) -> list[str]:
+def collect_secrets(
+    agent: Agent,
+    env: Mapping[str, str],
+    files: Iterable[Path] = (),
+    texts: Iterable[str] = (),
+) -> list[str]:
     """Every secret value the run could leak (see the module docstring). `files` are the
-    agent file and its included test-case file, scanned for `${VAR}` references."""
+    agent file and its included test-case file, scanned for `${VAR}` references; `texts`
+    are such files' text already at hand (an editor's unsaved buffer)."""
     found: list[str] = []
     _secret_fields(agent, found)
     for tool in agent.tools or []:
         if isinstance(tool, MCPTool) and tool.env:
             found.extend(tool.env.values())
+    sources = list(texts)
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            sources.append(path.read_text(encoding="utf-8-sig"))
         except (OSError, UnicodeDecodeError):
             continue
+    for text in sources:
         for match in ENV_REFERENCE.finditer(text):
             value = env.get(match.group(1))
             if value:
@@ -122,19 +147,43 @@ def _secret_mapping(mapping: Mapping[Any, Any], found: list[str]) -> None:
 
 
 class RedactingFilter(logging.Filter):
-    """Masks secrets in log records (message and arguments are formatted first)."""
+    """Masks secrets in log records (message and arguments are formatted first). More
+    redactors can be added: a long-lived process (the language server) runs many suites."""
 
-    def __init__(self, redactor: Redactor) -> None:
+    def __init__(self, redactor: Redactor | None = None) -> None:
         super().__init__()
-        self._redactor = redactor
+        self._redactor = redactor or Redactor()
+
+    def add(self, redactor: Redactor) -> None:
+        if not self._redactor.covers(redactor):
+            self._redactor = self._redactor | redactor
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self._redactor:
-            record.msg = self._redactor.text(record.getMessage())
+        redactor = self._redactor
+        if redactor:
+            record.msg = redactor.text(record.getMessage())
             record.args = None
             if record.exc_info and record.exc_info[1] is not None:
-                record.exc_text = self._redactor.text(
+                record.exc_text = redactor.text(
                     logging.Formatter().formatException(record.exc_info)
                 )
                 record.exc_info = None
         return True
+
+
+#: The one filter `mask_logs` puts on the process's handlers.
+_LOG_FILTER = RedactingFilter()
+
+
+def mask_logs(redactor: Redactor) -> None:
+    """From now on, mask `redactor`'s secrets in every record the process's log handlers
+    write: each root handler, and Python's last-resort handler (what writes to stderr when
+    no handler is configured, as in the language server). Secrets of earlier runs stay
+    masked: one of them may still be running, or log about it later."""
+    _LOG_FILTER.add(redactor)
+    handlers = list(logging.getLogger().handlers)
+    if logging.lastResort is not None:
+        handlers.append(logging.lastResort)
+    for handler in handlers:
+        if _LOG_FILTER not in handler.filters:
+            handler.addFilter(_LOG_FILTER)

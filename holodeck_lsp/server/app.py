@@ -10,7 +10,6 @@ another, in any order.
 
 from __future__ import annotations
 
-from holodeck_lsp.server import run_commands
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.features import configuration, definition, folding, hover, symbols
 from holodeck_lsp.server.features.code_actions import actions as code_actions
@@ -18,6 +17,7 @@ from holodeck_lsp.server.features.completion import candidates as completion
 from holodeck_lsp.server.features.diagnostics import pull, sync
 from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
+from holodeck_lsp.server.runs import commands as run_commands
 from holodeck_lsp.server.runs import test_discovery
 
 

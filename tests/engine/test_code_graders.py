@@ -1,27 +1,21 @@
-"""Code graders: the GraderContext / GraderResult contract, lifting, failures, loading."""
+"""Code graders: the GraderContext / GraderResult contract, lifting, failures (loading is
+the runner's: tests/runner/test_grader_loading.py)."""
 
 from __future__ import annotations
 
 import copy
 import json
 import math
-import sys
-import textwrap
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from holodeck_lsp.engine.code_graders import (
-    DEFAULT_GRADER_TIMEOUT,
     FrozenToolInvocation,
     GraderContext,
     GraderResult,
-    clear_grader_cache,
-    default_grader_timeout,
-    load_grader,
     run_code_grader,
 )
 from holodeck_lsp.schema.metrics import CodeMetric
@@ -219,23 +213,6 @@ def test_timeout_must_be_positive() -> None:
         run(lambda ctx: True, timeout=0)
 
 
-@pytest.mark.parametrize(
-    ("env", "expected"),
-    [
-        ({}, DEFAULT_GRADER_TIMEOUT),
-        ({"HOLODECK_GRADER_TIMEOUT": "2.5"}, 2.5),
-        ({"HOLODECK_GRADER_TIMEOUT": " 10 "}, 10.0),
-        ({"HOLODECK_GRADER_TIMEOUT": "0"}, DEFAULT_GRADER_TIMEOUT),
-        ({"HOLODECK_GRADER_TIMEOUT": "-3"}, DEFAULT_GRADER_TIMEOUT),
-        ({"HOLODECK_GRADER_TIMEOUT": "soon"}, DEFAULT_GRADER_TIMEOUT),
-        ({"HOLODECK_GRADER_TIMEOUT": "nan"}, DEFAULT_GRADER_TIMEOUT),
-        ({"HOLODECK_GRADER_TIMEOUT": ""}, DEFAULT_GRADER_TIMEOUT),
-    ],
-)
-def test_default_grader_timeout(env: dict[str, str], expected: float) -> None:
-    assert default_grader_timeout(env) == expected
-
-
 # --------------------------------------------------------------------------------------------
 # The context is read-only
 # --------------------------------------------------------------------------------------------
@@ -305,88 +282,3 @@ def test_context_reads_like_plain_data() -> None:
     assert json.dumps(dict(ctx.turn_config)) == '{"k": [{"x": 1}]}'
     assert copy.deepcopy(ctx.turn_config["k"]) == [{"x": 1}]
     assert ctx.retrieval_context == ("page 28",)
-
-
-# --------------------------------------------------------------------------------------------
-# Loading
-# --------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fresh_imports() -> Iterator[None]:
-    """Undo what loading does to the process: the cache, sys.path, sys.modules."""
-    path, modules = list(sys.path), set(sys.modules)
-    clear_grader_cache()
-    yield
-    clear_grader_cache()
-    sys.path[:] = path
-    for name in set(sys.modules) - modules:
-        del sys.modules[name]
-
-
-def write(folder: Path, name: str, source: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text(textwrap.dedent(source), encoding="utf-8")
-
-
-@pytest.mark.usefixtures("fresh_imports")
-def test_load_grader_imports_from_the_agent_folder_and_caches(tmp_path: Path) -> None:
-    write(
-        tmp_path,
-        "hd_tmp_graders.py",
-        """
-        from hd_tmp_helpers import TARGET
-        LOADS = []
-        LOADS.append(1)
-
-        def check(ctx):
-            return ctx.agent_response == TARGET
-        """,
-    )
-    write(tmp_path, "hd_tmp_helpers.py", "TARGET = '206588'\n")
-
-    grader = load_grader("hd_tmp_graders:check", tmp_path)
-    again = load_grader("hd_tmp_graders:check", tmp_path)
-
-    assert grader is again
-    assert sys.path[0] == str(tmp_path.resolve())
-    assert sys.modules["hd_tmp_graders"].LOADS == [1]
-    result = run_code_grader(grader, metric(), context(), timeout=5)
-    assert result.passed is True
-
-
-@pytest.mark.usefixtures("fresh_imports")
-def test_load_grader_errors_name_the_spec(tmp_path: Path) -> None:
-    write(
-        tmp_path,
-        "hd_tmp_bad.py",
-        """
-        NOT_CALLABLE = 3
-
-        def check(ctx):
-            return True
-        """,
-    )
-    write(tmp_path, "hd_tmp_boom.py", "raise RuntimeError('no config')\n")
-
-    with pytest.raises(ImportError, match=r"grader 'hd_tmp_missing:check'.*hd_tmp_missing"):
-        load_grader("hd_tmp_missing:check", tmp_path)
-    with pytest.raises(AttributeError, match=r"grader 'hd_tmp_bad:chek'.*no attribute 'chek'"):
-        load_grader("hd_tmp_bad:chek", tmp_path)
-    with pytest.raises(TypeError, match=r"grader 'hd_tmp_bad:NOT_CALLABLE' is not callable"):
-        load_grader("hd_tmp_bad:NOT_CALLABLE", tmp_path)
-    with pytest.raises(ImportError, match=r"raised RuntimeError: no config"):
-        load_grader("hd_tmp_boom:check", tmp_path)
-    with pytest.raises(ImportError, match=r"not of the form"):
-        load_grader("hd_tmp_bad.py", tmp_path)
-
-
-@pytest.mark.usefixtures("fresh_imports")
-def test_load_grader_refuses_a_same_named_module_of_another_agent(tmp_path: Path) -> None:
-    source = "def check(ctx):\n    return True\n"
-    write(tmp_path / "a", "hd_tmp_shared.py", source)
-    write(tmp_path / "b", "hd_tmp_shared.py", source)
-
-    load_grader("hd_tmp_shared:check", tmp_path / "a")
-    with pytest.raises(ImportError, match=r"already imported from .*[/\\]a[/\\]hd_tmp_shared"):
-        load_grader("hd_tmp_shared:check", tmp_path / "b")

@@ -1,5 +1,7 @@
 """engine/ is pure grading: importing all of it pulls in no backend SDK, no language server
-and no NLP library (those load only when a metric needs them)."""
+and no NLP library (those load only when a metric needs them). This checks what importing the
+engine loads at run time; test_engine_purity.py checks its source (no os, importlib, sys.path,
+subprocess, no runner/config/server imports)."""
 
 from __future__ import annotations
 

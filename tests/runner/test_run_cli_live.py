@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import signal
 import sys
@@ -132,7 +133,9 @@ def write_suite(
 def child_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    return {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), **extra}
+    # PYTHONPATH is kept: it is how a checkout under test puts itself before the installed copy.
+    kept = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+    return {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), **kept, **extra}
 
 
 def live_env(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -22,8 +22,8 @@ from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
     from holodeck_lsp.server.documents.positions import PositionConverter
-    from holodeck_lsp.server.run_commands import Runner
     from holodeck_lsp.server.runs.run_locations import Point
+    from holodeck_lsp.server.runs.state import Runner
 
 DISCOVER_TESTS: Final = "holodeck/discoverTests"
 

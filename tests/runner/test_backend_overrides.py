@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.server.backend_overrides import OverrideError, with_backend_overrides
 
 AGENT = Agent.model_validate(
     {

@@ -8,6 +8,9 @@ Keys are provider names (`openai`, `azure_openai`, `anthropic`, `ollama`); an en
 when the agent's `model.provider` is that provider. Only connection and sampling fields may be
 overridden; API keys are not settings (they would end up in settings files): they come from
 the environment as usual.
+
+Run logic, so it lives in the runner: every run goes through `run_session`, which applies the
+overrides it is given to a live backend (the server passes its setting; the CLI passes none).
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""The run commands and their arguments: one small dataclass per command, parsed from the
+`workspace/executeCommand` argument list with a message naming the command and the bad
+argument (the lenses send them; other clients may not).
+
+    holodeck.runAll       [uri]
+    holodeck.runCase      [uri, caseIndex]
+    holodeck.runTurn      [uri, caseIndex, turn]
+    holodeck.regradeCase  [uri, caseIndex]
+    holodeck.cancelRun    [uri?]      (no uri, or not a string: nothing to cancel)
+    holodeck.lastRunReport [uri?]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+RUN_ALL: Final = "holodeck.runAll"
+RUN_CASE: Final = "holodeck.runCase"
+RUN_TURN: Final = "holodeck.runTurn"
+REGRADE_CASE: Final = "holodeck.regradeCase"
+CANCEL_RUN: Final = "holodeck.cancelRun"
+LAST_REPORT: Final = "holodeck.lastRunReport"
+
+
+class BadArguments(ValueError):
+    """The message names the command and the argument, e.g. `holodeck.runCase: caseIndex
+    (argument 2) must be an integer, got 'x'`."""
+
+
+def _uri(command: str, arguments: Sequence[Any]) -> str:
+    if not arguments:
+        raise BadArguments(f"{command}: the document uri (argument 1) is missing")
+    if not isinstance(arguments[0], str):
+        raise BadArguments(f"{command}: uri (argument 1) must be a string, got {arguments[0]!r}")
+    return arguments[0]
+
+
+def _index(command: str, arguments: Sequence[Any], position: int, name: str) -> int:
+    if len(arguments) <= position:
+        raise BadArguments(f"{command}: {name} (argument {position + 1}) is missing")
+    value = arguments[position]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadArguments(
+            f"{command}: {name} (argument {position + 1}) must be an integer, got {value!r}"
+        )
+    return value
+
+
+def _optional_uri(arguments: Sequence[Any]) -> str | None:
+    return arguments[0] if arguments and isinstance(arguments[0], str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class RunAll:
+    command: ClassVar[str] = RUN_ALL
+    uri: str
+
+    @property
+    def case_index(self) -> int | None:
+        return None
+
+    @property
+    def turn(self) -> int | None:
+        return None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> RunAll:
+        return cls(_uri(cls.command, arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class RunCase:
+    command: ClassVar[str] = RUN_CASE
+    uri: str
+    case_index: int
+
+    @property
+    def turn(self) -> int | None:
+        return None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> RunCase:
+        return cls(_uri(cls.command, arguments), _index(cls.command, arguments, 1, "caseIndex"))
+
+
+@dataclass(frozen=True, slots=True)
+class RunTurn:
+    command: ClassVar[str] = RUN_TURN
+    uri: str
+    case_index: int
+    turn: int
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> RunTurn:
+        return cls(
+            _uri(cls.command, arguments),
+            _index(cls.command, arguments, 1, "caseIndex"),
+            _index(cls.command, arguments, 2, "turn"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RegradeCase:
+    command: ClassVar[str] = REGRADE_CASE
+    uri: str
+    case_index: int
+
+    @property
+    def turn(self) -> int | None:
+        return None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> RegradeCase:
+        return cls(_uri(cls.command, arguments), _index(cls.command, arguments, 1, "caseIndex"))
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRun:
+    command: ClassVar[str] = CANCEL_RUN
+    uri: str | None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> CancelRun:
+        return cls(_optional_uri(arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class LastRunReport:
+    command: ClassVar[str] = LAST_REPORT
+    uri: str | None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> LastRunReport:
+        return cls(_optional_uri(arguments))
+
+
+#: A command that runs (or re-grades) cases of a document.
+RunArguments = RunAll | RunCase | RunTurn | RegradeCase

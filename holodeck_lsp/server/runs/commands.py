@@ -1,0 +1,104 @@
+"""Registration of the run feature: code lenses, inlay hints, the run commands (arguments
+parsed by `arguments`), the re-grade-on-edit listener and the run results' diagnostics.
+Every handler is guarded (`server.guard.answer_or`): a bug is logged and answered empty,
+never a crash of the server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.guard import answer_or
+from holodeck_lsp.server.runs.arguments import (
+    BadArguments,
+    CancelRun,
+    LastRunReport,
+    RegradeCase,
+    RunAll,
+    RunArguments,
+    RunCase,
+    RunTurn,
+)
+from holodeck_lsp.server.runs.editor_run import execute, show
+from holodeck_lsp.server.runs.hints import inlay_hints
+from holodeck_lsp.server.runs.inline_results import InlineResults
+from holodeck_lsp.server.runs.lenses import code_lenses
+from holodeck_lsp.server.runs.regrade_on_edit import RegradeOnEdit
+from holodeck_lsp.server.runs.state import Runner
+
+if TYPE_CHECKING:
+    from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
+
+_BAD: dict[str, str] = {"status": "refused", "reason": "bad arguments"}
+
+
+def _failed() -> dict[str, str]:
+    return {"status": "refused", "reason": "the command failed (see the server log)"}
+
+
+def cancel(runner: Runner, arguments: CancelRun) -> dict[str, str]:
+    """`holodeck.cancelRun [uri]`: stop the document's run (as cancelling its progress
+    does); answers `cancelling` or `idle` when nothing runs."""
+    handle = runner.running.get(arguments.uri) if arguments.uri is not None else None
+    if handle is None:
+        return {"status": "idle"}
+    handle.cancel()
+    return {"status": "cancelling"}
+
+
+def last_report(runner: Runner, arguments: LastRunReport) -> dict[str, str]:
+    """`holodeck.lastRunReport [uri]`: the document's last run as Markdown (the report
+    `holodeck-lsp run --report-md` writes; secrets masked, as every run result)."""
+    from holodeck_lsp.engine.reports.markdown import render
+
+    report = runner.reports.get(arguments.uri) if arguments.uri is not None else None
+    if report is None:
+        return {"status": "none", "reason": "no run of this file in this session yet"}
+    return {"status": "done", "markdown": render(report)}
+
+
+def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
+    runner = Runner(server, InlineResults(server), engine)
+    engine.contributors.append(runner.results.contribute)
+    engine.check_listeners.append(RegradeOnEdit(runner).checked)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @answer_or(list, "codeLens")
+    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        return await code_lenses(runner, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @answer_or(list, "inlayHint")
+    async def inlay_hint(params: types.InlayHintParams) -> list[types.InlayHint]:
+        return await inlay_hints(runner, params.text_document.uri)
+
+    def run_command(command: str, parse: Callable[[list[Any]], RunArguments]) -> None:
+        @server.command(command)
+        @answer_or(_failed, command)
+        async def handler(*arguments: Any) -> Any:
+            try:
+                parsed = parse(list(arguments))
+            except BadArguments as bad:
+                show(runner, types.MessageType.Error, f"HoloDeck: bad run command arguments: {bad}")
+                return dict(_BAD)
+            return await execute(runner, parsed)
+
+    run_command(RunAll.command, RunAll.parse)
+    run_command(RunCase.command, RunCase.parse)
+    run_command(RunTurn.command, RunTurn.parse)
+    run_command(RegradeCase.command, RegradeCase.parse)
+
+    @server.command(CancelRun.command)
+    @answer_or(_failed, CancelRun.command)
+    def cancel_run(*arguments: Any) -> Any:
+        return cancel(runner, CancelRun.parse(list(arguments)))
+
+    @server.command(LastRunReport.command)
+    @answer_or(_failed, LastRunReport.command)
+    def last_run_report(*arguments: Any) -> Any:
+        return last_report(runner, LastRunReport.parse(list(arguments)))
+
+    return runner

@@ -1,0 +1,165 @@
+"""`holodeck.runAll` / `runCase` / `runTurn` / `regradeCase`: run cases of an open document
+through `runner.run_session` — the CLI's run path, so the editor's results are masked the
+same way — in a worker thread with its own loop, and show each case as it finishes.
+
+* Trusted workspaces only: a run executes the agent's function tools and code graders. In an
+  untrusted workspace the command is refused with a `window/showMessage` saying why.
+* Answers: the `cassettePath` cassette (see `cassette_setting`) is replayed; without one, the
+  live backend is built with the `holodeck.backends` overrides, and its init error (missing
+  extra, API key, …) is shown as is. A re-grade replays the case's last answers.
+* The command's response is the report's results and summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from lsprotocol import types
+
+from holodeck_lsp.server.runs.arguments import RegradeCase, RunArguments
+from holodeck_lsp.server.runs.cassette_setting import RunRefused, cassette_path
+from holodeck_lsp.server.runs.progress import RunProgress
+from holodeck_lsp.server.runs.run_document import load_for_run
+from holodeck_lsp.server.runs.state import Runner
+from holodeck_lsp.server.runs.worker_thread import RunHandle, ServerSink, in_own_thread
+
+if TYPE_CHECKING:
+    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.run_session import Answers, RunOutcome, RunRequest, RunSession
+    from holodeck_lsp.schema.results import TestResult, TurnResult
+
+log = logging.getLogger("holodeck_lsp.server.runs")
+
+UNTRUSTED_MESSAGE: Final = (
+    "HoloDeck: running tests is disabled in an untrusted workspace — a run executes the "
+    "agent's function tools and code graders. Trust this workspace in your editor to run it."
+)
+NO_ANSWERS: Final = "run the case first: there are no answers to re-grade"
+
+
+def show(runner: Runner, kind: types.MessageType, message: str) -> None:
+    runner.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+
+async def execute(runner: Runner, arguments: RunArguments) -> dict[str, Any]:
+    """Refuse (untrusted, busy, cannot start: shown, answered `refused`) or run."""
+    uri = arguments.uri
+    if not runner.server.settings.trusted:
+        show(runner, types.MessageType.Warning, UNTRUSTED_MESSAGE)
+        return {"status": "refused", "reason": "untrusted"}
+    if uri in runner.running:
+        show(runner, types.MessageType.Info, "HoloDeck: a run of this file is in progress")
+        return {"status": "refused", "reason": "busy"}
+    handle = RunHandle()
+    runner.running[uri] = handle
+    try:
+        return await _run(runner, arguments, handle)
+    except RunRefused as refused:
+        show(runner, types.MessageType.Error, f"HoloDeck: {refused}")
+        return {"status": "refused", "reason": str(refused)}
+    finally:
+        runner.running.pop(uri, None)
+
+
+async def open_session(request: RunRequest) -> RunSession:
+    """`RunSession.open` in a thread (it may import an SDK and the agent's tools); its
+    refusal as `RunRefused`."""
+    from holodeck_lsp.runner.run_session import RunCannotStart, RunSession
+
+    try:
+        return await asyncio.to_thread(RunSession.open, request)
+    except RunCannotStart as error:
+        raise RunRefused(str(error)) from None
+
+
+async def run_in_worker(
+    session: RunSession,
+    handle: RunHandle,
+    on_turn: Callable[[CaseRef, TurnResult], None],
+    on_case: Callable[[CaseRef, TestResult], None],
+) -> RunOutcome:
+    """Run the session in a worker thread (see `worker_thread`); the callbacks are called on
+    the server's loop, each finished case's before this returns."""
+    sink = ServerSink(asyncio.get_running_loop(), on_turn, on_case)
+
+    async def in_worker() -> RunOutcome:
+        cancel = asyncio.Event()
+        handle.attach(asyncio.get_running_loop(), cancel)
+        return await session.run(sink, cancel)
+
+    outcome = await in_own_thread(in_worker)
+    await asyncio.sleep(0)  # let the last case's callback run before answering
+    return outcome
+
+
+async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> dict[str, Any]:
+    from holodeck_lsp.runner.cassette import Cassette, transcript_of
+    from holodeck_lsp.runner.run_session import Live, Replay, RunFailed, RunRequest, Transcript
+    from holodeck_lsp.runner.selection import Selection
+
+    uri, case, turn = arguments.uri, arguments.case_index, arguments.turn
+    regrade = isinstance(arguments, RegradeCase)
+    document = await load_for_run(runner, uri)
+    agent, path = document.agent, document.path
+    answered = runner.answers.get(uri, {}).get(case) if regrade and case is not None else None
+    answers: Answers
+    if regrade:
+        cases = [transcript_of(answered, case)] if answered is not None and case is not None else []
+        answers = Transcript(Cassette(agent=agent.name, cases=cases))
+    else:
+        cassette = cassette_path(runner.server, path.parent)
+        answers = Replay(cassette) if cassette is not None else Live()
+    request = RunRequest(
+        agent,
+        path,
+        answers=answers,
+        selection=Selection(case=case, turn=turn),
+        backend_overrides=runner.server.settings.backends,
+        agent_text=document.agent_text,
+    )
+    session = await open_session(request)
+    if regrade and answered is None:
+        await session.aclose()
+        raise RunRefused(NO_ANSWERS)
+    planned = session.planned
+    total_turns = sum(1 if item.graded_turn is not None else item.turn_count for item in planned)
+    what = (
+        f"{len(planned)} cases"
+        if case is None
+        else (planned[0].case.name or f"test_cases[{planned[0].index}]")
+        + (f" turn {turn}" if turn is not None else "")
+    )
+    what = session.redactor.text(what)
+    progress = RunProgress(runner.server, total_turns)
+    await progress.begin(f"HoloDeck: run {what}", handle)
+
+    def on_case(ref: CaseRef, result: TestResult) -> None:
+        if not regrade and (result.turns is None or turn is None):
+            runner.answers.setdefault(uri, {})[ref.index] = result
+        runner.finished(uri, ref.index, document.case_texts.get(ref.index), result, turn, regrade)
+
+    try:
+        outcome = await run_in_worker(session, handle, progress.turn_finished, on_case)
+    except Exception as error:
+        await session.aclose()
+        detail = str(error) if isinstance(error, RunFailed) else f"{type(error).__name__}: {error}"
+        detail = session.redactor.text(detail)
+        log.exception("run of %s failed", uri)
+        progress.end(f"failed: {detail}")
+        raise RunRefused(f"the run failed: {detail}") from error
+    report = outcome.report
+    if not regrade:
+        runner.reports[uri] = report
+    summary = report.summary
+    cancelled = report.environment.get("cancelled") == "true"
+    progress.end(
+        f"{summary.passed} passed, {summary.failed} failed" + (" (cancelled)" if cancelled else "")
+    )
+    return {
+        "status": "cancelled" if cancelled else "done",
+        "summary": summary.model_dump(mode="json"),
+        "results": [result.model_dump(mode="json") for result in report.results],
+    }

@@ -1,0 +1,71 @@
+"""`window/workDoneProgress` for a run: created when the client supports it, one report per
+finished turn, cancellable — cancelling the progress cancels the run (the executor still
+returns the partial report, with the rest skipped as `cancelled`)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.runs.inline_results import mark
+from holodeck_lsp.server.runs.worker_thread import RunHandle
+
+if TYPE_CHECKING:
+    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.schema.results import TurnResult
+
+log = logging.getLogger("holodeck_lsp.server.runs")
+
+
+class RunProgress:
+    """The progress of one run (does nothing when the client takes no progress)."""
+
+    def __init__(self, server: HolodeckServer, total_turns: int) -> None:
+        self._server = server
+        self._total = total_turns
+        self._done = 0
+        self._token: str | None = None
+
+    async def begin(self, title: str, handle: RunHandle) -> None:
+        window = self._server.client_capabilities.window
+        if not (window and window.work_done_progress):
+            return
+        token = f"holodeck-run-{uuid.uuid4()}"
+        progress = self._server.work_done_progress
+        try:
+            await progress.create_async(token)
+        except Exception as error:
+            log.warning("workDoneProgress/create failed: %s", error)
+            return
+        progress.begin(
+            token, types.WorkDoneProgressBegin(title=title, cancellable=True, percentage=0)
+        )
+        future = progress.tokens.get(token)
+        if future is not None:
+            future.add_done_callback(lambda f: handle.cancel() if f.cancelled() else None)
+        self._token = token
+
+    def turn_finished(self, ref: CaseRef, result: TurnResult) -> None:
+        self._done += 1
+        if self._token is None:
+            return
+        self._server.work_done_progress.report(
+            self._token,
+            types.WorkDoneProgressReport(
+                message=f"{ref.label} turn {result.turn_index} {mark(result)} "
+                f"({self._done}/{self._total})",
+                percentage=min(100, self._done * 100 // max(1, self._total)),
+                cancellable=True,
+            ),
+        )
+
+    def end(self, message: str) -> None:
+        token, self._token = self._token, None
+        if token is None:
+            return
+        self._server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        self._server.work_done_progress.tokens.pop(token, None)

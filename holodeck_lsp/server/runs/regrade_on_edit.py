@@ -1,0 +1,133 @@
+"""Re-grading on edit: on every accepted check of a trusted document without errors (a
+`CheckListener`), a case whose text changed is re-graded from its recorded answers — this
+session's last run of it, else the case in the `cassettePath` cassette — in a few
+milliseconds and without calling the model. Its results say "re-graded from transcript"
+(`regraded: true` in `holodeck/runResult`). An edited turn `input` no longer matches the
+transcript: that turn reports the stale answer. Runs through `run_session` like any run, so
+its results are masked the same way."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holodeck_lsp.server.core import import_runner
+from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.runs.cassette_setting import RunRefused, SettingsCassette
+from holodeck_lsp.server.runs.editor_run import open_session, run_in_worker
+from holodeck_lsp.server.runs.state import Runner
+from holodeck_lsp.server.runs.worker_thread import RunHandle
+
+if TYPE_CHECKING:
+    from holodeck_lsp.runner.cassette import CassetteCase
+    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.schema.agent import Agent
+    from holodeck_lsp.schema.results import TestResult
+    from holodeck_lsp.server.features.diagnostics.analysis import Analysis
+
+log = logging.getLogger("holodeck_lsp.server.runs")
+
+
+class RegradeOnEdit:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self._cassette = SettingsCassette(runner.server)
+        self._regrades: set[asyncio.Future[None]] = set()
+        self._warmed = False
+
+    def checked(self, uri: str, analysis: Analysis) -> None:
+        """A check of the open document's current version was accepted: re-grade each
+        edited case whose recorded answers are at hand."""
+        from holodeck_lsp.server.runs.run_locations import case_texts
+
+        runner = self.runner
+        if not runner.server.settings.trusted:
+            return  # nothing is ever run or re-graded (trust restarts the server)
+        if uri not in runner.answers and not runner.server.settings.cassette_path:
+            runner.graded_texts.pop(uri, None)  # no answers to re-grade from
+            return
+        parsed = parsed_documents(runner.server).peek(uri, analysis.version)
+        if parsed is None:
+            return
+        # The cases' own text only: cheap on every check (the full locations are not needed).
+        texts = case_texts(parsed.document.root, parsed.document.text)
+        graded = runner.graded_texts.get(uri)
+        if graded is None:
+            runner.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet
+            if not self._warmed:
+                self._warmed = True
+                threading.Thread(target=import_runner, name="holodeck-warm-up", daemon=True).start()
+            return
+        agent = analysis.agent
+        if agent is None or uri in runner.running:
+            return  # re-graded on the next good check: the texts still differ then
+        records = runner.results.records.get(uri, {})
+        transcripts: dict[int, CassetteCase] = {}
+        for index, text in texts.items():
+            record = records.get(index)
+            if graded.get(index) == text or (record is not None and record.case_text == text):
+                continue
+            graded[index] = text
+            transcript = self._transcript(uri, index, agent, analysis.agent_path.parent)
+            if transcript is not None:
+                transcripts[index] = transcript
+        if transcripts:
+            task = asyncio.ensure_future(
+                self._regrade(uri, agent, analysis.agent_path, texts, transcripts)
+            )
+            self._regrades.add(task)  # a reference, so the task is not collected early
+            task.add_done_callback(self._regrades.discard)
+
+    def _transcript(
+        self, uri: str, index: int, agent: Agent, agent_dir: Path
+    ) -> CassetteCase | None:
+        from holodeck_lsp.runner.cassette import transcript_of
+
+        answered = self.runner.answers.get(uri, {}).get(index)
+        if answered is not None:
+            return transcript_of(answered, index)
+        cassette = self._cassette.get(agent_dir)
+        if cassette is None:
+            return None
+        cases = agent.test_cases or []
+        name = cases[index].name if index < len(cases) else None
+        found = next((c for c in cassette.cases if name is not None and c.name == name), None)
+        if found is None:
+            found = next((c for c in cassette.cases if c.index == index), None)
+        # Matched here, by name else index: the replay then matches it by index.
+        return None if found is None else found.model_copy(update={"name": None, "index": index})
+
+    async def _regrade(
+        self,
+        uri: str,
+        agent: Agent,
+        path: Path,
+        texts: dict[int, str],
+        transcripts: dict[int, CassetteCase],
+    ) -> None:
+        from holodeck_lsp.runner.cassette import Cassette
+        from holodeck_lsp.runner.run_session import RunRequest, Transcript
+        from holodeck_lsp.runner.selection import Selection
+
+        runner = self.runner
+        for index, transcript in transcripts.items():
+            request = RunRequest(
+                agent,
+                path,
+                answers=Transcript(Cassette(agent=agent.name, cases=[transcript])),
+                selection=Selection(case=index),
+            )
+
+            def on_case(ref: CaseRef, result: TestResult) -> None:
+                runner.finished(uri, ref.index, texts.get(ref.index), result, None, True)
+
+            try:
+                session = await open_session(request)
+                await run_in_worker(session, RunHandle(), lambda ref, turn: None, on_case)
+            except RunRefused as refused:
+                log.info("case %d of %s cannot be re-graded: %s", index, uri, refused)
+            except Exception:
+                log.exception("re-grading case %d of %s failed", index, uri)
