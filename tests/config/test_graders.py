@@ -399,6 +399,7 @@ def test_trusted_segfault_during_import(tmp_path: Path) -> None:
     assert f"{tmp_path / 'crashes.py'}:2" in problem.message
 
 
+@pytest.mark.slow
 def test_trusted_hanging_import_is_killed(tmp_path: Path) -> None:
     write(tmp_path, "hangs.py", "import time\nwhile True:\n    time.sleep(1)\n")
     write(tmp_path, "fine.py", "def fn(ctx): ...\n")
@@ -415,6 +416,7 @@ def test_trusted_hanging_import_is_killed(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.slow
 def test_trusted_timeout_kills_spawned_processes(tmp_path: Path) -> None:
     write(
         tmp_path,
@@ -459,6 +461,7 @@ def test_trusted_stdout_noise_does_not_confuse_the_protocol(tmp_path: Path) -> N
     assert problem is not None and problem.code is Code.GRADER_ATTRIBUTE_MISSING
 
 
+@pytest.mark.slow
 def test_trusted_mode_survives_endless_output(tmp_path: Path) -> None:
     write(tmp_path, "chatty.py", "import sys\nwhile True:\n    sys.stderr.write('x' * 4096)\n")
     problem = trusted(tmp_path, "chatty:fn", timeout=1.0)

@@ -310,6 +310,7 @@ async def test_cli_gets_a_controlled_environment(
 
 
 @needs_cli
+@pytest.mark.slow
 async def test_a_timed_out_turn_does_not_leak_into_the_next(
     server: FakeAnthropicServer, agent_dir: Path, tmp_path: Path
 ) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backends import create_backend
 from holodeck_lsp.runner.executor import run_suite
@@ -119,6 +121,7 @@ async def run_on_claude(tmp_path: Path, server: FakeAnthropicServer) -> TestRepo
         await backend.aclose()
 
 
+@pytest.mark.slow
 async def test_same_case_passes_on_both_backends_turn_by_turn(
     tmp_path: Path, fake_openai: FakeOpenAIServer, fake_anthropic: FakeAnthropicServer
 ) -> None:

@@ -29,6 +29,9 @@ from holodeck_lsp.runner.cassette import comparable
 from holodeck_lsp.schema.results import TestReport
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage
 
+# The console script as a process against live fake servers: seconds per test.
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 _found = shutil.which("holodeck-lsp", path=str(BIN))
 assert _found is not None, f"holodeck-lsp is not installed next to {sys.executable}"

@@ -266,6 +266,7 @@ async def test_auth_and_not_found_errors_end_the_session(
     await backend.aclose()
 
 
+@pytest.mark.slow
 async def test_llm_timeout_becomes_a_backend_timeout(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:

@@ -28,6 +28,7 @@ def _cycle() -> None:
     node["self"] = node  # only the cyclic collector frees this
 
 
+@pytest.mark.slow
 async def test_collects_once_activity_pauses(collector: IdleCollector) -> None:
     assert not gc.isenabled()
     for _ in range(5):  # a burst of typing: each change postpones the collection

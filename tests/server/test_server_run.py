@@ -355,6 +355,7 @@ def fail(context):
 
 
 @pytest.mark.parametrize("how", ["progress", "command"])
+@pytest.mark.slow
 async def test_cancelling_the_progress_cancels_the_run(
     client: LanguageClient, tmp_path: Path, how: str
 ) -> None:
