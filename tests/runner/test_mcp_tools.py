@@ -31,9 +31,10 @@ from tests.fakes.anthropic_server import Reply as ClaudeReply
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall
 from tests.runner.test_claude_backend import needs_cli
 
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32", reason="the uvx stand-in is a POSIX shell script"
-)
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="the uvx stand-in is a POSIX shell script"),
+    pytest.mark.slow,  # real MCP server processes and SDK sessions: about a second each
+]
 
 SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_calc_server.py"
 

@@ -32,6 +32,9 @@ from tests.server.lsp_client import (
     published,
 )
 
+# Live runs over stdio against the fake OpenAI server: seconds per test.
+pytestmark = pytest.mark.slow
+
 API_KEY = "sk-live-lsp-test-4c1d9e7a"
 #: Generous: the first live run imports Semantic Kernel in the server (a hang fails, not blocks).
 RUN_TIMEOUT = 60.0
