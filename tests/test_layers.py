@@ -1,0 +1,68 @@
+"""The arrows of docs/architecture.md, read from the source (with `ast`, nothing imported):
+each layer imports only the layers below it — at module level, inside functions and under
+`TYPE_CHECKING` alike — and nothing imports `server` or `cli`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "holodeck_lsp"
+
+#: layer -> the layers of ours it may import (itself always).
+ALLOWED: dict[str, frozenset[str]] = {
+    "schema": frozenset(),
+    "config": frozenset({"schema"}),
+    "engine": frozenset({"schema"}),
+    "runner": frozenset({"schema", "config", "engine"}),
+    "server": frozenset({"schema", "config", "engine", "runner"}),
+}
+
+
+def _ours(tree: ast.AST) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return [(line, name) for line, name in found if name.split(".")[0] == "holodeck_lsp"]
+
+
+def _layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    wrong: list[str] = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for line, module in _ours(tree):
+            target = _layer_of(module)
+            if target in (None, layer) or target == "__version__":
+                continue
+            if target not in ALLOWED[layer]:
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_layer_list_covers_every_package() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert packages == set(ALLOWED)
+
+
+def test_nothing_but_the_entry_points_imports_the_cli() -> None:
+    importers = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "__main__.py"
+        and any(
+            module == "holodeck_lsp.cli"
+            for _, module in _ours(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert importers == []
