@@ -116,10 +116,10 @@ def grading_time(agent: Agent, report: Any) -> float:
 
 
 def stub_grading() -> None:
-    def stub(spec: Any, outcome: Any, *_args: Any, **_kwargs: Any) -> TurnResult:
+    def stub(_agent: Any, _case: Any, spec: Any, *_args: Any, **_kwargs: Any) -> TurnResult:
         return TurnResult(turn_index=spec.index, input=spec.input, passed=True)
 
-    case_runner.grade_turn = stub  # type: ignore[assignment]
+    case_runner.grade_case_turn = stub  # type: ignore[assignment]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         gradings.append(grading)
         overheads.append((total - grading) / turns * 1000)
 
-    real_grade = case_runner.grade_turn
+    real_grade = case_runner.grade_case_turn
     stub_grading()
     run(agent, Backend(), 1)
     stubbed = [run(agent, Backend(), 1)[0] / turns * 1000 for _ in range(args.repeat)]
-    case_runner.grade_turn = real_grade
+    case_runner.grade_case_turn = real_grade
 
     latency_agent = make_agent(32, 2)
     speed: dict[int, float] = {}
