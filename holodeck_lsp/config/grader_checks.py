@@ -13,7 +13,8 @@ from pathlib import Path as FsPath
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.data_walk import iter_metrics
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
-from holodeck_lsp.config.graders import resolve_graders_static, resolve_graders_trusted
+from holodeck_lsp.config.graders.static import resolve_graders_static
+from holodeck_lsp.config.graders.trusted import resolve_graders_trusted
 from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema.metrics import GRADER_PATH
 

@@ -7,7 +7,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ import pytest
 
 from holodeck_lsp.runner.backend import BackendInitError, BackendSessionError, TurnFile
 from holodeck_lsp.runner.backends import create_backend
-from holodeck_lsp.runner.backends.claude.tool_schema import parameters_schema
 from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend
 from holodeck_lsp.runner.function_tools import load_function_tools
 from holodeck_lsp.schema.agent import Agent
@@ -421,47 +419,6 @@ def test_key_from_model_and_endpoint_reach_the_cli_env(agent_dir: Path) -> None:
     assert env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] == "2048"
     assert "AWS_SECRET_ACCESS_KEY" not in env or env["AWS_SECRET_ACCESS_KEY"] == ""
     assert Path(env["HOME"]).is_dir()  # a scratch home, removed by aclose
-
-
-def test_parameters_schema_follows_signature_and_yaml(agent_dir: Path) -> None:
-    (agent_dir / "more.py").write_text(
-        textwrap.dedent(
-            """
-            from typing import Literal, Optional
-
-            def search(query: str, limit: int = 5, mode: Literal["a", "b"] = "a",
-                       tags: list[str] | None = None, flag: Optional[bool] = None, anything=None):
-                return []
-            """
-        )
-    )
-    agent = Agent.model_validate(
-        {
-            "name": "x",
-            "model": {"provider": "anthropic", "name": "m"},
-            "instructions": {"inline": "x"},
-            "tools": [
-                {
-                    "type": "function",
-                    "name": "search",
-                    "description": "Search",
-                    "file": "more.py",
-                    "function": "search",
-                    "parameters": {"query": {"type": "string", "description": "What to find"}},
-                }
-            ],
-        }
-    )
-    (tool,) = load_function_tools(agent, agent_dir)
-    schema = parameters_schema(tool)
-    assert schema["required"] == ["query"]
-    properties = schema["properties"]
-    assert properties["query"] == {"type": "string", "description": "What to find"}
-    assert properties["limit"] == {"type": "integer"}
-    assert properties["mode"] == {"enum": ["a", "b"]}
-    assert properties["tags"] == {"type": "array", "items": {"type": "string"}}
-    assert properties["flag"] == {"type": "boolean"}
-    assert properties["anything"] == {}
 
 
 def test_importing_the_module_does_not_import_the_sdk() -> None:

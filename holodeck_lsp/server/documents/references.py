@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.graders.problems import parse_grader_path
 from holodeck_lsp.config.python_source.bindings import NameBinding
 from holodeck_lsp.config.python_source.module_names import top_level_names
 from holodeck_lsp.config.python_source.module_search import default_search_dirs, search_module
@@ -86,9 +87,6 @@ class GraderTarget:
 
 def grader_target(spec: str, agent_dir: Path) -> GraderTarget | None:
     """Where `module.path:callable` lives, found without importing anything."""
-    # Imported here: graders.py pulls in the checker's grader resolution.
-    from holodeck_lsp.config.graders import parse_grader_path
-
     parts = parse_grader_path(spec.strip())
     if parts is None:
         return None

@@ -10,8 +10,9 @@ results even when other cases moved.
 Diagnostics: this module contributes the run's items to every diagnostics report of the agent
 document (pushed or pulled; see `DiagnosticsEngine.contributors`), after the checker's own.
 
-A result re-graded from a recorded transcript (no model called; see `run_commands`) says so in
-its hint, its diagnostics and its lens title.
+A result re-graded from a recorded transcript (no model called: `regrade_on_edit` after an
+edit, or the `holodeck.regradeCase` command of `editor_run`) says so in its hint, its
+diagnostics and its lens title.
 """
 
 from __future__ import annotations

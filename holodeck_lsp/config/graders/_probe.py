@@ -1,4 +1,4 @@
-"""The child-process half of trusted grader resolution (see `graders.resolve_graders_trusted`).
+"""The child-process half of trusted grader resolution (see `trusted.resolve_graders_trusted`).
 
 Run as `python -B -c <this file's source> RESULTS_FILE AGENT_DIR SPEC...`: it imports each
 grader's module the way HoloDeck does (agent folder first on `sys.path`, `import_module`,

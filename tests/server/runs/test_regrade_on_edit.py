@@ -1,0 +1,87 @@
+"""Re-grading an edited case from its recorded answers (server/runs/regrade_on_edit.py): the
+run's answers, else the settings' cassette; results without answers are dropped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_lsp import LanguageClient
+
+from tests.server.lsp_client import change_file, wait_for
+from tests.server.runs.run_suite import (
+    AGENT,
+    ARG_B_LINE,
+    SINGLE_LINE,
+    TURN0_LINE,
+    TURN1_LINE,
+    hints,
+    lenses,
+    record_results,
+    run,
+    run_items,
+    start,
+)
+
+
+async def test_editing_a_case_regrades_it_from_its_answers(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    await run(client, "holodeck.runAll", document_uri)
+    await wait_for(client, document_uri, lambda p: bool(run_items(p)))
+    (tmp_path / "run.cassette.json").unlink()  # the run's own answers are re-graded
+    received = record_results(client)
+    # Fix the first case's assertion to what the agent answered: it passes, re-graded.
+    edited = AGENT.replace("b: 5", "b: 6")
+    change_file(client, document_uri, edited, version=2)
+    params = await wait_for(
+        client, document_uri, lambda p: p.version == 2 and not run_items(p) and bool(received)
+    )
+    assert params.version == 2
+    assert [(r.caseIndex, r.regraded, r.result.passed) for r in received] == [(0, True, True)]
+    assert await hints(client, document_uri) == [
+        (TURN0_LINE, "✓ 10 · numeric 1.00 · re-graded from transcript"),
+        (TURN1_LINE, "✓ 5 · numeric 1.00 · re-graded from transcript"),
+        (SINGLE_LINE + 1, "✓ 7 · numeric 1.00 · 0.0 s"),  # not edited: its run's result
+    ]
+    titles = [title for _, title, _ in await lenses(client, document_uri)]
+    assert titles[:5] == [
+        "✓ Run all",
+        "✓ Run case (re-graded)",
+        "↻ Re-grade",
+        "✓ Run turn 0",
+        "✓ Run turn 1",
+    ]
+    # Break it again: the failure is reported on the arg's line, marked as re-graded.
+    change_file(client, document_uri, AGENT.replace("b: 5", "b: 7"), version=3)
+    params = await wait_for(client, document_uri, lambda p: p.version == 3 and bool(run_items(p)))
+    [failure] = run_items(params)
+    assert failure.range.start.line == ARG_B_LINE
+    assert failure.message.endswith("(re-graded from transcript)")
+
+
+async def test_editing_a_case_regrades_it_from_the_settings_cassette(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    # Never run: the cassette of `cassettePath` holds the answers (case 1 answered "7").
+    change_file(client, document_uri, AGENT.replace('ground_truth: "7"', 'ground_truth: "8"'), 2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2 and bool(run_items(p)))
+    [failure] = run_items(params)
+    assert failure.range.start.line == SINGLE_LINE + 2  # the ground_truth line
+    assert "expected '8', got '7'" in failure.message
+    assert failure.message.endswith("(re-graded from transcript)")
+    # The other case was not edited: it is not graded.
+    assert [line for line, _ in await hints(client, document_uri)] == [SINGLE_LINE + 1]
+
+
+async def test_results_without_answers_are_dropped_when_the_case_is_edited(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    await run(client, "holodeck.runTurn", document_uri, 0, 0)  # a turn run keeps no answers
+    (tmp_path / "run.cassette.json").unlink()
+    assert await hints(client, document_uri) == [(TURN0_LINE, "✓ 10 · numeric 1.00 · 0.0 s")]
+    change_file(client, document_uri, AGENT.replace('"q0"', '"q0 edited"'), version=2)
+    await wait_for(client, document_uri, lambda p: p.version == 2)
+    assert await hints(client, document_uri) == []
