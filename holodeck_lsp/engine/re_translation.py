@@ -12,8 +12,9 @@ written out in a form that has one meaning in both engines:
 * every character is an escape (`\\U0001f600`), never a character `regex` might treat as
   syntax;
 * every one-character matcher whose meaning depends on tables or flags (`\\d` `\\w` `\\s`,
-  sets, anything under IGNORECASE) becomes the explicit set of code points that `re` itself
-  matches — found by running `re` over all of Unicode once per matcher (cached), so even
+  sets, anything under IGNORECASE) is run by both engines over all of Unicode once (cached):
+  when `regex` matches exactly the code points `re` matches, the short spelling is kept;
+  otherwise it becomes the explicit set of code points `re` matches — so even
   Unicode-version differences between the engines cannot leak in;
 * anchors and word boundaries become lookarounds over those explicit sets;
 * groups, alternation, repeats (greedy, lazy, possessive), atomic groups, lookarounds,
@@ -33,6 +34,8 @@ from functools import cache, lru_cache
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
 from typing import Any, Final
+
+import regex
 
 __all__ = ["NotTranslatable", "translate"]
 
@@ -55,14 +58,26 @@ def _escape(code: int) -> str:
     return f"\\U{code:08x}"
 
 
+def _runs(pattern: Any) -> list[tuple[int, int]]:
+    return [run.span() for run in pattern.finditer(_every_character())]
+
+
 @lru_cache(maxsize=1024)
 def _matched_set(item: str, flags: int) -> str:
-    """The `regex` class of exactly the code points `re` matches with the one-character
-    pattern `item` under `flags`."""
-    scanner = re.compile(f"(?:{item})+", flags)
+    """A `regex` pattern for exactly the code points `re` matches with the one-character
+    pattern `item` under `flags`: `item` itself when `regex` provably matches the very same
+    code points with it (checked over all of Unicode, on this machine's tables), otherwise
+    the explicit class of what `re` matches. The short form keeps compiling fast."""
+    theirs = _runs(re.compile(f"(?:{item})+", flags))
+    letters = ("i" if flags & re.IGNORECASE else "") + ("a" if flags & re.ASCII else "")
+    native = f"(?{letters}:{item})" if letters else item
+    try:
+        if _runs(regex.compile(f"(?:{native})+", regex.V0)) == theirs:
+            return native
+    except regex.error:
+        pass
     parts: list[str] = []
-    for run in scanner.finditer(_every_character()):
-        start, end = run.span()
+    for start, end in theirs:
         last = end - 1
         parts.append(_escape(start) if start == last else f"{_escape(start)}-{_escape(last)}")
     return f"[{''.join(parts)}]" if parts else "(?!)"
@@ -119,7 +134,9 @@ class _Writer:
         if op is C.ANY:
             return "(?s:.)" if flags & re.DOTALL else f"[^{_NEWLINE}]"
         if op is C.IN:
-            return self.single(_re_set_text(value), flags)
+            plain = not ignore and all(kind is not C.CATEGORY for kind, _ in value)
+            # Escaped literals and ranges mean the same in both engines: no table needed.
+            return _re_set_text(value) if plain else self.single(_re_set_text(value), flags)
         if op is C.AT:
             return self.anchor(value, flags)
         if op is C.BRANCH:
