@@ -24,10 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = "holodeck-ai==0.7.1"
 _UPSTREAM_PROBE = """
-import json, sys
+import json, os, sys
 from holodeck.config.loader import ConfigLoader
 verdicts = {}
 for path in sys.argv[1:]:
+    # As `cd agent-folder && holodeck test agent.yaml`: HoloDeck resolves a subagent's
+    # prompt_file against the current directory while it loads.
+    os.chdir(os.path.dirname(path))
     try:
         ConfigLoader().load_agent_yaml(path)
         verdicts[path] = "accept"
@@ -154,6 +157,98 @@ _VARIANTS = {
 }
 _TOOLS = "def subtract(a: float, b: float) -> float:\n    return a - b\n"
 
+# Loader edges (issue 15): ${VAR} values substituted into the text, empty-ish includes, a
+# subagent's prompt_file, non-string args keys. Each is a folder of files; ENV is set for
+# both sides.
+_EDGE_AGENT = """name: demo
+model:
+  provider: openai
+  name: gpt-4o-mini
+instructions:
+  inline: INSTR
+"""
+_EDGE_CASES = "test_cases:\n  - name: one\n    input: hi\n"
+_CLAUDE = (
+    "claude:\n  agents:\n    helper:\n      description: Looks things up.\n"
+    "      prompt_file: helper.md\n"
+)
+_INCLUDE = _EDGE_AGENT.replace("INSTR", "hi") + "test_cases_file: cases.yaml\n"
+EDGE_ENV = {
+    "HDLSP_PARITY_UNCLOSED": "[unclosed",
+    "HDLSP_PARITY_MAPPING": "a: b",
+    "HDLSP_PARITY_COMMENT": "Be brief #not a comment",
+    "HDLSP_PARITY_PLAIN": "Be brief, and exact.",
+}
+_EDGES: dict[str, dict[str, str]] = {
+    **{
+        f"env-{name.lower()}": {
+            "agent.yaml": _EDGE_AGENT.replace("INSTR", f"${{HDLSP_PARITY_{name}}}") + _EDGE_CASES
+        }
+        for name in ("UNCLOSED", "MAPPING", "COMMENT", "PLAIN")
+    },
+    "env-quoted": {
+        "agent.yaml": _EDGE_AGENT.replace("INSTR", '"${HDLSP_PARITY_MAPPING}"') + _EDGE_CASES
+    },
+    **{
+        f"include-{name}": {"agent.yaml": _INCLUDE, "cases.yaml": content}
+        for name, content in (
+            ("mapping", "{}\n"),
+            ("false", "false\n"),
+            ("zero", "0\n"),
+            ("list", "[]\n"),
+            ("null-key", "description: none yet\ntest_cases:\n"),
+            ("string", "hello\n"),
+        )
+    },
+    "prompt-missing": {"agent.yaml": _EDGE_AGENT.replace("INSTR", "hi") + _CLAUDE + _EDGE_CASES},
+    "prompt-blank": {
+        "agent.yaml": _EDGE_AGENT.replace("INSTR", "hi") + _CLAUDE + _EDGE_CASES,
+        "helper.md": "  \n",
+    },
+    "prompt-ok": {
+        "agent.yaml": _EDGE_AGENT.replace("INSTR", "hi") + _CLAUDE + _EDGE_CASES,
+        "helper.md": "You look things up.\n",
+    },
+    "args-int-key": {
+        "agent.yaml": _EDGE_AGENT.replace("INSTR", "hi")
+        + "test_cases:\n  - name: one\n    input: hi\n    expected_tools:\n"
+        + "      - name: lookup\n        args: {1: 2}\n"
+    },
+}
+
+
+#: What holodeck-ai 0.7.1 said of each edge (last run: see docs/checks.md). The test suite
+#: checks holodeck-lsp against this record without HoloDeck (tests/config/
+#: test_upstream_edges.py); this script checks the record against HoloDeck itself.
+UPSTREAM_EDGE_VERDICTS = {
+    "env-unclosed": "reject",
+    "env-mapping": "reject",
+    "env-comment": "accept",
+    "env-plain": "accept",
+    "env-quoted": "accept",
+    "include-mapping": "accept",
+    "include-false": "accept",
+    "include-zero": "accept",
+    "include-list": "accept",
+    "include-null-key": "reject",
+    "include-string": "reject",
+    "prompt-missing": "reject",
+    "prompt-blank": "reject",
+    "prompt-ok": "accept",
+    "args-int-key": "accept",
+}
+
+
+def write_edges(folder: Path) -> list[Path]:
+    files = []
+    for name, contents in _EDGES.items():
+        case = folder / name
+        case.mkdir(parents=True)
+        for file, text in contents.items():
+            (case / file).write_text(text, encoding="utf-8")
+        files.append(case / "agent.yaml")
+    return files
+
 
 def write_variants(folder: Path) -> list[Path]:
     files = []
@@ -200,12 +295,13 @@ def main() -> int:
         else [
             *agent_files([str(ROOT / "tests" / "corpus")]),
             *write_variants(scratch / "variants"),
+            *write_edges(scratch / "edges"),
         ]
     )
     files = [f.resolve() for f in files]
     home = scratch / "home"  # no developer ~/.holodeck/config.yaml on either side
     home.mkdir()
-    env = {**os.environ, "HOME": str(home)}
+    env = {**os.environ, **EDGE_ENV, "HOME": str(home)}
     upstream = subprocess.run(
         [str(upstream_python(args.venv)), "-c", _UPSTREAM_PROBE, *map(str, files)],
         capture_output=True,
@@ -219,7 +315,7 @@ def main() -> int:
 
     disagreements = 0
     for file in files:
-        result = load_agent_file(file, options=LoadOptions(home=home))
+        result = load_agent_file(file, options=LoadOptions(home=home, env=env))
         ours_accepts = not result.errors
         theirs_accepts = theirs[str(file)] == "accept"
         if ours_accepts != theirs_accepts:
@@ -227,6 +323,12 @@ def main() -> int:
             print(f"DISAGREE {file}\n  upstream: {theirs[str(file)]}")
             for diagnostic in result.errors:
                 print(f"  ours: {diagnostic.code} {diagnostic.message}")
+    for file in files:
+        recorded = UPSTREAM_EDGE_VERDICTS.get(file.parent.name)
+        if "edges" in file.parts and recorded != theirs[str(file)].split(":")[0]:
+            disagreements += 1
+            print(f"STALE RECORD {file.parent.name}: recorded {recorded}, upstream now says")
+            print(f"  {theirs[str(file)]}")
     print(f"{len(files) - disagreements}/{len(files)} files: same verdict as {UPSTREAM}")
     return 1 if disagreements else 0
 

@@ -5,7 +5,8 @@ each message says it is a holodeck-lsp lint so nobody mistakes it for a HoloDeck
   information when MCP tools exist: their tool names are known only at run time);
 - HD202 an asserted argument that is not a parameter of the function tool it targets (the
   signature is read statically; `**kwargs` accepts anything);
-- HD203 a literal argument dict that looks like a misspelt `fuzzy` / `regex` matcher.
+- HD203 a literal argument dict that looks like a misspelt `fuzzy` / `regex` matcher;
+- HD204 an asserted argument whose name is not a string (`{1: 2}`), which no call can match.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def run_lints(
                     _unknown_parameters(source, path, entry["args"], targets, signatures)
                 )
                 diagnostics.extend(_misspelt_matchers(source, path, entry["args"]))
+                diagnostics.extend(_non_string_names(source, path, entry["args"]))
     return diagnostics
 
 
@@ -137,6 +139,25 @@ def _unknown_parameters(
             f"({', '.join(sorted(accepted))}), so no call can match it{hint}{_LINT}",
             Severity.WARNING,
             suggestion_data(suggestion),
+        )
+
+
+def _non_string_names(
+    source: CheckedSource, path: Path, args: dict[Any, Any]
+) -> Iterator[Diagnostic]:
+    # HoloDeck accepts `{1: 2}` under args: (and so do we), but a call's arguments are named
+    # by strings, so such an assertion can never match.
+    args_path = (*path, "args")
+    for arg in args:
+        if isinstance(arg, str):
+            continue
+        yield source.diagnostic(
+            (*args_path, arg),
+            source.key_range(args_path, arg),
+            Code.NON_STRING_ARG_NAME,
+            f"argument name {arg!r} is a {type(arg).__name__}, not a string, so no call can "
+            f'match it (tool arguments are named by strings); quote it: "{arg}"{_LINT}',
+            Severity.WARNING,
         )
 
 

@@ -19,11 +19,13 @@ from holodeck_lsp.config.case_checks import CleanCases, clean_cases, lint_contex
 from holodeck_lsp.config.case_validation import ValidatedCases
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.env_text import substitution_problems
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.incremental_parse import parse_edited
 from holodeck_lsp.config.lints import run_lints
+from holodeck_lsp.config.prompt_files import check_prompt_files
 from holodeck_lsp.config.structure_checks import check_shapes
 from holodeck_lsp.config.suite_locator import cases_node
 from holodeck_lsp.config.text_positions import (
@@ -172,6 +174,7 @@ class _Load:
         case_sources = [CheckedSource(self.file, root, to_check), *self.included_sources]
         shapes = check_shapes(case_sources, agent_source, validated_data)
         self.diagnostics.extend(shapes)
+        self.diagnostics.extend(check_prompt_files(agent_source, self.agent_dir))
         self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
         lints = run_lints(case_sources, data, self.agent_dir) if self.options.lints else []
         self.diagnostics.extend(lints)
@@ -183,7 +186,9 @@ class _Load:
     def parse(self, text: str, file: str, previous: YamlDocument | None = None) -> YamlDocument:
         self.texts[file] = text
         document = parse_edited(text, previous, self.options.env)
-        for problem in document.problems:
+        # HoloDeck substitutes ${VAR} into the text first: values with YAML syntax (env_text).
+        extra = substitution_problems(text, document, self.options.env)
+        for problem in [*document.problems, *extra]:
             self.diagnostics.append(
                 Diagnostic(file, problem.range, problem.severity, problem.code, problem.message)
             )
@@ -241,18 +246,26 @@ class _Load:
         if document.root is None:
             return None
         value, list_node = document.value, document.root
-        if isinstance(value, dict) and "test_cases" in value:
+        if not value:
+            # HoloDeck reads any empty-ish file (`{}`, `false`, `0`, `[]`, nothing) as "no
+            # test cases": its loader keeps a payload only when it is truthy.
+            value, list_node = [], SequenceNode("", [])
+        elif isinstance(value, dict) and "test_cases" in value:
             value = value["test_cases"]
             # The list's own node (None only for a key spelt through ${VAR}: the file's).
             list_node = cases_node(document.root) or document.root
-        if value is None:
-            value, list_node = [], SequenceNode("", [])
         if not isinstance(value, list):
             self.add(
                 Code.TEST_CASES_FILE_INVALID,
                 f"{reference} must hold a list of test cases (optionally under a "
-                "`test_cases:` key)",
-                node_range(document.root),
+                "`test_cases:` key)"
+                + (
+                    "; `test_cases:` is empty (null) here, which HoloDeck rejects: list the "
+                    "cases or write `test_cases: []`"
+                    if value is None
+                    else ""
+                ),
+                node_range(list_node),
                 file=file,
             )
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from holodeck_lsp.engine.code_graders import stops_the_case
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result
 from holodeck_lsp.engine.turn_grading import (
@@ -21,7 +22,7 @@ from holodeck_lsp.engine.turn_grading import (
     grade_turn,
 )
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.metrics import AnyMetric
+from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult
 from holodeck_lsp.schema.test_case import TestCase
 
@@ -69,6 +70,23 @@ def grade_case_turn(
         )
 
 
+def case_stop_reason(metrics: Sequence[AnyMetric], graded: TurnResult) -> str | None:
+    """Why the rest of the case is not run after `graded`, or None: a `type: code` metric
+    with `fail_on_error: true` whose grader raised (or timed out) on this turn stops its
+    case there, as upstream's does; the remaining turns are skipped with this reason."""
+    results = {result.metric_name: result for result in graded.metric_results}
+    for metric in metrics:
+        if not isinstance(metric, CodeMetric):
+            continue
+        result = results.get(metric.display_name)
+        if result is not None and stops_the_case(metric, result):
+            return (
+                f"not run: grader '{metric.grader}' failed on turn {graded.turn_index} "
+                "and its metric sets fail_on_error: true"
+            )
+    return None
+
+
 def roll_up_case(
     case: TestCase, index: int, turns: Sequence[TurnResult], timestamp: str
 ) -> TestResult:
@@ -91,11 +109,19 @@ def grade_case(
     """`outcomes[i]` is what happened on turn i; missing trailing outcomes count as turns
     that were never sent (skipped)."""
     turns: list[TurnResult] = []
+    stopped: str | None = None
     for spec in turn_specs(case):
         outcome = (
             outcomes[spec.index]
             if spec.index < len(outcomes)
             else TurnOutcome(skipped=True, skip_reason="no outcome recorded for this turn")
         )
-        turns.append(grade_case_turn(agent, case, spec, outcome, graders=graders, options=options))
+        if stopped is not None:
+            outcome = TurnOutcome(skipped=True, skip_reason=stopped)
+        metrics = turn_metrics(agent, case, spec.index)
+        graded = grade_case_turn(
+            agent, case, spec, outcome, graders=graders, options=options, metrics=metrics
+        )
+        turns.append(graded)
+        stopped = stopped or case_stop_reason(metrics, graded)
     return roll_up_case(case, index, turns, timestamp)

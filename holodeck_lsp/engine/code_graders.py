@@ -3,7 +3,13 @@
 The contract (research-032 §5, FR-019..FR-022): a grader is a plain synchronous callable that
 takes one `GraderContext` and returns a `GraderResult`, a bare `bool` or a bare number. Whatever
 goes wrong inside the grader (an exception, a wrong return value, a hang) fails that turn's
-metric only, with the reason in `MetricResult.error`; it never stops the run (SC-009).
+metric only, with the reason in `MetricResult.error`; it never stops the run (SC-009) — unless
+the metric sets `fail_on_error: true`: then a grader that raises (or times out) stops its case,
+as upstream's does (`stops_the_case`; the case runner skips the remaining turns).
+
+Graders written for upstream HoloDeck run unchanged: a result is read by its fields (`score`,
+`passed`, `reason`, `details`), so upstream's own `GraderResult` type is accepted as ours is,
+and the context has upstream's attribute names.
 
 Trust model. Graders are user Python code that runs in this process with its full privileges:
 no sandbox. Running a suite means trusting its graders, exactly like trusting its tool plugins.
@@ -33,7 +39,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict
@@ -50,6 +55,7 @@ __all__ = [
     "GraderContext",
     "GraderResult",
     "run_code_grader",
+    "stops_the_case",
 ]
 
 #: Seconds a grader may run unless the caller says otherwise (the runner reads
@@ -138,6 +144,12 @@ class FrozenToolInvocation(ToolInvocation):
             error=invocation.error,
         )
 
+    @property
+    def bytes(self) -> int:
+        """`len(json.dumps(result, default=str))`: upstream's `ToolInvocation.bytes`, so a
+        grader written for HoloDeck that reads it runs unchanged."""
+        return len(json.dumps(self.result, default=str))
+
 
 _IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), range, frozenset)
 
@@ -186,8 +198,12 @@ class GraderContext:
     * `turn_index`: 0-based; a single-turn case is turn 0.
     * `test_case_name`: the case's `name:`, if it has one.
     * `turn_config`: the turn's raw configuration (grader-specific keys included), as a
-      read-only mapping; nested mappings are `FrozenDict`s and lists `FrozenList`s (read-only
+      `FrozenDict`; nested mappings are `FrozenDict`s and lists `FrozenList`s (read-only
       subclasses of dict and list, so they compare equal to plain data and `json.dumps`).
+
+    These are upstream HoloDeck's `GraderContext` fields, by the same names and in the same
+    order, and each tool invocation also has upstream's `bytes`: a grader written for
+    HoloDeck reads the same attributes here.
     """
 
     turn_input: str
@@ -204,8 +220,10 @@ class GraderContext:
         object.__setattr__(self, "tool_invocations", invocations)
         if self.retrieval_context is not None:
             object.__setattr__(self, "retrieval_context", tuple(self.retrieval_context))
+        # A FrozenDict, not a MappingProxyType: upstream hands graders a `dict`, and graders
+        # written for it may check `isinstance(ctx.turn_config, dict)`.
         config = {str(key): _freeze(value) for key, value in dict(self.turn_config).items()}
-        object.__setattr__(self, "turn_config", MappingProxyType(config))
+        object.__setattr__(self, "turn_config", FrozenDict(config))
 
 
 @dataclass(slots=True)
@@ -280,6 +298,16 @@ def run_code_grader(
     )
 
 
+def stops_the_case(metric: CodeMetric, result: MetricResult) -> bool:
+    """Whether `result` (of `metric`, from `run_code_grader`) is a grader that raised or
+    timed out under `fail_on_error: true`: upstream then stops the case at this turn. A
+    failing score or a malformed return value does not stop it (nor does it upstream)."""
+    if not metric.fail_on_error or result.error is None:
+        return False
+    label = f"grader '{metric.grader}'"
+    return result.error.startswith((f"{label} raised ", f"{label} timed out "))
+
+
 def _elapsed_ms(started: float) -> int:
     return round((time.perf_counter() - started) * 1000)
 
@@ -314,28 +342,61 @@ def _describe_exception(exc: BaseException) -> str:
     return f"{name}: {message}" if message else name
 
 
+#: The fields of a structured grader result: ours and upstream HoloDeck's
+#: (`holodeck.lib.test_runner.code_grader.GraderResult`, a frozen dataclass) have exactly
+#: these, so a grader that returns upstream's type is read like one returning ours.
+RESULT_FIELDS = ("score", "passed", "reason", "details")
+
+
+def _qualified(kind: type) -> str:
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+
+
+def _result_fields(value: object) -> tuple[object, object, object, object] | None:
+    """`(score, passed, reason, details)` of a result object that has all four; None for
+    anything else (bool and numbers are handled by the caller)."""
+    if isinstance(value, GraderResult):
+        return value.score, value.passed, value.reason, value.details
+    missing = object()
+    fields = tuple(getattr(value, name, missing) for name in RESULT_FIELDS)
+    if any(field is missing for field in fields):
+        return None
+    return fields[0], fields[1], fields[2], fields[3]
+
+
 def _lift(
     value: object, threshold: float | None, label: str
 ) -> tuple[float, bool, str | None, dict[str, Any] | None]:
     """(score, passed, reason, details) from what the grader returned (research §5)."""
     pass_mark = DEFAULT_THRESHOLD if threshold is None else threshold
-    if isinstance(value, GraderResult):
-        score = _score(value.score, label)
-        if value.passed is not None and not isinstance(value.passed, bool):
-            raise _GraderError(
-                f"{label} returned passed={value.passed!r}, expected true, false or None"
-            )
-        if value.reason is not None and not isinstance(value.reason, str):
-            raise _GraderError(f"{label} returned a reason of type {type(value.reason).__name__}")
-        passed = score >= pass_mark if value.passed is None else value.passed
-        return score, passed, value.reason, _details(value.details, label)
     if isinstance(value, bool):
         return (1.0 if value else 0.0), value, None, None
     if isinstance(value, numbers.Real):
         score = _score(value, label)
         return score, score >= pass_mark, None, None
-    raise _GraderError(
-        f"{label} returned {type(value).__name__}, expected GraderResult, bool or float"
+    fields = _result_fields(value)
+    if fields is None:
+        raise _GraderError(_wrong_type(value, label))
+    raw_score, raw_passed, reason, details = fields
+    score = _score(raw_score, label)
+    if raw_passed is not None and not isinstance(raw_passed, bool):
+        raise _GraderError(f"{label} returned passed={raw_passed!r}, expected true, false or None")
+    if reason is not None and not isinstance(reason, str):
+        raise _GraderError(f"{label} returned a reason of type {type(reason).__name__}")
+    passed = score >= pass_mark if raw_passed is None else raw_passed
+    return score, passed, reason, _details(details, label)
+
+
+def _wrong_type(value: object, label: str) -> str:
+    kind = type(value)
+    ours = _qualified(GraderResult)
+    expected = f"expected {ours} (or any object with {', '.join(RESULT_FIELDS)}), bool or float"
+    if kind.__module__ == "builtins":
+        return f"{label} returned {kind.__name__}, {expected}"
+    lacking = [name for name in RESULT_FIELDS if not hasattr(value, name)]
+    return (
+        f"{label} returned {_qualified(kind)}, which has no {', '.join(lacking)}; {expected}"
     )
 
 

@@ -14,8 +14,11 @@ the decision is made here, once, and pinned by tests/engine/test_matchers.py:
   ("206 588" is 206588, matrix row 6), like commas, underscores and U+202F.
 * A trailing `%` divides by 100 on either side: "14.14%" equals 0.1414 and "14.14%", but
   not 14.14.
-* Regexes run on the `regex` package with a timeout, so a catastrophic pattern fails the
-  assertion instead of hanging the run.
+* Regexes have Python `re`'s semantics, exactly (`re.fullmatch`), and a time limit: `re`
+  parses the pattern and `re_translation` writes its parse tree out for the `regex` package,
+  which can time out, so a catastrophic pattern fails the assertion instead of hanging the
+  run — and `regex`'s own extensions (`{e<=1}`, `[[:digit:]]`, its Unicode tables) never
+  apply. tests/engine/test_regex_semantics.py checks `re` against this on generated patterns.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, Final
 
 import regex  # timeouts on matching; typed by types-regex (dev)
 
+from holodeck_lsp.engine.re_translation import NotTranslatable, translate
 from holodeck_lsp.schema.matchers import (
     ArgMatcherValue,
     FuzzyMatcher,
@@ -56,7 +60,7 @@ class RegexError(Exception):
     """A regex could not be evaluated against a value; `str(error)` is the reason.
 
     Raised for a timeout (`regex timed out after 0.05s`) and for a pattern that Python's `re`
-    accepted at load time but the timeout-capable `regex` engine rejects.
+    accepted at load time but that cannot be run with a time limit (see `_compile_safe`).
     """
 
 
@@ -168,15 +172,6 @@ def match_fuzzy(pattern: str, actual: Any) -> bool:
 
 # --------------------------------------------------------------------------- regex
 
-# `re` flag -> `regex` flag; the numeric values differ (re.A is 256, regex.A is 128).
-_FLAGS: Final = (
-    (re.IGNORECASE, regex.IGNORECASE),
-    (re.MULTILINE, regex.MULTILINE),
-    (re.DOTALL, regex.DOTALL),
-    (re.VERBOSE, regex.VERBOSE),
-    (re.ASCII, regex.ASCII),
-)
-
 # RegexMatcher is a frozen dataclass holding an `re.Pattern`; the timeout-capable twin is
 # kept here, keyed by that pattern (hashable by text and flags). A RegexError is cached for
 # patterns the `regex` engine rejects, so the rejection is not re-tried per call.
@@ -196,13 +191,10 @@ def _safe_pattern(compiled: re.Pattern[str]) -> Any:
 
 
 def _compile_safe(compiled: re.Pattern[str]) -> Any:
-    flags = 0
-    for re_flag, regex_flag in _FLAGS:
-        if compiled.flags & re_flag:
-            flags |= regex_flag
     try:
-        return regex.compile(compiled.pattern, flags)
-    except (regex.error, ValueError) as error:
+        # `re` reads the pattern; `regex` only runs what `re` read (module doc).
+        return regex.compile(translate(compiled.pattern, compiled.flags), regex.V0)
+    except (re.error, regex.error, NotTranslatable, ValueError, OverflowError) as error:
         # `re` accepted it at load time, but `re` cannot be interrupted: running it could
         # hang the run on a catastrophic input, so this assertion fails instead.
         return RegexError(f"regex cannot be run with a timeout ({error})")

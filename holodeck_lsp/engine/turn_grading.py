@@ -37,6 +37,8 @@ class TurnSpec:
     expected_tools: tuple[str | ExpectedTool, ...] | None = None
     retrieval_context: tuple[str, ...] | None = None
     turn_config: Mapping[str, Any] = field(default_factory=dict)
+    #: A legacy single-turn case (no `turns:`): its grading follows upstream's legacy path.
+    legacy: bool = False
 
     @classmethod
     def of_turn(cls, turn: Turn, index: int) -> TurnSpec:
@@ -61,6 +63,7 @@ class TurnSpec:
             retrieval_context=tuple(case.retrieval_context)
             if case.retrieval_context is not None
             else None,
+            legacy=True,
         )
 
 
@@ -166,6 +169,7 @@ def _grade_metric(
             outcome.response,
             spec.ground_truth,
             list(spec.retrieval_context) if spec.retrieval_context is not None else None,
+            legacy_case=spec.legacy,
         )
     if not metric.enabled:
         return MetricResult(

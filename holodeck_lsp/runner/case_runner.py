@@ -8,7 +8,10 @@ Failure rules (spec FR-008, research §2):
   failed sends: the remaining turns are skipped with the reason;
 - a session that cannot be created fails the case (every turn skipped with the reason);
 - when the run is cancelled the send in flight is abandoned and the unsent turns are skipped
-  with the reason `cancelled`.
+  with the reason `cancelled`;
+- a code grader with `fail_on_error: true` that raises stops the case at that turn (as
+  upstream's does): the remaining turns are skipped with the reason (engine
+  `case_stop_reason`).
 
 Turns are graded live (engine `grade_case_turn`, the step `grade_case` composes) so progress
 can show each turn's verdict as it happens; the case is rolled up with the engine's
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from holodeck_lsp.engine.case_grading import (
+    case_stop_reason,
     grade_case_turn,
     roll_up_case,
     turn_metrics,
@@ -161,7 +165,9 @@ class CaseRun:
                 continue
             if context_errors and not outcome.skipped:
                 outcome = replace(outcome, errors=(*context_errors, *outcome.errors))
-            await self._record(spec, outcome)
+            stop = await self._record(spec, outcome)
+            if stop is not None and state.dead is None:
+                state.dead = stop
 
     async def _send(
         self, session: AgentSession, spec: TurnSpec, state: _SessionState
@@ -229,7 +235,8 @@ class CaseRun:
         await _abandon(task, interrupted.reason, on_abandon)
         return interrupted
 
-    async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> None:
+    async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> str | None:
+        """Grade and keep one turn; returns why the case stops here (fail_on_error), if so."""
         metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
         if not outcome.skipped and any(isinstance(m, CodeMetric) for m in metrics):
             # Code graders are user code with a time limit of up to minutes: grade in a
@@ -239,6 +246,7 @@ class CaseRun:
             result = self._grade_now(spec, outcome, metrics)
         self.turns.append(result)
         self._notify("turn_finished", self.ref, result)
+        return case_stop_reason(metrics, result)
 
     def _grade_now(
         self, spec: TurnSpec, outcome: TurnOutcome, metrics: Sequence[AnyMetric]

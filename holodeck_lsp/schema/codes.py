@@ -22,6 +22,7 @@ class Code(StrEnum):
     FILE_UNREADABLE = "HD005"
     ENV_VAR_UNSET = "HD010"
     GLOBAL_CONFIG_INVALID = "HD011"
+    ENV_VALUE_CHANGES_YAML = "HD012"
 
     UNKNOWN_KEY = "HD100"
     MISSING_FIELD = "HD101"
@@ -60,6 +61,7 @@ class Code(StrEnum):
     UNDECLARED_TOOL = "HD201"
     UNKNOWN_TOOL_PARAMETER = "HD202"
     MISSPELT_MATCHER = "HD203"
+    NON_STRING_ARG_NAME = "HD204"
 
 
 TITLES: dict[Code, str] = {
@@ -70,6 +72,7 @@ TITLES: dict[Code, str] = {
     Code.ROOT_NOT_MAPPING: "The document is not a mapping of agent fields",
     Code.FILE_UNREADABLE: "File cannot be read",
     Code.ENV_VAR_UNSET: "${VAR} reference to an unset environment variable",
+    Code.ENV_VALUE_CHANGES_YAML: "${VAR} value changes the YAML it is substituted into",
     Code.GLOBAL_CONFIG_INVALID: "Global or project config.yaml is invalid",
     Code.UNKNOWN_KEY: "Unknown key",
     Code.MISSING_FIELD: "Required field missing",
@@ -102,4 +105,5 @@ TITLES: dict[Code, str] = {
     Code.UNDECLARED_TOOL: "Expected tool matches no declared tool",
     Code.UNKNOWN_TOOL_PARAMETER: "Asserted argument is not a parameter of the tool",
     Code.MISSPELT_MATCHER: "Literal dict looks like a misspelt matcher",
+    Code.NON_STRING_ARG_NAME: "Asserted argument name is not a string",
 }

@@ -24,7 +24,9 @@ class ExpectedTool(StrictModel):
         description="Tool name, matched as a case-sensitive substring of the called tool's "
         "name (so `subtract` also matches `mcp__tools__subtract`)."
     )
-    args: dict[str, ArgMatcher] | None = Field(
+    # Keys are not forced to be strings: HoloDeck keeps `{1: 2}` as it is (such an argument
+    # can never match a call, whose arguments are named by strings; HD204 says so).
+    args: dict[Any, ArgMatcher] | None = Field(
         default=None,
         description="Asserted arguments by name. Each value is a literal (exact; 206588 "
         'equals 206588.0), `{fuzzy: "206588"}` or `{regex: "^2009.*$"}`. Arguments '

@@ -200,3 +200,55 @@ def test_numeric_rolls_up_as_a_mean_over_turns(tmp_path: Path, response: str) ->
     (numeric,) = result.metric_results
     expected_first = 1.0 if response == "25587.0" else 0.0
     assert numeric.score == pytest.approx((expected_first + 1.0) / 2)
+
+
+def test_a_legacy_case_without_ground_truth_fails_its_ground_truth_metric(
+    tmp_path: Path,
+) -> None:
+    # FR-005: legacy single-turn cases keep upstream's behaviour, which runs the metric and
+    # fails it; a multi-turn turn without ground_truth skips it (today's rule, upstream's too).
+    agent = agent_of(
+        """\
+  - name: legacy
+    input: "how much?"
+  - name: multi
+    turns:
+      - input: "how much?"
+""",
+        tmp_path,
+    )
+    outcome = TurnOutcome(response="25587")
+    legacy = grade_case(agent, agent.test_cases[0], 0, [outcome])
+    multi = grade_case(agent, agent.test_cases[1], 1, [outcome])
+
+    assert not legacy.passed
+    (metric,) = legacy.metric_results
+    assert metric.passed is False and not metric.skipped
+    assert (metric.error or "").startswith("no ground_truth on this test case: numeric")
+    assert multi.passed and multi.turns is not None
+    assert multi.turns[0].metric_results[0].skipped
+
+
+def test_fail_on_error_in_grade_case_skips_the_turns_after_the_raise(tmp_path: Path) -> None:
+    agent = agent_of(
+        """\
+  - name: stops
+    evaluations: [{type: code, grader: "g:picky", fail_on_error: true}]
+    turns:
+      - input: "a"
+      - input: "b"
+      - input: "c"
+""",
+        tmp_path,
+    )
+
+    def picky(ctx: GraderContext) -> bool:
+        if ctx.turn_index == 0:
+            raise ValueError("no")
+        return True
+
+    outcomes = [TurnOutcome(response="x")] * 3
+    result = grade_case(agent, agent.test_cases[0], 0, outcomes, graders={"g:picky": picky})
+    assert result.turns is not None
+    assert [turn.skipped for turn in result.turns] == [False, True, True]
+    assert "fail_on_error: true" in result.turns[1].errors[0]

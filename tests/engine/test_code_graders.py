@@ -4,6 +4,7 @@ the runner's: tests/runner/test_grader_loading.py)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import time
@@ -161,8 +162,72 @@ def test_other_return_types_are_errors(returned: object, kind: str) -> None:
     result = run(lambda ctx: returned)
     assert result.passed is False
     assert result.error == (
-        f"grader 'graders:check' returned {kind}, expected GraderResult, bool or float"
+        f"grader 'graders:check' returned {kind}, expected "
+        "holodeck_lsp.engine.code_graders.GraderResult (or any object with score, passed, "
+        "reason, details), bool or float"
     )
+
+
+# Upstream HoloDeck's result type, as its graders import it: a frozen dataclass with exactly
+# these fields in holodeck.lib.test_runner.code_grader (checked against holodeck-ai 0.7.1 by
+# scripts/compare_graders_with_upstream.py). Declared here, never imported.
+@dataclasses.dataclass(frozen=True)
+class UpstreamGraderResult:
+    score: float
+    passed: bool | None = None
+    reason: str | None = None
+    details: dict[str, Any] | None = None
+
+
+UpstreamGraderResult.__module__ = "holodeck.lib.test_runner.code_grader"
+UpstreamGraderResult.__qualname__ = "GraderResult"
+
+
+def test_upstream_grader_results_are_read_like_ours() -> None:
+    full = run(lambda ctx: UpstreamGraderResult(1.0, True, "exact", {"n": 1}))
+    assert (full.score, full.passed, full.reasoning, full.details) == (1.0, True, "exact", {"n": 1})
+    assert full.error is None
+    derived = run(lambda ctx: UpstreamGraderResult(0.4), threshold=0.3)
+    assert derived.passed is True and derived.score == 0.4
+
+
+def test_a_result_type_missing_fields_is_named_with_its_module() -> None:
+    @dataclasses.dataclass
+    class Partial:
+        score: float
+        passed: bool
+
+    result = run(lambda ctx: Partial(1.0, True))
+    assert result.passed is False and result.error is not None
+    qualified = f"{__name__}.test_a_result_type_missing_fields_is_named_with_its_module.<locals>"
+    assert result.error.startswith(
+        f"grader 'graders:check' returned {qualified}.Partial, which has no reason, details; "
+        "expected holodeck_lsp.engine.code_graders.GraderResult"
+    )
+
+
+#: upstream's GraderContext fields (holodeck-ai 0.7.1), in its order, and its ToolInvocation's
+UPSTREAM_CONTEXT_FIELDS = (
+    "turn_input",
+    "agent_response",
+    "ground_truth",
+    "tool_invocations",
+    "retrieval_context",
+    "turn_index",
+    "test_case_name",
+    "turn_config",
+)
+UPSTREAM_INVOCATION_FIELDS = ("name", "args", "result", "bytes", "duration_ms", "error")
+
+
+def test_the_context_exposes_upstreams_attributes() -> None:
+    ctx = context()
+    assert tuple(field.name for field in dataclasses.fields(ctx)) == UPSTREAM_CONTEXT_FIELDS
+    assert isinstance(ctx.turn_config, dict)  # upstream's is a dict
+    call = ctx.tool_invocations[0]
+    for name in UPSTREAM_INVOCATION_FIELDS:
+        assert hasattr(call, name), name
+    assert call.bytes == len(json.dumps([1, 2]))
 
 
 def test_malformed_grader_result_fields_are_errors() -> None:

@@ -240,6 +240,30 @@ def test_a_decimal_comma_is_explained() -> None:
     assert result.error is not None and "groups of three digits" in result.error
 
 
+@pytest.mark.parametrize(
+    ("response", "ground_truth", "flags"),
+    [
+        ("٢٥٥٨٧", "25587", {}),  # Arabic-Indic digits, read as Python's float() reads them
+        ("२५५८७.५", "25587.5", {}),  # Devanagari
+        ("١٤.١٤%", "0.1414", {"accept_percent": True}),
+        ("٢٥,٥٨٧", "25587", {"accept_thousands_separators": True}),
+    ],
+)
+def test_numbers_in_other_digit_scripts_are_read(
+    response: str, ground_truth: str, flags: dict[str, Any]
+) -> None:
+    assert float(response.rstrip("%").replace(",", "")) > 0  # what upstream's float() reads
+    result = evaluate_metric(standard("numeric", **flags), response, ground_truth)
+    assert result.passed is True, result.error
+
+
+def test_other_digit_scripts_keep_the_separator_rules() -> None:
+    with pytest.raises(NotANumber, match="groups of three digits"):
+        parse_number("١,٥", accept_thousands_separators=True)
+    with pytest.raises(NotANumber, match="accept_thousands_separators"):
+        parse_number("٢٥,٥٨٧")
+
+
 def test_parse_number_is_exact() -> None:
     assert str(parse_number("14.14%", accept_percent=True)) == "0.1414"
     assert str(parse_number("1_234.50", accept_thousands_separators=True)) == "1234.50"
@@ -283,7 +307,11 @@ def test_equality_threshold_is_configurable() -> None:
         ("numeric", "items[1].score", '{"items": [{"score": 1}, {"score": 2.5}]}', "2.5"),
         ("numeric", "answer", '```json\n{"answer": 7}\n```', "7"),
         ("equality", "answer", '{"answer": "Yes", "why": "because"}', "Yes"),
-        ("equality", "ok", '{"ok": true}', "true"),
+        # Leaves are read with str(), as upstream reads them (its tests pin this text).
+        ("equality", "ok", '{"ok": true}', "True"),
+        ("equality", "ok", '{"ok": false}', "False"),
+        ("equality", "answer", '{"answer": null}', "None"),
+        ("equality", "answer", '{"answer": 1e-07}', "1e-07"),
     ],
 )
 def test_response_path_grades_one_leaf(
@@ -296,6 +324,14 @@ def test_response_path_grades_one_leaf(
     assert result.passed is True, (result.error, result.reasoning)
 
 
+def test_response_path_leaves_are_not_json_spellings() -> None:
+    # `true` / `null` (JSON's text) no longer equal a true / null leaf: upstream compares
+    # `True` / `None`, and a verdict must not flip between the two tools.
+    for response, json_text in (('{"ok": true}', "true"), ('{"ok": null}', "null")):
+        result = evaluate_metric(standard("equality", response_path="ok"), response, json_text)
+        assert result.passed is False
+
+
 @pytest.mark.parametrize(
     ("path", "response", "error"),
     [
@@ -303,7 +339,6 @@ def test_response_path_grades_one_leaf(
         ("result.value", '{"result": {"val": 7}}', 'no key "value" in result (keys: "val")'),
         ("items[2]", '{"items": [1, 2]}', "items has 2 item(s), no [2]"),
         ("answer.value", '{"answer": 7}', "answer is a number, not an object"),
-        ("answer", '{"answer": null}', "answer is null, not a single value"),
         ("answer", '{"answer": [7]}', "answer is an array, not a single value"),
     ],
 )

@@ -197,6 +197,52 @@ async def test_grader_exceptions_and_import_errors_fail_their_metric(tmp_path: P
     assert fine.passed
 
 
+STOPPING = """
+def picky(ctx):
+    if ctx.turn_index == 1:
+        raise RuntimeError("cannot grade this")
+    return True
+
+
+def low(ctx):
+    return 0.0
+"""
+
+
+async def test_fail_on_error_stops_the_case_at_the_raising_turn(tmp_path: Path) -> None:
+    # Upstream stops the case at the turn whose grader raised and skips the rest (the data
+    # model's fail_on_error); other cases, and a failing *score*, are unaffected.
+    (tmp_path / "stop_graders.py").write_text(STOPPING, encoding="utf-8")
+    turns = "".join(f'      - input: "s t{i}"\n' for i in range(4))
+    cases = (
+        "  - name: stops\n    evaluations:\n"
+        "      - {type: code, grader: 'stop_graders:picky', fail_on_error: true}\n"
+        f"    turns:\n{turns}"
+        "  - name: default\n    evaluations:\n"
+        "      - {type: code, grader: 'stop_graders:picky'}\n"
+        f"    turns:\n{turns.replace('s t', 'd t')}"
+        "  - name: low score\n    evaluations:\n"
+        "      - {type: code, grader: 'stop_graders:low', fail_on_error: true}\n"
+        f"    turns:\n{turns.replace('s t', 'l t')}"
+    )
+    agent = write_agent(tmp_path, cases)
+    backend = FakeBackend()
+    report = await run_suite(agent, tmp_path, backend)
+
+    stops, default, low = report.results
+    assert stops.turns is not None and not stops.passed
+    assert stops.turns[0].passed and not stops.turns[1].passed
+    assert "raised RuntimeError: cannot grade this" in (
+        stops.turns[1].metric_results[0].error or ""
+    )
+    reason = "not run: grader 'stop_graders:picky' failed on turn 1 and its metric sets"
+    for skipped in stops.turns[2:]:
+        assert skipped.skipped and reason in skipped.errors[0]
+    assert backend.sessions[0].sent == ["s t0", "s t1"]  # turns 2 and 3 never sent
+    assert default.turns is not None and [t.skipped for t in default.turns] == [False] * 4
+    assert low.turns is not None and not any(t.skipped for t in low.turns)
+
+
 class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, int, int | None]] = []

@@ -13,8 +13,10 @@
 
 Before that, in this order: a disabled metric is skipped (`disabled`); an LLM-judged metric
 is skipped; a ground-truth metric on a turn without `ground_truth` is skipped
-(`no ground_truth on this turn`); a turn that failed before answering (`response` None)
-fails the metric (`no response`). Skipped results have `passed` None and never fail a turn.
+(`no ground_truth on this turn`) — except on a legacy single-turn case (`legacy_case=True`),
+where it fails as it does upstream (FR-005: legacy behaviour unchanged); a turn that failed
+before answering (`response` None) fails the metric (`no response`). Skipped results have
+`passed` None and never fail a turn.
 `code` graders are not handled here (they need the whole turn context).
 
 Pure functions: no backend, no I/O; the NLP libraries are imported on first use only.
@@ -71,6 +73,11 @@ GROUND_TRUTH_METRICS = frozenset(
 )
 
 _NO_GROUND_TRUTH = "no ground_truth on this turn"
+_LEGACY_NO_GROUND_TRUTH = (
+    "no ground_truth on this test case: {metric} compares the response with ground_truth "
+    "(HoloDeck fails it too); add ground_truth: to the case, or give the case its own "
+    "evaluations: without {metric}"
+)
 
 
 def _skipped(metric: StandardMetric, reason: str) -> MetricResult:
@@ -88,6 +95,7 @@ def _evaluate(
     metric: StandardMetric | GEvalMetric | RAGMetric,
     response: str | None,
     ground_truth: str | None,
+    legacy_case: bool,
 ) -> MetricResult:
     if not metric.enabled:
         return MetricResult(
@@ -102,6 +110,16 @@ def _evaluate(
         return skip_judged(metric)
     # Every evaluator compares with the ground truth (the catalogue test pins that).
     if ground_truth is None:
+        if legacy_case:
+            # Upstream runs the evaluator anyway on a legacy case, which fails for want of a
+            # ground truth; multi-turn turns skip (upstream skips them too).
+            return MetricResult(
+                metric_name=metric.metric,
+                kind="standard",
+                threshold=pass_mark(metric),
+                passed=False,
+                error=_LEGACY_NO_GROUND_TRUTH.format(metric=metric.metric),
+            )
         return _skipped(metric, _NO_GROUND_TRUTH)
     if response is None:
         return MetricResult(
@@ -119,14 +137,17 @@ def evaluate_metric(
     response: str | None,
     ground_truth: str | None,
     retrieval_context: list[str] | None = None,
+    *,
+    legacy_case: bool = False,
 ) -> MetricResult:
     """Grade one turn with one metric.
 
     `response` is None when the turn failed before the agent answered. `retrieval_context`
-    is for the RAG judges, which do not run yet; it is accepted and unused.
+    is for the RAG judges, which do not run yet; it is accepted and unused. `legacy_case`:
+    the turn is a legacy single-turn case (a missing ground truth fails, as upstream).
     """
     del retrieval_context  # reserved for the LLM judges
     started = perf_counter_ns()
-    result = _evaluate(metric, response, ground_truth)
+    result = _evaluate(metric, response, ground_truth, legacy_case)
     result.evaluation_time_ms = (perf_counter_ns() - started) // 1_000_000
     return result

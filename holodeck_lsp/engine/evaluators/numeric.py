@@ -5,7 +5,8 @@ Reading a side (both sides are read the same way):
 
 - surrounding white space is ignored, and a Unicode minus (U+2212) counts as `-`;
 - the rest must be one plain decimal number: `25587`, `-0.5`, `+3`, `.5`, `25587.`,
-  `1.5e-3`. Not read: `nan`, `inf`, hexadecimal, Unicode digits, currency signs, units,
+  `1.5e-3`, in any script's decimal digits as Python's `float` reads them (`٢٥٥٨٧`,
+  `२५५८७`). Not read: `nan`, `inf`, hexadecimal, currency signs, units,
   words, a number inside a sentence (`The answer is 25,587.`), a decimal comma (`1,5`).
   To grade a field of a JSON answer use `response_path`; to pull a number out of prose,
   a code grader;
@@ -51,12 +52,14 @@ from holodeck_lsp.schema.results import MetricResult
 #: Characters `accept_thousands_separators` reads between groups of three digits.
 THOUSANDS_SEPARATORS = ",_\u00a0\u202f\u2009"
 
-_PLAIN = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# `\d` is Unicode's decimal digits (Nd), exactly the digits Python's float() and Decimal()
+# read, so `٢٥٥٨٧` (Arabic-Indic) is 25587 as upstream's float() reads it.
+_PLAIN = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _GROUPED = re.compile(
-    r"[+-]?[0-9]{1,3}(?P<sep>[,_\u00a0\u202f\u2009])[0-9]{3}(?:(?P=sep)[0-9]{3})*(?:\.[0-9]*)?"
+    r"[+-]?\d{1,3}(?P<sep>[,_\u00a0\u202f\u2009])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?"
 )
-_SEPARATED = re.compile(r"[+-]?[0-9][0-9.,_\u00a0\u202f\u2009]*")
-_DIGIT = re.compile(r"[0-9]")
+_SEPARATED = re.compile(r"[+-]?\d[\d.,_\u00a0\u202f\u2009]*")
+_DIGIT = re.compile(r"\d")
 
 
 class NotANumber(ValueError):

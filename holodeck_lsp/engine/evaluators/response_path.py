@@ -2,9 +2,10 @@
 
 The path is dotted keys with `[index]` parts — `answer`, `result.value`, `items[0].score` —
 already checked for form when agent.yaml is loaded. The leaf must be a scalar and is read
-as text the way JSON writes it: strings as they are, numbers as written (`25587`, `0.5`,
-`1e-07`), booleans as `true` / `false`. A `null`, object or array leaf is an error, as is a
-response that is not JSON or a path that is not there.
+as text the way HoloDeck reads it, with Python's `str()`: strings as they are, numbers as
+Python writes them (`25587`, `0.5`, `1e-07`, `nan`), booleans as `True` / `False` and `null`
+as `None` (so `equality` against `ground_truth: "True"` agrees with upstream). An object or
+array leaf is an error, as is a response that is not JSON or a path that is not there.
 
 A response that is one fenced code block (```` ```json … ``` ````, which models often
 write) is read as the JSON inside the fence; anything else around the JSON is an error.
@@ -97,10 +98,9 @@ def extract(response: str, path: str) -> str:
             where = step if where == "the response" else f"{where}.{step}"
     if isinstance(node, str):
         return node
-    if isinstance(node, bool):
-        return "true" if node else "false"
-    if isinstance(node, int | float):
-        return json.dumps(node)
+    if node is None or isinstance(node, bool | int | float):
+        # Upstream coerces the leaf with str(): True, False, None, nan (not JSON's spelling).
+        return str(node)
     raise ResponsePathError(f'response_path "{path}": {where} is {_kind(node)}, not a single value')
 
 

@@ -51,8 +51,8 @@ otherwise as text.
 REGEX_DOC = """\
 **`regex`** — the pattern must match **all** of `str(actual)` (a full match, not a search).
 
-Python `re` syntax on the `regex` engine (plus its extensions, e.g. `{e<=1}`: escape braces
-you mean literally), with a time limit (1 s per argument by default).
+Python `re` semantics, exactly as `re.fullmatch` reads the pattern (`{e<=1}` and
+`[[:digit:]]` mean what they mean in `re`), with a time limit (1 s per argument by default).
 
 | expected | matches | does not match |
 |---|---|---|
