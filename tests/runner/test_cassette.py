@@ -62,7 +62,7 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "agent", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 1, "agent")
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 2, "agent")
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
         (None, 1, 1),
@@ -70,8 +70,9 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     ]
     first = data["cases"][0]["turns"][0]
     assert list(first) == [
-        "input", "response", "tool_calls", "token_usage", "error", "duration_ms"
+        "input", "response", "tool_calls", "token_usage", "error", "duration_ms", "judgements"
     ]  # fmt: skip
+    assert first["judgements"] == []  # no judged metric in this suite
     assert first["tool_calls"] == [
         {"name": "lookup", "args": {"year": 2009, "row": "cash"}, "result": 206588.0,
          "error": None}
@@ -168,7 +169,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 2}', "has version 2"),
+        ('{"format": "holodeck-cassette", "version": 3}', "has version 3"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
