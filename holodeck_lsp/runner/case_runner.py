@@ -32,7 +32,14 @@ from holodeck_lsp.engine.case_grading import (
     turn_metrics,
     turn_specs,
 )
-from holodeck_lsp.engine.turn_grading import GraderFn, GradingOptions, TurnOutcome, TurnSpec
+from holodeck_lsp.engine.judging import Judging, turn_judge_requests
+from holodeck_lsp.engine.turn_grading import (
+    GraderFn,
+    GradingOptions,
+    TurnOutcome,
+    TurnSpec,
+    judge_inputs,
+)
 from holodeck_lsp.runner.backend import (
     AgentBackend,
     AgentSession,
@@ -47,6 +54,7 @@ from holodeck_lsp.runner.case_sessions import (
     describe_error,
     timeout_message,
 )
+from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.runner.turn_files import prepare_files
@@ -78,6 +86,8 @@ class RunContext:
     #: Completes when `cancel` is set; every wait races against it.
     cancelled: asyncio.Future[Any]
     progress: ProgressSink | None = None
+    #: The run's judges; None grades judged metrics as skipped.
+    judges: JudgePool | None = None
 
 
 @dataclass(slots=True)
@@ -99,9 +109,18 @@ class CaseRun:
     planned: PlannedCase
     ref: CaseRef
     turns: list[TurnResult] = field(default_factory=list)
+    #: Turns waiting for their judges (judged while the conversation goes on).
+    _judged: list[asyncio.Task[None]] = field(default_factory=list)
+    _judging: set[int] = field(default_factory=set)
 
     async def run(self) -> TestResult:
         """The case's result; never raises for anything the backend or a grader does."""
+        await self.converse()
+        return await self.finish()
+
+    async def converse(self) -> None:
+        """Send the case's turns (what holds one of the run's `parallel` case slots); the
+        judges may still be grading when this returns."""
         self._notify("case_started", self.ref)
         session: AgentSession | None = None
         specs = turn_specs(self.planned.case)[: self.planned.sent_turns]
@@ -116,13 +135,18 @@ class CaseRun:
         except Exception as crash:  # an executor or grading bug must not lose other turns
             _log.exception("case %s crashed", self.ref.label)
             reason = f"the case crashed: {type(crash).__name__}: {crash}"
-            done = {turn.turn_index for turn in self.turns}
+            done = {turn.turn_index for turn in self.turns} | self._judging
             for spec in self._graded(specs):
                 if spec.index not in done:
                     self.turns.append(_bare(spec, f"skipped: {reason}", skipped=True))
         finally:
             if session is not None:
                 await _close(session)
+
+    async def finish(self) -> TestResult:
+        """Wait for the turns' judges, roll the case up."""
+        if self._judged:
+            await asyncio.wait(self._judged)
         result = self._roll_up()
         self._notify("case_finished", self.ref, result)
         return result
@@ -231,17 +255,57 @@ class CaseRun:
 
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> None:
         metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
+        judges = self.context.judges
+        if judges is not None and not outcome.skipped:
+            requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
+            if requests:
+                # Judged in the background: the next turn is sent meanwhile, and the case
+                # slot is freed before the judges answer (`finish` waits for them).
+                task = asyncio.create_task(self._judge_and_grade(spec, outcome, metrics, judges))
+                self._judged.append(task)
+                self._judging.add(spec.index)
+                return
+        await self._grade_and_add(spec, outcome, metrics, None)
+
+    async def _judge_and_grade(
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judges: JudgePool,
+    ) -> None:
+        case = self.planned.case
+        try:
+            requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
+            verdicts = await judges.verdicts(case.name, self.planned.index, spec.index, requests)
+            judging: Judging | None = judges.judging(verdicts)
+        except Exception:  # a judging bug must not lose the turn: its judged metrics skip
+            _log.exception("judging turn %s of %s failed", spec.index, self.ref.label)
+            judging = None
+        await self._grade_and_add(spec, outcome, metrics, judging)
+
+    async def _grade_and_add(
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judging: Judging | None,
+    ) -> None:
         if not outcome.skipped and any(isinstance(m, CodeMetric) for m in metrics):
             # Code graders are user code with a time limit of up to minutes: grade in a
             # worker thread so other cases keep sending meanwhile.
-            result = await asyncio.to_thread(self._grade_now, spec, outcome, metrics)
+            result = await asyncio.to_thread(self._grade_now, spec, outcome, metrics, judging)
         else:
-            result = self._grade_now(spec, outcome, metrics)
+            result = self._grade_now(spec, outcome, metrics, judging)
         self.turns.append(result)
         self._notify("turn_finished", self.ref, result)
 
     def _grade_now(
-        self, spec: TurnSpec, outcome: TurnOutcome, metrics: Sequence[AnyMetric]
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judging: Judging | None,
     ) -> TurnResult:
         return grade_case_turn(
             self.context.agent,
@@ -251,6 +315,7 @@ class CaseRun:
             graders=self.context.graders,
             options=self.context.grading,
             metrics=metrics,
+            judging=judging,
         )
 
     def _roll_up(self) -> TestResult:
