@@ -72,9 +72,7 @@ def turn_judge_requests(
     return requests
 
 
-def grade_judged(
-    metric: JudgedMetric, inputs: TurnInputs, judging: Judging | None
-) -> MetricResult:
+def grade_judged(metric: JudgedMetric, inputs: TurnInputs, judging: Judging | None) -> MetricResult:
     """The result of one judged metric on one turn."""
     if judging is None:
         return skip_judged(metric) if metric.enabled else skipped(metric, "disabled")

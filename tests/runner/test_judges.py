@@ -43,7 +43,6 @@ GEVAL = """      - type: geval
         evaluation_params: [input, actual_output]"""
 
 
-
 def deeper(block: str, spaces: int = 4) -> str:
     return "\n".join(" " * spaces + line for line in block.splitlines())
 

@@ -139,5 +139,3 @@ class RecordedJudgements:
 def _quote(text: str, limit: int = 60) -> str:
     short = text if len(text) <= limit else text[: limit - 1] + "…"
     return json.dumps(short, ensure_ascii=False)
-
-
