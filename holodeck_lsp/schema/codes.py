@@ -60,6 +60,8 @@ class Code(StrEnum):
     UNDECLARED_TOOL = "HD201"
     UNKNOWN_TOOL_PARAMETER = "HD202"
     MISSPELT_MATCHER = "HD203"
+    RAG_WITHOUT_CONTEXT = "HD204"
+    JUDGES_EXTRA_MISSING = "HD205"
 
 
 TITLES: dict[Code, str] = {
@@ -102,4 +104,6 @@ TITLES: dict[Code, str] = {
     Code.UNDECLARED_TOOL: "Expected tool matches no declared tool",
     Code.UNKNOWN_TOOL_PARAMETER: "Asserted argument is not a parameter of the tool",
     Code.MISSPELT_MATCHER: "Literal dict looks like a misspelt matcher",
+    Code.RAG_WITHOUT_CONTEXT: "rag metric where no graded turn has retrieval_context",
+    Code.JUDGES_EXTRA_MISSING: "G-Eval / RAG metric without the judges extra (deepeval)",
 }
