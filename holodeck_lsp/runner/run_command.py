@@ -176,8 +176,8 @@ def _judge_tokens_line(report: Any) -> str:
         return ""
     usages = [r.token_usage for r in report.results if r.token_usage is not None]
     agent = sum(u.total_tokens for u in usages)
-    source = " (recorded)" if report.environment.get("judges") == "replay" else ""
-    return f"judge tokens: {judge.total_tokens:,}{source} (agent: {agent:,})\n"
+    source = "recorded; " if report.environment.get("judges") == "replay" else ""
+    return f"judge tokens: {judge.total_tokens:,} ({source}agent: {agent:,})\n"
 
 
 def _non_negative(text: str) -> int:

@@ -93,7 +93,7 @@ async def test_record_replay_stale_rejudge(tmp_path: Path) -> None:
         [str(path), "--replay", str(cassette), "--report-json", str(replayed)], env, tmp_path
     )
     assert done.status == 1, done.err
-    assert "judge tokens:" in done.out and "(recorded)" in done.out
+    assert "judge tokens:" in done.out and "(recorded; agent:" in done.out
 
     def strip(report_path: Path) -> dict[str, object]:
         data = comparable(read_report(report_path))
