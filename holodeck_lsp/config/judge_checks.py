@@ -1,9 +1,10 @@
-"""Lints of LLM-judged metrics (warnings: upstream HoloDeck accepts these files, and only
-finds out while judging):
+"""Lints of LLM-judged metrics (upstream HoloDeck accepts these files, and only finds out
+while judging):
 
 * HD204 — a `rag` metric that reads `retrieval_context` where no turn it grades has one:
   it is skipped on every such turn, so it never grades anything.
-* HD205 — a `geval` or `rag` metric while deepeval (the `judges` extra) is not installed:
+* HD205 (information: it is about this machine, not the file, and a replay needs no
+  judge) — a `geval` or `rag` metric while deepeval (the `judges` extra) is not installed:
   a live run reports the metric failed with the install hint.
 
 Each is reported at the metric, with the fix. Raw data, like the other lints, so they show
@@ -62,7 +63,7 @@ def _missing_extra(source: CheckedSource, path: Path, kind: str) -> Diagnostic:
         Code.JUDGES_EXTRA_MISSING,
         f"{what} metrics are judged with deepeval, which is not installed here, so a run "
         f"reports this metric failed; install it: {INSTALL}{_LINT}",
-        Severity.WARNING,
+        Severity.INFORMATION,
     )
 
 

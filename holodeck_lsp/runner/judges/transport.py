@@ -106,7 +106,7 @@ class JudgeTransport:
                 f"the judge {self.label} needs an API key: set ANTHROPIC_API_KEY or the "
                 "judge's `model.api_key`"
             )
-        base = (model.endpoint or ANTHROPIC_ENDPOINT).rstrip("/")
+        base = (model.endpoint or env.get("ANTHROPIC_BASE_URL") or ANTHROPIC_ENDPOINT).rstrip("/")
         return base + "/v1/messages", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
     def _body(self, prompt: str, schema: Mapping[str, Any] | None, name: str) -> dict[str, Any]:

@@ -51,8 +51,8 @@ from oracle_apis import (
     openai_events,
     openai_reply,
 )
-from oracle_judge import judge_reply
-from oracle_plan import SAMPLE_DIR, Oracle, OracleError, TurnPlan, build_plans
+from oracle_judge import is_judge_request, judge_content, judge_reply
+from oracle_plan import SAMPLE_DIR, Answer, Oracle, OracleError, TurnPlan, build_plans
 
 __all__ = ["Oracle", "OracleError", "TurnPlan", "build_plans", "main", "make_server"]
 
@@ -135,11 +135,16 @@ def make_server(
         def _openai(self, body: Any) -> None:
             if body.get("stream"):
                 raise OracleError("chat completions are not streamed here; send stream: false")
+            if is_judge_request(body):
+                self._send(200, openai_reply(Answer(judge_content(body)), body))
+                return
             events, tools = openai_events(body)
             self._send(200, openai_reply(oracle.next_step(events, tools), body))
 
         def _anthropic(self, body: Any) -> None:
-            if is_conversation(body):
+            if is_judge_request(body):
+                message = anthropic_message(Answer(judge_content(body)), body)
+            elif is_conversation(body):
                 events, tools = anthropic_events(body)
                 message = anthropic_message(oracle.next_step(events, tools), body)
             else:
