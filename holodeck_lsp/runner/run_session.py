@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
+from holodeck_lsp.engine.evaluators.judges import JudgedMetric
+from holodeck_lsp.engine.judging import judged
 from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
 from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
@@ -188,6 +191,7 @@ class RunSession:
             recorded=RecordedJudgements(recorded) if recorded is not None else None,
             mask=redactor.text,
         )
+        judges.prepare(_judged_metrics(agent, planned))
         environment["judges"] = judges.mode.value
         return cls(request, agent, planned, backend, redactor, environment, judges)
 
@@ -258,6 +262,17 @@ def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
         files.append(path.parent / agent.test_cases_file)
     texts = [request.agent_text] if request.agent_text is not None else []
     return collect_secrets(agent, env, files, texts)
+
+
+def _judged_metrics(agent: Agent, planned: list[PlannedCase]) -> list[JudgedMetric]:
+    found: list[JudgedMetric] = []
+    for item in planned:
+        for spec in turn_specs(item.case):
+            for metric in turn_metrics(agent, item.case, spec.index):
+                candidate = judged(metric)
+                if candidate is not None:
+                    found.append(candidate)
+    return found
 
 
 def _judge_mode(answers: Answers, rejudge: bool) -> JudgeMode:

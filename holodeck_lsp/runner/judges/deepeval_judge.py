@@ -64,6 +64,11 @@ def _import() -> Any:
     return metrics, models, test_case
 
 
+def prepare() -> None:
+    """Import deepeval ahead of the first judgement (see JudgePool.prepare)."""
+    _import()
+
+
 _judge_class: Any = None
 
 

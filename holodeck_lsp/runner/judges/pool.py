@@ -14,6 +14,7 @@ Every text the judge sees has the run's secrets masked first (`mask`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import time
@@ -31,6 +32,7 @@ from holodeck_lsp.runner.cassette import (
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.judge_model import judge_label, judge_model_of
 from holodeck_lsp.schema.llm import LLMProvider
+from holodeck_lsp.schema.metrics import StandardMetric
 from holodeck_lsp.schema.results import TokenUsage
 
 if TYPE_CHECKING:
@@ -132,6 +134,21 @@ class JudgePool:
         made = self.made.setdefault((case_index, turn_index), [])
         made += [_judgement(unique[key], verdicts[key]) for key in keys]
         return verdicts
+
+    def prepare(self, metrics: Sequence[JudgedMetric]) -> None:
+        """Before the run (RunSession.open, which may block): import deepeval now when a
+        live run will need it, so its seconds of import do not stall the first judgements.
+        Not installed: nothing to do (each such metric fails saying how to install it)."""
+        if self.mode is not JudgeMode.LIVE:
+            return
+        if not any(not isinstance(m, StandardMetric) for m in metrics):
+            return
+        from holodeck_lsp.runner.judges import deepeval_judge
+        from holodeck_lsp.runner.judges.transport import JudgeCallError
+
+        if deepeval_judge.available():
+            with contextlib.suppress(JudgeCallError):
+                deepeval_judge.prepare()
 
     # -- recordings --------------------------------------------------------------------------
 
