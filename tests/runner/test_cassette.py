@@ -180,3 +180,21 @@ def test_unreadable_cassettes_say_why(tmp_path: Path, content: str, message: str
         load_cassette(path)
     with pytest.raises(CassetteFormatError, match="cannot read"):
         load_cassette(tmp_path / "absent.json")
+
+
+def test_a_version_1_cassette_still_replays_and_is_written_as_version_2(tmp_path: Path) -> None:
+    """Version 2 added `judgements`; a version 1 file reads as a cassette without them."""
+    old = {
+        "format": "holodeck-cassette",
+        "version": 1,
+        "agent": "agent",
+        "cases": [{"name": "one", "index": 0, "turns": [
+            {"input": "q", "response": "a", "tool_calls": [], "token_usage": None,
+             "error": None, "duration_ms": 3}]}],
+    }  # fmt: skip
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    cassette = load_cassette(path)
+    assert cassette.cases[0].turns[0].judgements == []
+    data = json.loads(cassette.render())
+    assert data["version"] == 2 and data["cases"][0]["turns"][0]["judgements"] == []

@@ -308,3 +308,20 @@ async def test_the_other_protocols_judge_too(
     assert metrics[("dialogue", 1, "Direct")].passed is False
     expected = "/api/chat" if provider == "ollama" else "/v1/messages"
     assert all(path.startswith(expected) for path in server.paths)
+
+
+async def test_a_secret_in_an_answer_never_reaches_the_judge_or_the_recording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> None:
+    """Planted secret: the agent echoes the `${JUDGE_TEST_KEY}` value; the judge's prompts,
+    the report and the cassette's judgements all have it masked."""
+    leaky = replies()
+    leaky.replies["What was revenue in 2009?"] = Reply(f"206588 (key {KEY})")
+    async with FakeJudgeServer() as server:
+        agent = write_agent(tmp_path, CASES, judge_model(server))
+        use_backend(monkeypatch, leaky)
+        report, recording = await run(agent, tmp_path, answers=Live(record=True))
+        prompts = "\n".join(server.prompts())
+    assert server.requests and KEY not in prompts and "***" in prompts
+    assert KEY not in report.model_dump_json()
+    assert recording is not None and KEY not in recording.render()
