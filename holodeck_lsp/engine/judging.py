@@ -24,7 +24,7 @@ from holodeck_lsp.engine.evaluators.judges import (
 )
 from holodeck_lsp.schema.metric_catalogue import STANDARD_METRICS
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric, StandardMetric
-from holodeck_lsp.schema.results import MetricResult
+from holodeck_lsp.schema.results import MetricResult, ToolInvocation
 
 #: The judge model label (`provider:name`) of a metric, None when it has none.
 JudgeModelOf = Callable[[JudgedMetric], str | None]
@@ -37,6 +37,32 @@ class Judging:
 
     model_of: JudgeModelOf
     verdicts: Mapping[str, JudgeVerdict] = field(default_factory=dict)
+
+
+def retrieved_chunks(
+    invocations: Sequence[ToolInvocation], retrieval_tools: frozenset[str]
+) -> list[str]:
+    """The results of this turn's calls to retrieval tools (`is_retrieval: true` MCP
+    servers), as upstream collects them: a text result as is, a list item by item. A
+    server's tools are called `<server>-<tool>` on Semantic Kernel and `mcp__<server>__<tool>`
+    on the Claude Agent SDK."""
+    chunks: list[str] = []
+    for call in invocations:
+        if call.error is not None or not _from_retrieval_tool(call.name, retrieval_tools):
+            continue
+        result = call.result
+        if isinstance(result, str) and result:
+            chunks.append(result)
+        elif isinstance(result, list):
+            chunks += [str(item) for item in result if item is not None and str(item)]
+    return chunks
+
+
+def _from_retrieval_tool(name: str, tools: frozenset[str]) -> bool:
+    return any(
+        name == tool or name.startswith(f"{tool}-") or name.startswith(f"mcp__{tool}__")
+        for tool in tools
+    )
 
 
 def judged(metric: AnyMetric) -> JudgedMetric | None:

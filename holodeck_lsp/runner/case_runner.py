@@ -32,7 +32,7 @@ from holodeck_lsp.engine.case_grading import (
     turn_metrics,
     turn_specs,
 )
-from holodeck_lsp.engine.judging import Judging, turn_judge_requests
+from holodeck_lsp.engine.judging import Judging, retrieved_chunks, turn_judge_requests
 from holodeck_lsp.engine.turn_grading import (
     GraderFn,
     GradingOptions,
@@ -88,6 +88,9 @@ class RunContext:
     progress: ProgressSink | None = None
     #: The run's judges; None grades judged metrics as skipped.
     judges: JudgePool | None = None
+    #: `is_retrieval` MCP servers: their results are a turn's retrieval_context when the
+    #: turn has none (gathered over the session so far, as upstream does).
+    retrieval_tools: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -112,6 +115,8 @@ class CaseRun:
     #: Turns waiting for their judges (judged while the conversation goes on).
     _judged: list[asyncio.Task[None]] = field(default_factory=list)
     _judging: set[int] = field(default_factory=set)
+    #: What retrieval tools returned in this session so far.
+    _retrieved: list[str] = field(default_factory=list)
 
     async def run(self) -> TestResult:
         """The case's result; never raises for anything the backend or a grader does."""
@@ -178,6 +183,7 @@ class CaseRun:
         context_errors: list[str] = []
         for spec in specs:
             outcome = await self._send(session, spec, state)
+            spec = self._with_retrieved(spec, outcome)
             if spec.index < first_graded:
                 # A context turn of `--turn N`: not graded, but its failure makes turn N's
                 # context incomplete, so it is reported on turn N.
@@ -186,6 +192,17 @@ class CaseRun:
             if context_errors and not outcome.skipped:
                 outcome = replace(outcome, errors=(*context_errors, *outcome.errors))
             await self._record(spec, outcome)
+
+    def _with_retrieved(self, spec: TurnSpec, outcome: TurnOutcome) -> TurnSpec:
+        """`spec` with the session's retrieved passages as its retrieval_context, when it
+        sets none itself and a retrieval tool returned something."""
+        tools = self.context.retrieval_tools
+        if not tools:
+            return spec
+        self._retrieved += retrieved_chunks(outcome.tool_invocations, tools)
+        if spec.retrieval_context is None and self._retrieved:
+            return replace(spec, retrieval_context=tuple(self._retrieved))
+        return spec
 
     async def _send(
         self, session: AgentSession, spec: TurnSpec, state: _SessionState
@@ -265,7 +282,10 @@ class CaseRun:
                 self._judged.append(task)
                 self._judging.add(spec.index)
                 return
-        await self._grade_and_add(spec, outcome, metrics, None)
+        # No judge call needed: judged metrics say why they were skipped (no context, …).
+        await self._grade_and_add(
+            spec, outcome, metrics, judges.judging() if judges is not None else None
+        )
 
     async def _judge_and_grade(
         self,

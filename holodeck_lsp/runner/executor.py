@@ -31,6 +31,7 @@ from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.tools.mcp import MCPTool
 
 PARALLEL_ENV = "HOLODECK_PARALLEL_TEST_CASES"
 
@@ -121,6 +122,11 @@ async def run_suite(
         cancelled=cancelled,
         progress=progress,
         judges=judges,
+        retrieval_tools=frozenset(
+            tool.name
+            for tool in agent.tools or []
+            if isinstance(tool, MCPTool) and tool.is_retrieval
+        ),
     )
     gate = asyncio.Semaphore(max(1, options.parallel))
     refs = [

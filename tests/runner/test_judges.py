@@ -325,3 +325,49 @@ async def test_a_secret_in_an_answer_never_reaches_the_judge_or_the_recording(
     assert server.requests and KEY not in prompts and "***" in prompts
     assert KEY not in report.model_dump_json()
     assert recording is not None and KEY not in recording.render()
+
+
+async def test_retrieval_tool_results_are_the_context_of_turns_without_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> None:
+    """As upstream: an `is_retrieval` MCP server's results, gathered over the session, are
+    the retrieval_context of a turn that sets none."""
+    from holodeck_lsp.schema.results import ToolInvocation
+
+    cases = """  - name: rag
+    turns:
+      - input: "What was revenue in 2009?"
+        evaluations:
+          - {type: rag, metric_type: faithfulness}
+      - input: "And costs?"
+        evaluations:
+          - {type: rag, metric_type: faithfulness}
+  - name: no-retrieval
+    input: "Anything?"
+    evaluations:
+      - {type: rag, metric_type: faithfulness}
+"""
+    tools = (
+        "tools:\n  - {name: kb, type: mcp, description: Search., command: npx, args: [kb],"
+        " is_retrieval: true}\n"
+    )
+    passage = "Revenue in 2009 was 206588; costs were 181001."
+    found = ToolInvocation(name="kb-search", args={"q": "revenue"}, result=[passage])
+    backend = FakeBackend(
+        replies={
+            "What was revenue in 2009?": Reply("206588", tools=(found,)),
+            "And costs?": Reply("181001"),
+            "Anything?": Reply("nothing"),
+        }
+    )
+    async with FakeJudgeServer() as server:
+        agent = write_agent(tmp_path, cases, tools + judge_model(server))
+        use_backend(monkeypatch, backend)
+        report, _ = await run(agent, tmp_path)
+        prompts = "\n".join(server.prompts())
+    metrics = metrics_of(report)
+    assert metrics[("rag", 0, "faithfulness")].passed is True
+    assert metrics[("rag", 1, "faithfulness")].passed is True  # the session's passage
+    skipped = metrics[("no-retrieval", 0, "faithfulness")]
+    assert skipped.skipped and skipped.reasoning == "no retrieval_context on this turn"
+    assert passage in prompts
