@@ -9,6 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -16,6 +17,8 @@ from holodeck_lsp.engine.evaluators.judges import JudgeRequest, TurnInputs, judg
 from holodeck_lsp.schema.metrics import GEvalMetric
 from tests.server.lsp_client import change_file, wait_for
 from tests.server.test_server_run import hints, run, start
+
+pytestmark = pytest.mark.slow  # a real server and a run: seconds
 
 CRITERIA = "The answer states the number without hedging."
 AGENT = f"""name: runs
