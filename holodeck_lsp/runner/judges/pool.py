@@ -195,7 +195,13 @@ class JudgePool:
         )
 
     async def _judge(self, request: JudgeRequest) -> JudgeVerdict:
-        from holodeck_lsp.runner.judges.transport import JudgeCallError, JudgeConfigError
+        try:
+            from holodeck_lsp.runner.judges.transport import JudgeCallError, JudgeConfigError
+        except ImportError as missing:  # httpx: brought by every backend extra and `judges`
+            return JudgeVerdict(
+                error=f"LLM judges need {missing.name}: pip install 'holodeck-lsp[judges]'",
+                model=request.model,
+            )
 
         started = time.perf_counter()
         replies: list[Reply] = []
