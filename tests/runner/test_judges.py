@@ -371,3 +371,24 @@ async def test_retrieval_tool_results_are_the_context_of_turns_without_their_own
     skipped = metrics[("no-retrieval", 0, "faithfulness")]
     assert skipped.skipped and skipped.reasoning == "no retrieval_context on this turn"
     assert passage in prompts
+
+
+async def test_regrading_a_result_reuses_its_verdicts_per_turn_and_legacy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> None:
+    """What the editor does after a run: the results' own verdicts (transcript_of) regrade
+    the same suite with no judge call, for multi-turn and single-turn cases alike."""
+    from holodeck_lsp.runner.cassette import transcript_of
+
+    async with FakeJudgeServer() as server:
+        agent, report, _ = await record(tmp_path, monkeypatch, server)
+        calls = len(server.requests)
+        cassette = Cassette(
+            agent="agent", cases=[transcript_of(r, i) for i, r in enumerate(report.results)]
+        )
+        regraded, _ = await run(agent, tmp_path, answers=Transcript(cassette))
+        assert len(server.requests) == calls
+    before, after = metrics_of(report), metrics_of(regraded)
+    assert after[("legacy", 0, "Direct")].passed is True
+    for key, metric in before.items():
+        assert (after[key].passed, after[key].score) == (metric.passed, metric.score), key

@@ -83,6 +83,7 @@ def _turns_of(result: TestResult) -> list[TurnResult]:
             token_usage=result.token_usage,
             execution_time_ms=result.execution_time_ms,
             errors=result.errors,
+            metric_results=result.metric_results,  # its judges' verdicts, for re-grading
             skipped=bool(result.errors) and result.agent_response is None,
         )
     ]
