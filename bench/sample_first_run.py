@@ -5,8 +5,9 @@
 
 In a scratch folder: `git clone` the repository (its committed HEAD), then time each step as
 sample/financial-assistant/README.md gives it — a fresh virtualenv, `pip install -e .`, the
-check, the offline replay of `cassettes/oracle.json`; then `pip install -e '.[sk]'`, the oracle
-server and the live run against it (Semantic Kernel backend, every turn expected to pass).
+check, the offline replay of `cassettes/oracle.json`; then `pip install -e '.[sk,judges]'`
+(Semantic Kernel, and deepeval for the sample's G-Eval judge), the oracle server and the live
+run against it (Semantic Kernel backend, every turn expected to pass).
 pip uses this machine's cache, as a second install on a laptop would; the first install on a
 fresh machine also downloads (PyPI speed is not ours to measure).
 
@@ -71,7 +72,7 @@ def main() -> int:
         steps.append(_step("holodeck-lsp --check", [cli, "--check", SAMPLE], repo, 0))
         replay = [cli, "run", SAMPLE, "--replay", f"{SAMPLE}/cassettes/oracle.json"]
         steps.append(_step("run --replay (7 planted failures: exit 1)", replay, repo, 1))
-        steps.append(_step("pip install -e '.[sk]'", [*pip, "-e", ".[sk]"], repo, 0))
+        steps.append(_step("pip install -e '.[sk,judges]'", [*pip, "-e", ".[sk,judges]"], repo, 0))
 
         started = time.perf_counter()
         oracle = subprocess.Popen(

@@ -24,6 +24,7 @@ from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
 from holodeck_lsp.config.incremental_parse import parse_edited
+from holodeck_lsp.config.judge_checks import check_judged_metrics
 from holodeck_lsp.config.lints import run_lints
 from holodeck_lsp.config.prompt_files import check_prompt_files
 from holodeck_lsp.config.structure_checks import check_shapes
@@ -177,6 +178,8 @@ class _Load:
         self.diagnostics.extend(check_prompt_files(agent_source, self.agent_dir))
         self.diagnostics.extend(check_graders(sources, self.agent_dir, self.options.trusted))
         lints = run_lints(case_sources, data, self.agent_dir) if self.options.lints else []
+        if self.options.lints:
+            lints += check_judged_metrics(case_sources, data)
         self.diagnostics.extend(lints)
         result.clean_cases = clean_cases(data, context, self.file, [*shapes, *lints])
         return self.finish(result)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from holodeck_lsp.engine.code_graders import stops_the_case
+from holodeck_lsp.engine.judging import Judging
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result
 from holodeck_lsp.engine.turn_grading import (
@@ -49,6 +50,7 @@ def grade_case_turn(
     graders: Mapping[str, GraderFn] | None = None,
     options: GradingOptions | None = None,
     metrics: Sequence[AnyMetric] | None = None,
+    judging: Judging | None = None,
 ) -> TurnResult:
     """One turn of `case` graded; a crash while grading fails this turn only. `metrics`:
     the turn's metrics when the caller already looked them up (`turn_metrics`)."""
@@ -60,6 +62,7 @@ def grade_case_turn(
             case_name=case.name,
             graders=graders,
             options=options,
+            judging=judging,
         )
     except Exception as error:  # grading must never lose the other turns' results
         return TurnResult(

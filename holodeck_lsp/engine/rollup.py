@@ -128,6 +128,23 @@ def single_turn_result(
     )
 
 
+def judge_usage(results: Sequence[TestResult]) -> TokenUsage | None:
+    """Tokens the LLM judges spent on these results (per turn: a multi-turn case's own
+    metric results are roll-ups that carry none)."""
+    usages = [
+        metric.judge_tokens
+        for result in results
+        for turn_metrics in (
+            [t.metric_results for t in result.turns]
+            if result.turns is not None
+            else [result.metric_results]
+        )
+        for metric in turn_metrics
+        if metric.judge_tokens is not None
+    ]
+    return sum_usage(usages)
+
+
 def summarize(results: Sequence[TestResult]) -> ReportSummary:
     passed = sum(1 for result in results if result.passed)
     counts: dict[str, int] = {}
@@ -141,6 +158,7 @@ def summarize(results: Sequence[TestResult]) -> ReportSummary:
             counts[metric.metric_name] = counts.get(metric.metric_name, 0) + 1
             scores.setdefault(metric.metric_name, []).append(metric.score)
     return ReportSummary(
+        judge_token_usage=judge_usage(results),
         total_tests=len(results),
         passed=passed,
         failed=len(results) - passed,

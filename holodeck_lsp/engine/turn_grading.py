@@ -18,6 +18,8 @@ from holodeck_lsp.engine.code_graders import (
     run_code_grader,
 )
 from holodeck_lsp.engine.evaluators import evaluate_metric
+from holodeck_lsp.engine.evaluators.judges import TurnInputs
+from holodeck_lsp.engine.judging import Judging, grade_judged, judged
 from holodeck_lsp.engine.tool_assertions import check_expected_tools
 from holodeck_lsp.schema.matchers import dump_arg_matcher
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
@@ -117,9 +119,11 @@ def grade_turn(
     case_name: str | None,
     graders: Mapping[str, GraderFn] | None = None,
     options: GradingOptions | None = None,
+    judging: Judging | None = None,
 ) -> TurnResult:
     """The TurnResult of one turn. `graders` maps a `module:callable` grader path to the
-    loaded callable (loading is the caller's business: it runs user code)."""
+    loaded callable (loading is the caller's business: it runs user code); `judging`
+    holds the judge verdicts for the judged metrics (without it they are skipped)."""
     options = options or GradingOptions()
     result = TurnResult(
         turn_index=spec.index,
@@ -141,7 +145,7 @@ def grade_turn(
         spec.expected_tools, outcome.tool_invocations, regex_timeout=options.regex_timeout
     )
     result.metric_results = [
-        _grade_metric(metric, spec, outcome, case_name, graders or {}, options)
+        _grade_metric(metric, spec, outcome, case_name, graders or {}, options, judging)
         for metric in metrics
     ]
     details = {m.metric_name: m.details for m in result.metric_results if m.details is not None}
@@ -162,7 +166,11 @@ def _grade_metric(
     case_name: str | None,
     graders: Mapping[str, GraderFn],
     options: GradingOptions,
+    judging: Judging | None,
 ) -> MetricResult:
+    candidate = judged(metric)
+    if candidate is not None:
+        return grade_judged(candidate, judge_inputs(spec, outcome), judging)
     if not isinstance(metric, CodeMetric):
         return evaluate_metric(
             metric,
@@ -194,6 +202,17 @@ def _grade_metric(
         turn_config=spec.turn_config,  # the context freezes its own deep copy
     )
     return run_code_grader(grader, metric, context, timeout=options.grader_timeout)
+
+
+def judge_inputs(spec: TurnSpec, outcome: TurnOutcome) -> TurnInputs:
+    """What a judge may see of this turn: its input, the response, the ground truth and
+    this turn's retrieval_context only."""
+    return TurnInputs(
+        input=spec.input,
+        response=outcome.response,
+        ground_truth=spec.ground_truth,
+        retrieval_context=spec.retrieval_context,
+    )
 
 
 def _turn_passed(result: TurnResult) -> bool:

@@ -36,7 +36,14 @@ from holodeck_lsp.engine.case_grading import (
     turn_metrics,
     turn_specs,
 )
-from holodeck_lsp.engine.turn_grading import GraderFn, GradingOptions, TurnOutcome, TurnSpec
+from holodeck_lsp.engine.judging import Judging, retrieved_chunks, turn_judge_requests
+from holodeck_lsp.engine.turn_grading import (
+    GraderFn,
+    GradingOptions,
+    TurnOutcome,
+    TurnSpec,
+    judge_inputs,
+)
 from holodeck_lsp.runner.backend import (
     AgentBackend,
     AgentSession,
@@ -51,6 +58,7 @@ from holodeck_lsp.runner.case_sessions import (
     describe_error,
     timeout_message,
 )
+from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.runner.turn_files import prepare_files
@@ -82,6 +90,11 @@ class RunContext:
     #: Completes when `cancel` is set; every wait races against it.
     cancelled: asyncio.Future[Any]
     progress: ProgressSink | None = None
+    #: The run's judges; None grades judged metrics as skipped.
+    judges: JudgePool | None = None
+    #: `is_retrieval` MCP servers: their results are a turn's retrieval_context when the
+    #: turn has none (gathered over the session so far, as upstream does).
+    retrieval_tools: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -103,9 +116,20 @@ class CaseRun:
     planned: PlannedCase
     ref: CaseRef
     turns: list[TurnResult] = field(default_factory=list)
+    #: Turns waiting for their judges (judged while the conversation goes on).
+    _judged: list[asyncio.Task[str | None]] = field(default_factory=list)
+    _judging: set[int] = field(default_factory=set)
+    #: What retrieval tools returned in this session so far.
+    _retrieved: list[str] = field(default_factory=list)
 
     async def run(self) -> TestResult:
         """The case's result; never raises for anything the backend or a grader does."""
+        await self.converse()
+        return await self.finish()
+
+    async def converse(self) -> None:
+        """Send the case's turns (what holds one of the run's `parallel` case slots); the
+        judges may still be grading when this returns."""
         self._notify("case_started", self.ref)
         session: AgentSession | None = None
         specs = turn_specs(self.planned.case)[: self.planned.sent_turns]
@@ -120,13 +144,18 @@ class CaseRun:
         except Exception as crash:  # an executor or grading bug must not lose other turns
             _log.exception("case %s crashed", self.ref.label)
             reason = f"the case crashed: {type(crash).__name__}: {crash}"
-            done = {turn.turn_index for turn in self.turns}
+            done = {turn.turn_index for turn in self.turns} | self._judging
             for spec in self._graded(specs):
                 if spec.index not in done:
                     self.turns.append(_bare(spec, f"skipped: {reason}", skipped=True))
         finally:
             if session is not None:
                 await _close(session)
+
+    async def finish(self) -> TestResult:
+        """Wait for the turns' judges, roll the case up."""
+        if self._judged:
+            await asyncio.wait(self._judged)
         result = self._roll_up()
         self._notify("case_finished", self.ref, result)
         return result
@@ -158,6 +187,7 @@ class CaseRun:
         context_errors: list[str] = []
         for spec in specs:
             outcome = await self._send(session, spec, state)
+            spec = self._with_retrieved(spec, outcome)
             if spec.index < first_graded:
                 # A context turn of `--turn N`: not graded, but its failure makes turn N's
                 # context incomplete, so it is reported on turn N.
@@ -168,6 +198,17 @@ class CaseRun:
             stop = await self._record(spec, outcome)
             if stop is not None and state.dead is None:
                 state.dead = stop
+
+    def _with_retrieved(self, spec: TurnSpec, outcome: TurnOutcome) -> TurnSpec:
+        """`spec` with the session's retrieved passages as its retrieval_context, when it
+        sets none itself and a retrieval tool returned something."""
+        tools = self.context.retrieval_tools
+        if not tools:
+            return spec
+        self._retrieved += retrieved_chunks(outcome.tool_invocations, tools)
+        if spec.retrieval_context is None and self._retrieved:
+            return replace(spec, retrieval_context=tuple(self._retrieved))
+        return spec
 
     async def _send(
         self, session: AgentSession, spec: TurnSpec, state: _SessionState
@@ -238,18 +279,66 @@ class CaseRun:
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> str | None:
         """Grade and keep one turn; returns why the case stops here (fail_on_error), if so."""
         metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
+        judges = self.context.judges
+        if judges is not None and not outcome.skipped:
+            requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
+            if requests and _may_stop_the_case(metrics):
+                # A `fail_on_error` grader decides whether the next turn is sent at all: this
+                # turn is graded (judges included) before the conversation goes on.
+                return await self._judge_and_grade(spec, outcome, metrics, judges)
+            if requests:
+                # Judged in the background: the next turn is sent meanwhile, and the case
+                # slot is freed before the judges answer (`finish` waits for them).
+                task = asyncio.create_task(self._judge_and_grade(spec, outcome, metrics, judges))
+                self._judged.append(task)
+                self._judging.add(spec.index)
+                return None
+        # No judge call needed: judged metrics say why they were skipped (no context, …).
+        return await self._grade_and_add(
+            spec, outcome, metrics, judges.judging() if judges is not None else None
+        )
+
+    async def _judge_and_grade(
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judges: JudgePool,
+    ) -> str | None:
+        case = self.planned.case
+        try:
+            requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
+            verdicts = await judges.verdicts(case.name, self.planned.index, spec.index, requests)
+            judging: Judging | None = judges.judging(verdicts)
+        except Exception:  # a judging bug must not lose the turn: its judged metrics skip
+            _log.exception("judging turn %s of %s failed", spec.index, self.ref.label)
+            judging = None
+        return await self._grade_and_add(spec, outcome, metrics, judging)
+
+    async def _grade_and_add(
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judging: Judging | None,
+    ) -> str | None:
+        """Grade one turn, keep and announce it; returns why the case stops here, if so."""
         if not outcome.skipped and any(isinstance(m, CodeMetric) for m in metrics):
             # Code graders are user code with a time limit of up to minutes: grade in a
             # worker thread so other cases keep sending meanwhile.
-            result = await asyncio.to_thread(self._grade_now, spec, outcome, metrics)
+            result = await asyncio.to_thread(self._grade_now, spec, outcome, metrics, judging)
         else:
-            result = self._grade_now(spec, outcome, metrics)
+            result = self._grade_now(spec, outcome, metrics, judging)
         self.turns.append(result)
         self._notify("turn_finished", self.ref, result)
         return case_stop_reason(metrics, result)
 
     def _grade_now(
-        self, spec: TurnSpec, outcome: TurnOutcome, metrics: Sequence[AnyMetric]
+        self,
+        spec: TurnSpec,
+        outcome: TurnOutcome,
+        metrics: Sequence[AnyMetric],
+        judging: Judging | None,
     ) -> TurnResult:
         return grade_case_turn(
             self.context.agent,
@@ -259,6 +348,7 @@ class CaseRun:
             graders=self.context.graders,
             options=self.context.grading,
             metrics=metrics,
+            judging=judging,
         )
 
     def _roll_up(self) -> TestResult:
@@ -287,6 +377,11 @@ class CaseRun:
             getattr(progress, event)(*args)
         except Exception:  # a display bug must not fail a case
             _log.exception("progress callback %s failed", event)
+
+
+def _may_stop_the_case(metrics: Sequence[AnyMetric]) -> bool:
+    """Whether a metric of the turn can stop its case (`type: code`, `fail_on_error: true`)."""
+    return any(isinstance(m, CodeMetric) and m.fail_on_error for m in metrics)
 
 
 def _bare(spec: TurnSpec, error: str, skipped: bool = False) -> TurnResult:

@@ -26,10 +26,12 @@ from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.backend import AgentBackend
 from holodeck_lsp.runner.case_runner import CaseRun, RunContext
 from holodeck_lsp.runner.grader_loading import default_grader_timeout, grader_specs, load_graders
+from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.tools.mcp import MCPTool
 
 PARALLEL_ENV = "HOLODECK_PARALLEL_TEST_CASES"
 
@@ -96,6 +98,7 @@ async def run_suite(
     options: RunOptions | None = None,
     progress: ProgressSink | None = None,
     cancel: asyncio.Event | None = None,
+    judges: JudgePool | None = None,
 ) -> TestReport:
     """Run the selected cases and return the report (results in file order).
 
@@ -118,6 +121,12 @@ async def run_suite(
         cancel=cancel,
         cancelled=cancelled,
         progress=progress,
+        judges=judges,
+        retrieval_tools=frozenset(
+            tool.name
+            for tool in agent.tools or []
+            if isinstance(tool, MCPTool) and tool.is_retrieval
+        ),
     )
     gate = asyncio.Semaphore(max(1, options.parallel))
     refs = [
@@ -132,8 +141,11 @@ async def run_suite(
     ]
 
     async def one(item: PlannedCase, ref: CaseRef) -> TestResult:
+        case_run = CaseRun(context, item, ref)
         async with gate:
-            return await CaseRun(context, item, ref).run()
+            await case_run.converse()
+        # Outside the gate: the next case is sent while this one's judges answer.
+        return await case_run.finish()
 
     tasks = [asyncio.create_task(one(item, ref)) for item, ref in zip(planned, refs, strict=True)]
     try:

@@ -61,6 +61,8 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_CONFIG
     if args.record and args.replay:
         return _fail(EXIT_CONFIG, "--record and --replay cannot be used together")
+    if args.rejudge and not args.replay:
+        return _fail(EXIT_CONFIG, "--rejudge re-judges a replay: use it with --replay FILE")
 
     path = _agent_path(args.path)
     if path is None:
@@ -87,6 +89,7 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         selection=selection,
         parallel=args.parallel,
         grader_timeout=args.grader_timeout,
+        rejudge=args.rejudge,
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
@@ -113,6 +116,9 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         f"{summary.passed} passed, {summary.failed} failed of {summary.total_tests} test cases"
         f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s{cancelled}\n"
     )
+    judge_line = _judge_tokens_line(report)
+    if judge_line:
+        stream.write(judge_line)
     stream.flush()
     if status != EXIT_PASSED:
         return status
@@ -145,6 +151,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--replay", type=Path, metavar="FILE", help="answer from a cassette (no backend)"
     )
+    parser.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="with --replay: call the judges again instead of reusing recorded verdicts",
+    )
     parser.add_argument("--report-json", type=Path, metavar="FILE", help="write a JSON report")
     parser.add_argument("--report-md", type=Path, metavar="FILE", help="write a Markdown report")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
@@ -156,6 +167,17 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds a code grader may run (default $HOLODECK_GRADER_TIMEOUT or 30)",
     )
     return parser
+
+
+def _judge_tokens_line(report: Any) -> str:
+    """`judge tokens: N (agent: M)` — what grading cost, apart from the agent's answers."""
+    judge = report.summary.judge_token_usage
+    if judge is None:
+        return ""
+    usages = [r.token_usage for r in report.results if r.token_usage is not None]
+    agent = sum(u.total_tokens for u in usages)
+    source = "recorded; " if report.environment.get("judges") == "replay" else ""
+    return f"judge tokens: {judge.total_tokens:,} ({source}agent: {agent:,})\n"
 
 
 def _non_negative(text: str) -> int:

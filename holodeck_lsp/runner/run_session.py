@@ -28,17 +28,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
+from holodeck_lsp.engine.evaluators.judges import JudgedMetric
+from holodeck_lsp.engine.judging import judged
 from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
 from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
 from holodeck_lsp.runner.cassette import (
     Cassette,
     CassetteFormatError,
+    RecordedJudgements,
     RecordingBackend,
     ReplayBackend,
     load_cassette,
 )
 from holodeck_lsp.runner.executor import RunOptions, run_suite
+from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, Selection, SelectionError, plan_cases
@@ -94,6 +99,11 @@ class RunRequest:
     agent_text: str | None = None
     #: The environment secrets are looked for in (default: this process's).
     env: Mapping[str, str] | None = None
+    #: Judge the judged metrics again instead of reusing the recorded verdicts (a replay
+    #: or re-grade with new criteria on the same answers).
+    rejudge: bool = False
+    #: Judge calls at once; None: $HOLODECK_JUDGE_CONCURRENCY, else 8.
+    judge_concurrency: int | None = None
 
 
 class RunCannotStart(Exception):
@@ -110,7 +120,8 @@ class RunFailed(Exception):
 class RunOutcome:
     #: The report, secrets masked.
     report: TestReport
-    #: With `Live(record=True)`: what the backend answered, secrets masked.
+    #: With `Live(record=True)`: what the backend answered (and what the judges said),
+    #: secrets masked.
     recording: Cassette | None = None
 
 
@@ -126,8 +137,11 @@ class RunSession:
         backend: AgentBackend,
         redactor: Redactor,
         environment: dict[str, str],
+        judges: JudgePool,
     ) -> None:
         self.request = request
+        #: Where the judged metrics' verdicts come from (see runner/judges/pool.py).
+        self.judges = judges
         #: The agent as run (overrides applied).
         self.agent = agent
         self.planned = planned
@@ -151,6 +165,7 @@ class RunSession:
             raise RunCannotStart(f"{request.agent_path.name} has no test cases to run")
         environment = {"mode": _mode(request.answers)}
         answers = request.answers
+        recorded: Cassette | None = None
         try:
             if isinstance(answers, Live):
                 agent, overridden = with_backend_overrides(agent, request.backend_overrides)
@@ -158,15 +173,27 @@ class RunSession:
                     environment["backend_overrides"] = ", ".join(overridden)
                 backend = _live_backend(agent, request.agent_path.parent, answers.record)
             elif isinstance(answers, Replay):
-                backend = ReplayBackend(load_cassette(answers.path), agent)
+                recorded = load_cassette(answers.path)
+                backend = ReplayBackend(recorded, agent)
             else:
-                backend = ReplayBackend(answers.cassette, agent)
+                recorded = answers.cassette
+                backend = ReplayBackend(recorded, agent)
         except (OverrideError, CassetteFormatError, BackendInitError) as error:
             raise RunCannotStart(redactor.text(str(error))) from None
         except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
             message = f"the backend could not start: {type(error).__name__}: {error}"
             raise RunCannotStart(redactor.text(message)) from None
-        return cls(request, agent, planned, backend, redactor, environment)
+        judges = JudgePool(
+            agent,
+            _judge_mode(answers, request.rejudge),
+            env=env,
+            concurrency=request.judge_concurrency,
+            recorded=RecordedJudgements(recorded) if recorded is not None else None,
+            mask=redactor.text,
+        )
+        judges.prepare(_judged_metrics(agent, planned))
+        environment["judges"] = judges.mode.value
+        return cls(request, agent, planned, backend, redactor, environment, judges)
 
     @property
     def mode(self) -> str:
@@ -200,6 +227,7 @@ class RunSession:
                 options=options,
                 progress=sink,
                 cancel=cancel,
+                judges=self.judges,
             )
         except Exception as error:
             raise RunFailed(self.redactor.text(f"{type(error).__name__}: {error}")) from error
@@ -207,7 +235,9 @@ class RunSession:
             await self.aclose()
         recording = None
         if isinstance(self.backend, RecordingBackend):
-            recording = self.redactor.model(self.backend.cassette())
+            cassette = self.backend.cassette()
+            _add_judgements(cassette, self.judges)
+            recording = self.redactor.model(cassette)
         return RunOutcome(report=self.redactor.report(report), recording=recording)
 
     async def aclose(self) -> None:
@@ -219,6 +249,10 @@ class RunSession:
             await self.backend.aclose()
         except Exception:
             _log.warning("closing the backend failed", exc_info=True)
+        try:
+            await self.judges.aclose()
+        except Exception:
+            _log.warning("closing the judges' clients failed", exc_info=True)
 
 
 def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
@@ -228,6 +262,30 @@ def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
         files.append(path.parent / agent.test_cases_file)
     texts = [request.agent_text] if request.agent_text is not None else []
     return collect_secrets(agent, env, files, texts)
+
+
+def _judged_metrics(agent: Agent, planned: list[PlannedCase]) -> list[JudgedMetric]:
+    found: list[JudgedMetric] = []
+    for item in planned:
+        for spec in turn_specs(item.case):
+            for metric in turn_metrics(agent, item.case, spec.index):
+                candidate = judged(metric)
+                if candidate is not None:
+                    found.append(candidate)
+    return found
+
+
+def _judge_mode(answers: Answers, rejudge: bool) -> JudgeMode:
+    if isinstance(answers, Live) or rejudge:
+        return JudgeMode.LIVE
+    return JudgeMode.REPLAY if isinstance(answers, Replay) else JudgeMode.OFFLINE
+
+
+def _add_judgements(cassette: Cassette, judges: JudgePool) -> None:
+    """The live verdicts, next to the turn they graded."""
+    for case in cassette.cases:
+        for position, turn in enumerate(case.turns):
+            turn.judgements = list(judges.made.get((case.index, position), []))
 
 
 def _mode(answers: Answers) -> str:

@@ -62,6 +62,8 @@ class Code(StrEnum):
     UNKNOWN_TOOL_PARAMETER = "HD202"
     MISSPELT_MATCHER = "HD203"
     NON_STRING_ARG_NAME = "HD204"
+    RAG_WITHOUT_CONTEXT = "HD205"
+    JUDGES_EXTRA_MISSING = "HD206"
 
 
 TITLES: dict[Code, str] = {
@@ -106,4 +108,6 @@ TITLES: dict[Code, str] = {
     Code.UNKNOWN_TOOL_PARAMETER: "Asserted argument is not a parameter of the tool",
     Code.MISSPELT_MATCHER: "Literal dict looks like a misspelt matcher",
     Code.NON_STRING_ARG_NAME: "Asserted argument name is not a string",
+    Code.RAG_WITHOUT_CONTEXT: "rag metric where no graded turn has retrieval_context",
+    Code.JUDGES_EXTRA_MISSING: "G-Eval / RAG metric without the judges extra (deepeval)",
 }

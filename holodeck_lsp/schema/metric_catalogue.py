@@ -79,11 +79,23 @@ RAG_THRESHOLD = 0.5
 #: Pass mark of a code grader that returns a bare score when `threshold` is not set.
 CODE_THRESHOLD = 0.5
 
-#: How hover states the rule of every LLM-judged metric (none of them runs yet).
-JUDGED_RULE = (
-    "LLM-judged: needs a judge model (`model:` here or in `evaluations:`); "
-    "passes when the judge's score reaches `threshold`."
-)
+#: Pass mark of a G-Eval metric without `threshold` (upstream's `threshold or 0.5`).
+GEVAL_THRESHOLD = 0.5
+
+#: Pass mark of groundedness / relevance / coherence / fluency without `threshold`: 3 on
+#: their 1–5 scale (azure-ai-evaluation's default), scaled to 0..1 as upstream does (÷5).
+#: Upstream passes any score above 0 there, which passes every answer (docs/grading.md).
+JUDGED_STANDARD_THRESHOLD = 0.6
+
+
+def judged_rule(default: float) -> str:
+    """How hover states the rule of an LLM-judged metric whose default pass mark is
+    `default`."""
+    return (
+        "LLM-judged: the judge is `model:` here, else `evaluations.model`, else the agent's "
+        "`model:`; passes when the judge's score (0–1) reaches `threshold` (default "
+        f"`{default:g}`)."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +153,9 @@ def _judged(name: str, doc: str, *, retrieval: bool = False) -> MetricSpec:
         kind="standard",
         grading=Grading.LLM_JUDGE,
         doc=doc,
-        rule=JUDGED_RULE,
+        rule=judged_rule(JUDGED_STANDARD_THRESHOLD),
         needs_retrieval_context=retrieval,
+        default_threshold=JUDGED_STANDARD_THRESHOLD,
     )
 
 
@@ -154,7 +167,7 @@ def _rag(name: RAGMetricType, doc: str, *, ground_truth: bool = False) -> Metric
         kind="rag",
         grading=Grading.LLM_JUDGE,
         doc=doc,
-        rule=JUDGED_RULE,
+        rule=judged_rule(RAG_THRESHOLD),
         needs_ground_truth=ground_truth,
         needs_retrieval_context=name is not RAGMetricType.ANSWER_RELEVANCY,
         default_threshold=RAG_THRESHOLD,
@@ -235,7 +248,8 @@ GEVAL = MetricSpec(
     kind="geval",
     grading=Grading.LLM_JUDGE,
     doc="Custom criteria in plain language, scored by an LLM judge (G-Eval).",
-    rule=JUDGED_RULE,
+    rule=judged_rule(GEVAL_THRESHOLD),
+    default_threshold=GEVAL_THRESHOLD,
 )
 CODE = MetricSpec(
     name="code",

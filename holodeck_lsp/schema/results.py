@@ -70,8 +70,21 @@ class MetricResult(_Result):
     error: str | None = Field(default=None, description="Why evaluation failed, kept verbatim.")
     reasoning: str | None = Field(default=None, description="Explanation or skip reason.")
     evaluation_time_ms: int | None = None
-    model_used: str | None = None
+    model_used: str | None = Field(
+        default=None, description="The judge model of an LLM-judged metric, `provider:name`."
+    )
     details: dict[str, Any] | None = Field(default=None, description="Code grader details.")
+    judge_tokens: TokenUsage | None = Field(
+        default=None, description="Tokens the judge spent on this metric (not the agent's)."
+    )
+    judge_latency_ms: int | None = Field(
+        default=None, ge=0, description="Wall time of the judge's calls for this metric."
+    )
+    judge_input: str | None = Field(
+        default=None,
+        description="Fingerprint of what the judge saw (criteria, steps, response, context): "
+        "a recorded judgement is reused only for the same fingerprint.",
+    )
 
 
 class ArgMatchDetail(_Result):
@@ -152,6 +165,9 @@ class ReportSummary(_Result):
     passed_turns: int = Field(default=0, ge=0)
     metrics_evaluated: dict[str, int] = Field(default_factory=dict)
     average_scores: dict[str, float] = Field(default_factory=dict)
+    judge_token_usage: TokenUsage | None = Field(
+        default=None, description="Tokens LLM judges spent grading (apart from the agent's)."
+    )
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> Self:

@@ -30,11 +30,13 @@ def create_server() -> HolodeckServer:
     pull.register(server, engine)  # textDocument/diagnostic, workspace/diagnostic
     code_actions.register(server, engine)  # quick fixes, single turn -> `turns:`
     completion.register(server)
-    hover.register(server)
+    result_hovers: list[hover.ResultHover] = []  # filled once the runner exists
+    hover.register(server, result_hovers)
     definition.register(server)
     symbols.register(server)  # the outline
     folding.register(server)
     runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
+    result_hovers.append(runner.results.hover_text)
     test_discovery.register(server, runner)  # holodeck/discoverTests
     return server
 

@@ -11,7 +11,10 @@ import sys
 
 import holodeck_lsp.engine
 
-FORBIDDEN = ("semantic_kernel", "claude_agent_sdk", "pygls", "lsprotocol", "openai", "anthropic")
+FORBIDDEN = (
+    "semantic_kernel", "claude_agent_sdk", "pygls", "lsprotocol", "openai", "anthropic",
+    "deepeval", "httpx",
+)  # fmt: skip
 LAZY = ("sacrebleu", "rouge_score", "nltk", "regex_unused_marker")
 
 

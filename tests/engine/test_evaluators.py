@@ -430,7 +430,7 @@ def test_llm_judged_metrics_are_skipped(
         assert result.skipped and result.passed is None
         assert result.metric_name == name and result.kind == kind
         assert result.reasoning is not None
-        assert "needs an LLM judge, which holodeck-lsp does not run yet" in result.reasoning
+        assert "needs an LLM judge, and no judge was given" in result.reasoning
 
 
 @pytest.mark.parametrize(

@@ -396,3 +396,41 @@ def test_junit_escapes_and_cleans_text() -> None:
     assert testcase.findtext("system-out") == ("colour \\x1b[31mred\\x1b[0m </system-out> & ]]>")
     failure = testcase.find("failure")
     assert failure is not None and failure.get("message") == "bad\\x00byte"
+
+
+# --------------------------------------------------------------------------------------------
+# Judge tokens (apart from the agent's)
+# --------------------------------------------------------------------------------------------
+
+
+def _judged(report: TestReport) -> TestReport:
+    """The report with a judged metric on the single-turn case, its judge spending 52."""
+    from holodeck_lsp.schema.results import MetricResult
+
+    judged = report.model_copy(deep=True)
+    judged.results[0].metric_results.append(
+        MetricResult(
+            metric_name="Direct",
+            kind="geval",
+            score=0.9,
+            threshold=0.5,
+            passed=True,
+            reasoning="Plain.",
+            model_used="openai:gpt-4o",
+            judge_tokens=usage(40, 12),
+        )
+    )
+    return judged
+
+
+def test_markdown_and_junit_show_judge_tokens_apart(report: TestReport) -> None:
+    judged = _judged(report)
+    line = markdown.render(judged).splitlines()[2]
+    assert "355 tokens" in line and "52 judge tokens" in line
+    assert "judge tokens" not in markdown.render(report)
+    root = ET.fromstring(junit.render(judged))
+    first = root.findall("testsuite")[0]
+    properties = {p.get("name"): p.get("value") for p in first.iter("property")}
+    assert properties == {"agent_tokens": str(judged.results[0].token_usage.total_tokens),  # type: ignore[union-attr]
+                          "judge_tokens": "52"}  # fmt: skip
+    assert root.findall("testsuite")[1].find("properties") is None

@@ -62,7 +62,7 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "agent", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 1, "agent")
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 2, "agent")
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
         (None, 1, 1),
@@ -70,8 +70,9 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     ]
     first = data["cases"][0]["turns"][0]
     assert list(first) == [
-        "input", "response", "tool_calls", "token_usage", "error", "duration_ms"
+        "input", "response", "tool_calls", "token_usage", "error", "duration_ms", "judgements"
     ]  # fmt: skip
+    assert first["judgements"] == []  # no judged metric in this suite
     assert first["tool_calls"] == [
         {"name": "lookup", "args": {"year": 2009, "row": "cash"}, "result": 206588.0,
          "error": None}
@@ -168,7 +169,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 2}', "has version 2"),
+        ('{"format": "holodeck-cassette", "version": 3}', "has version 3"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
@@ -179,3 +180,21 @@ def test_unreadable_cassettes_say_why(tmp_path: Path, content: str, message: str
         load_cassette(path)
     with pytest.raises(CassetteFormatError, match="cannot read"):
         load_cassette(tmp_path / "absent.json")
+
+
+def test_a_version_1_cassette_still_replays_and_is_written_as_version_2(tmp_path: Path) -> None:
+    """Version 2 added `judgements`; a version 1 file reads as a cassette without them."""
+    old = {
+        "format": "holodeck-cassette",
+        "version": 1,
+        "agent": "agent",
+        "cases": [{"name": "one", "index": 0, "turns": [
+            {"input": "q", "response": "a", "tool_calls": [], "token_usage": None,
+             "error": None, "duration_ms": 3}]}],
+    }  # fmt: skip
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    cassette = load_cassette(path)
+    assert cassette.cases[0].turns[0].judgements == []
+    data = json.loads(cassette.render())
+    assert data["version"] == 2 and data["cases"][0]["turns"][0]["judgements"] == []

@@ -33,6 +33,8 @@ CASSETTE_PATH = SAMPLE_DIR / "cassettes" / "oracle.json"
 
 GRADER_METRIC = "turn_program_equivalence"
 NUMERIC_METRIC = "numeric"
+#: The G-Eval metric, graded offline from the judgements recorded in the cassette.
+GEVAL_METRIC = "Direct"
 
 #: The committed cassette was recorded against the oracle with these settings.
 CASSETTE_MISTAKES = 0.2

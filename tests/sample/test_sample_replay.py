@@ -15,6 +15,7 @@ from tests.sample.sample_support import (
     CASSETTE_MISTAKES,
     CASSETTE_PATH,
     CASSETTE_SEED,
+    GEVAL_METRIC,
     GRADER_METRIC,
     NUMERIC_METRIC,
     SAMPLE_DIR,
@@ -65,8 +66,13 @@ def test_the_replay_fails_and_grades_every_turn(replay: tuple[int, TestReport]) 
         for turn in case.turns:
             assert not turn.skipped and not turn.errors, (case.test_name, turn.turn_index)
             assert turn.response
-            assert [m.metric_name for m in turn.metric_results] == [NUMERIC_METRIC, GRADER_METRIC]
+            names = [m.metric_name for m in turn.metric_results]
+            assert names == [NUMERIC_METRIC, GRADER_METRIC, GEVAL_METRIC]
             assert all(m.passed is not None and m.error is None for m in turn.metric_results)
+            # The judged metric is graded from the recording: the answers are bare numbers.
+            judged = turn.metric_results[2]
+            assert judged.passed is True and judged.model_used == "ollama:qwen2.5:7b"
+            assert judged.reasoning and "bare number" in judged.reasoning
 
 
 def test_the_failing_turns_are_exactly_the_planned_mistakes(

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, skip_reason
+from holodeck_lsp.engine.rollup import judge_usage
 from holodeck_lsp.schema.results import TestReport
 
 _NAME_WIDTH = 80
@@ -66,6 +67,13 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
     if case.result.timestamp:
         suite.set("timestamp", _clean(case.result.timestamp))
     counts = _Counts(ms=case.result.execution_time_ms)
+    judge = judge_usage([case.result])
+    if judge is not None:
+        # The judges' tokens, apart from the agent's (JUnit has no field for either).
+        properties = ET.SubElement(suite, "properties")
+        agent = case.result.token_usage.total_tokens if case.result.token_usage else 0
+        for name, value in (("agent_tokens", agent), ("judge_tokens", judge.total_tokens)):
+            ET.SubElement(properties, "property", {"name": name, "value": str(value)})
     for block in case.blocks:
         suite.append(_testcase(case, block, counts))
     if case.multi_turn and not case.result.passed and counts.failures == 0:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import types as pytypes
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from lsprotocol import types
@@ -292,7 +292,13 @@ def describe_annotation(annotation: Any) -> str:
 # -- the request ---------------------------------------------------------------------------
 
 
-async def hover(server: HolodeckServer, params: types.HoverParams) -> types.Hover | None:
+#: `(uri, parsed, line, character) -> Markdown or None`: run results at a YAML position.
+ResultHover = Callable[["Parsed", str, int, int], "str | None"]
+
+
+async def hover(
+    server: HolodeckServer, params: types.HoverParams, results: Sequence[ResultHover] = ()
+) -> types.Hover | None:
     from holodeck_lsp.server.documents.node_at import node_at
 
     parsed = await parsed_documents(server).get(params.text_document.uri)
@@ -304,6 +310,13 @@ async def hover(server: HolodeckServer, params: types.HoverParams) -> types.Hove
     if at is None:
         return None
     text = hover_markdown(parsed, at)
+    graded = [
+        found
+        for source in results
+        if (found := source(parsed, params.text_document.uri, line, character)) is not None
+    ]
+    if graded:  # what the last run said about this metric first, then what it means
+        text = "\n\n---\n\n".join([*graded, *([text] if text else [])])
     if text is None:
         return None
     start, end = at.node.start_mark, at.node.end_mark
@@ -318,10 +331,13 @@ async def hover(server: HolodeckServer, params: types.HoverParams) -> types.Hove
     )
 
 
-def register(server: HolodeckServer) -> None:
+def register(server: HolodeckServer, results: Sequence[ResultHover] = ()) -> None:
+    """`results`: where run results come from (the run feature's inline results; read at
+    each hover, so it may be filled after registering): a hover on a graded turn's metric
+    shows its score and the judge's reason."""
     parsed_documents(server)  # parse each version in the background as it arrives
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @answer_or(None, "hover")
     async def on_hover(params: types.HoverParams) -> types.Hover | None:
-        return await hover(server, params)
+        return await hover(server, params, results)

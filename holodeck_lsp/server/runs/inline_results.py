@@ -110,6 +110,32 @@ def hint_label(turn: TurnResult, regraded: bool = False) -> str:
     return " · ".join(parts)
 
 
+#: Turns a metric's hover lists at most (an agent-level metric grades every turn).
+_HOVER_TURNS = 8
+
+
+def metric_hover(metric: MetricResult, turn_index: int, regraded: bool = False) -> str:
+    """`**Direct** on turn 1: ✗ 0.20 (threshold 0.5) · judge openai:gpt-4o, 52 tokens`,
+    then the judge's reason (or the error) as a quote."""
+    if metric.skipped:
+        verdict = "skipped"
+    else:
+        verdict = f"{PASSED if metric.passed else FAILED} {metric.score:.2f}"
+        if metric.threshold is not None:
+            verdict += f" (threshold {metric.threshold:g})"
+    parts = [f"**{metric.metric_name}** on turn {turn_index}: {verdict}"]
+    if metric.model_used is not None:
+        judge = f"judge `{metric.model_used}`"
+        if metric.judge_tokens is not None:
+            judge += f", {metric.judge_tokens.total_tokens:,} tokens"
+        parts.append(judge)
+    if regraded:
+        parts.append(REGRADED)
+    text = " · ".join(parts)
+    why = metric.error or metric.reasoning
+    return f"{text}\n\n> {_one_line(why, 600)}" if why else text
+
+
 def _arg_key(reason: str) -> str | None:
     """The argument an unmatched reason names: `arg 'a' mismatch: …` -> `a`."""
     if reason.startswith("arg '"):
@@ -126,6 +152,9 @@ def _metric_message(metric: MetricResult, turn: TurnResult) -> str:
         return f"{text}: {metric.error}"
     if metric.kind == "code":
         return f"{text}: {metric.reasoning}" if metric.reasoning else text
+    if metric.model_used is not None:  # an LLM judge's verdict: its reason says why
+        reason = f" — {metric.reasoning}" if metric.reasoning else ""
+        return f"{text}: judged by {metric.model_used}{reason}"
     expected = f"expected {turn.ground_truth!r}, " if turn.ground_truth is not None else ""
     detail = f"{text}: {expected}got {turn.response!r}"
     return f"{detail} — {metric.reasoning}" if metric.reasoning else detail
@@ -237,6 +266,30 @@ class InlineResults:
             if suite is None or suite.case_text(text, index) != record.case_text:
                 del cases[index]
         return suite, dict(cases)
+
+    # -- hover -------------------------------------------------------------------------------
+
+    def hover_text(self, parsed: Parsed, uri: str, line: int, character: int) -> str | None:
+        """The stored results of the metric entry under (line, character) — YAML positions —
+        for each graded turn it applies to: score, verdict, the judge and its reason."""
+        if not self.records.get(uri):
+            return None
+        suite, cases = self.current(parsed, uri, every_case=False)
+        if suite is None:
+            return None
+        shown: list[str] = []
+        for where, turn, regraded in _turns_with_results(suite, cases):
+            for metric in turn.metric_results:
+                span = where.metrics.get(metric.metric_name) or suite.metrics.get(
+                    metric.metric_name
+                )
+                if span is not None and span[0] <= (line, character) <= span[1]:
+                    shown.append(metric_hover(metric, where.index, regraded))
+        if not shown:
+            return None
+        more = len(shown) - _HOVER_TURNS
+        text = "\n\n".join(shown[:_HOVER_TURNS])
+        return text + (f"\n\n…and {more} more turns" if more > 0 else "")
 
     # -- diagnostics -------------------------------------------------------------------------
 

@@ -373,6 +373,11 @@ evaluations:
     - type: code
       grader: "graders:turn_program_equivalence"
       threshold: 1.0
+    # Every turn's answer judged by an LLM against plain-language criteria (G-Eval). The
+    # judge is the agent's own model: no `model:` here nor in `evaluations:`.
+    - type: geval
+      name: Direct
+      criteria: "The answer states the number without hedging: no words, ranges or caveats."
 
 test_cases:
 """

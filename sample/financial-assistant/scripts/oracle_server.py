@@ -4,6 +4,9 @@ answers each ConvFinQA question the way the dataset says it should be answered. 
 OpenAI chat completions (Semantic Kernel: openai, ollama) and Anthropic messages, streamed or
 not (the Claude Agent SDK's CLI).
 
+It also answers the LLM judge of the sample's G-Eval metric (Ollama's `/api/chat`,
+oracle_judge.py).
+
 It is not a model and proves nothing about one. It exists so the whole live pipeline —
 backend, HTTP, tool calling through the real `tools.py`, per-turn grading, reports — can be
 seen and tested without a GPU, a download or an API key.
@@ -48,7 +51,8 @@ from oracle_apis import (
     openai_events,
     openai_reply,
 )
-from oracle_plan import SAMPLE_DIR, Oracle, OracleError, TurnPlan, build_plans
+from oracle_judge import is_judge_request, judge_content, judge_reply
+from oracle_plan import SAMPLE_DIR, Answer, Oracle, OracleError, TurnPlan, build_plans
 
 __all__ = ["Oracle", "OracleError", "TurnPlan", "build_plans", "main", "make_server"]
 
@@ -106,7 +110,9 @@ def make_server(
             except json.JSONDecodeError as error:
                 self._send(400, openai_error(f"oracle: the body is not JSON: {error}"))
                 return
-            if path.endswith("/chat/completions"):
+            if path.endswith("/api/chat"):  # the LLM judge (provider ollama)
+                self._send(200, judge_reply(body))
+            elif path.endswith("/chat/completions"):
                 self._answer(body, self._openai, openai_error)
             elif path.endswith("/messages/count_tokens"):
                 self._send(200, {"input_tokens": len(raw) // 4})
@@ -129,11 +135,16 @@ def make_server(
         def _openai(self, body: Any) -> None:
             if body.get("stream"):
                 raise OracleError("chat completions are not streamed here; send stream: false")
+            if is_judge_request(body):
+                self._send(200, openai_reply(Answer(judge_content(body)), body))
+                return
             events, tools = openai_events(body)
             self._send(200, openai_reply(oracle.next_step(events, tools), body))
 
         def _anthropic(self, body: Any) -> None:
-            if is_conversation(body):
+            if is_judge_request(body):
+                message = anthropic_message(Answer(judge_content(body)), body)
+            elif is_conversation(body):
                 events, tools = anthropic_events(body)
                 message = anthropic_message(oracle.next_step(events, tools), body)
             else:

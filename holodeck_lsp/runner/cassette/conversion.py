@@ -1,0 +1,119 @@
+"""A run's results in cassette form (what re-grading replays), and reports made
+comparable (a recorded run against its replay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holodeck_lsp.runner.cassette.format import (
+    STALE_PREFIXES,
+    CassetteCase,
+    CassetteJudgement,
+    CassetteToolCall,
+    CassetteTurn,
+    cassette_usage,
+)
+from holodeck_lsp.schema.results import MetricResult, TestReport, TestResult, TurnResult
+
+
+def transcript_of(result: TestResult, index: int) -> CassetteCase:
+    """A case's answers (responses, tool calls, usage, send errors) in cassette form, up to
+    the first turn that was never sent: what re-grading the case replays. Matched by index
+    (the name may have been edited since)."""
+    turns: list[CassetteTurn] = []
+    for turn in _turns_of(result):
+        if turn.skipped:
+            break
+        turns.append(
+            CassetteTurn(
+                input=turn.input,
+                response=turn.response,
+                tool_calls=[
+                    CassetteToolCall(name=c.name, args=c.args, result=c.result, error=c.error)
+                    for c in turn.tool_invocations
+                ],
+                token_usage=cassette_usage(turn.token_usage),
+                # A turn without a response failed to send: replay its first error.
+                error=(turn.errors[0] if turn.errors else "no response")
+                if turn.response is None
+                else None,
+                duration_ms=turn.execution_time_ms,
+                judgements=judgements_of(turn.metric_results),
+            )
+        )
+    return CassetteCase(name=None, index=index, turns=turns)
+
+
+def judgements_of(results: list[MetricResult]) -> list[CassetteJudgement]:
+    """The verdicts a turn's judged metrics were graded from (those a judge answered, or
+    failed to: not the skipped ones), so re-grading can reuse them."""
+    judgements: list[CassetteJudgement] = []
+    for result in results:
+        if result.judge_input is None or result.skipped or result.model_used is None:
+            continue
+        if result.error is not None and result.error.startswith(STALE_PREFIXES):
+            continue  # not a verdict: there was none to reuse
+        judgements.append(
+            CassetteJudgement(
+                metric=result.metric_name,
+                kind=result.kind,
+                input=result.judge_input,
+                model=result.model_used,
+                score=result.score if result.error is None else None,
+                reason=result.reasoning,
+                error=result.error,
+                token_usage=cassette_usage(result.judge_tokens),
+                latency_ms=result.judge_latency_ms or 0,
+            )
+        )
+    return judgements
+
+
+def _turns_of(result: TestResult) -> list[TurnResult]:
+    """What was sent and answered; a single-turn case as its one turn (never sent when it
+    has errors and no answer)."""
+    if result.turns is not None:
+        return list(result.turns)
+    return [
+        TurnResult(
+            turn_index=0,
+            input=result.test_input or "-",
+            response=result.agent_response,
+            tool_invocations=result.tool_invocations,
+            token_usage=result.token_usage,
+            execution_time_ms=result.execution_time_ms,
+            errors=result.errors,
+            metric_results=result.metric_results,  # its judges' verdicts, for re-grading
+            skipped=bool(result.errors) and result.agent_response is None,
+        )
+    ]
+
+
+# -- comparing reports ------------------------------------------------------------------------
+
+#: Keys that differ between a recorded run and its replay by nature: when and how long.
+VOLATILE_KEYS = frozenset(
+    {"timestamp", "environment", "execution_time_ms", "total_duration_ms", "evaluation_time_ms"}
+)
+
+
+def comparable(report: TestReport) -> dict[str, Any]:
+    """The report without what a replay cannot reproduce: timestamps, the environment,
+    durations (of turns, cases, metrics and tool calls) and prompt-cache token counts
+    (format v1 records prompt, completion and total tokens only)."""
+    data: dict[str, Any] = _strip(report.model_dump(mode="json"))
+    return data
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        stripped = {k: _strip(v) for k, v in value.items() if k not in VOLATILE_KEYS}
+        if "cache_read_tokens" in stripped:
+            stripped.pop("cache_read_tokens")
+            stripped.pop("cache_creation_tokens", None)
+        if "args" in stripped and "duration_ms" in stripped:
+            stripped.pop("duration_ms")  # a tool invocation's own duration
+        return stripped
+    if isinstance(value, list):
+        return [_strip(item) for item in value]
+    return value

@@ -1,0 +1,155 @@
+"""The cassette file format (docs/cassettes.md), version 2:
+
+    {"format": "holodeck-cassette", "version": 2, "agent": str,
+     "cases": [{"name": str|null, "index": int,
+                "turns": [{"input": str, "response": str|null,
+                           "tool_calls": [{"name": str, "args": {...}, "result": any,
+                                           "error": str|null}],
+                           "token_usage": {"prompt_tokens": int, "completion_tokens": int,
+                                           "total_tokens": int}|null,
+                           "error": str|null, "duration_ms": int,
+                           "judgements": [{"metric": str, "kind": str, "input": str,
+                                           "model": str, "score": float|null,
+                                           "reason": str|null, "error": str|null,
+                                           "token_usage": {...}|null,
+                                           "latency_ms": int, "calls": int}]}]}]}
+
+Version 2 added `judgements` (what the LLM judges said about the turn); a version 1 file
+is read as a cassette without judgements.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from holodeck_lsp.runner.backend import BackendError
+from holodeck_lsp.schema.results import TokenUsage
+
+FORMAT: Final = "holodeck-cassette"
+VERSION: Final = 2
+#: Versions this holodeck-lsp reads (1: before judgements were recorded).
+READABLE_VERSIONS: Final = (1, 2)
+#: How a judged metric without a usable recording starts its error (not a verdict).
+STALE_PREFIXES = ("judge recording is stale", "no judge recording")
+
+
+class CassetteError(BackendError):
+    """The cassette cannot answer a turn (stale or missing). Says nothing about the session,
+    so it never counts towards the two-failures rule."""
+
+
+class CassetteFormatError(ValueError):
+    """The file is not a readable cassette; the message names the file and the problem."""
+
+
+# -- the format -------------------------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CassetteToolCall(_Strict):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+
+
+class CassetteUsage(_Strict):
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    total_tokens: int = Field(ge=0)
+
+
+class CassetteJudgement(_Strict):
+    """One judged metric's verdict on the turn. `input` is the fingerprint of what the
+    judge saw (the result's `judge_input`): a replay reuses the verdict only for the same
+    fingerprint, and says the recording is stale otherwise."""
+
+    metric: str
+    kind: str
+    input: str
+    model: str
+    score: float | None = None
+    reason: str | None = None
+    error: str | None = None
+    token_usage: CassetteUsage | None = None
+    latency_ms: int = Field(default=0, ge=0)
+    calls: int = Field(default=0, ge=0)
+
+
+class CassetteTurn(_Strict):
+    input: str
+    response: str | None = None
+    tool_calls: list[CassetteToolCall] = Field(default_factory=list)
+    token_usage: CassetteUsage | None = None
+    error: str | None = None
+    duration_ms: int = Field(default=0, ge=0)
+    judgements: list[CassetteJudgement] = Field(default_factory=list)
+
+
+class CassetteCase(_Strict):
+    name: str | None
+    index: int = Field(ge=0)
+    turns: list[CassetteTurn] = Field(default_factory=list)
+
+
+class Cassette(_Strict):
+    format: Literal["holodeck-cassette"] = FORMAT
+    version: Literal[1, 2] = VERSION
+    agent: str
+    cases: list[CassetteCase] = Field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        # Written as the current version, whatever version it was read as.
+        return {**self.model_dump(mode="json"), "version": VERSION}
+
+    def render(self, redact: Callable[[Any], Any] | None = None) -> str:
+        data = self.to_json()
+        if redact is not None:
+            data = redact(data)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    def write(self, path: Path, redact: Callable[[Any], Any] | None = None) -> None:
+        path.write_text(self.render(redact), encoding="utf-8")
+
+
+def load_cassette(path: Path) -> Cassette:
+    """Read a cassette; raises CassetteFormatError saying what is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CassetteFormatError(
+            f"cannot read cassette {path}: {error.strerror or error}"
+        ) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CassetteFormatError(f"cassette {path} is not JSON: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CassetteFormatError(f'{path} is not a holodeck cassette (no "format": "{FORMAT}")')
+    if data.get("version") not in READABLE_VERSIONS:
+        raise CassetteFormatError(
+            f"cassette {path} has version {data.get('version')!r}; this holodeck-lsp reads "
+            f"versions {', '.join(map(str, READABLE_VERSIONS))}"
+        )
+    try:
+        return Cassette.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise CassetteFormatError(f"cassette {path}: {where}: {first['msg']}") from None
+
+
+def cassette_usage(usage: TokenUsage | None) -> CassetteUsage | None:
+    if usage is None:
+        return None
+    return CassetteUsage(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+    )

@@ -1,0 +1,141 @@
+"""Replay: answer every turn from a cassette, with no backend and no network.
+
+A replay never passes silently on a changed suite: a turn whose input differs from the
+recorded one, a case or a turn the cassette does not have — each is an error on that turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from holodeck_lsp.runner.backend import (
+    AgentSession,
+    BackendError,
+    BackendInitError,
+    BackendSessionError,
+    BackendTimeoutError,
+    SendResult,
+    TurnFile,
+)
+from holodeck_lsp.runner.cassette.format import (
+    Cassette,
+    CassetteCase,
+    CassetteError,
+    CassetteJudgement,
+)
+from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
+
+_TIMEOUT_PREFIX = "timed out after "
+
+
+class ReplaySession:
+    def __init__(self, case: CassetteCase, label: str, file_turns: int) -> None:
+        self._case = case
+        self._label = label
+        self._file_turns = file_turns
+        self._next = 0
+
+    async def send(self, message: str, files: Sequence[TurnFile] = ()) -> SendResult:
+        index = self._next
+        self._next += 1
+        turns = self._case.turns
+        if index >= len(turns):
+            raise CassetteError(
+                f"cassette has no turn {index} for case {self._label} (it recorded "
+                f"{len(turns)} turn{'s' if len(turns) != 1 else ''}); record it again"
+            )
+        turn = turns[index]
+        if turn.input != message:
+            raise CassetteError(
+                f"cassette is stale: turn {index} input differs (recorded "
+                f"{_quote(turn.input)}, file {_quote(message)}); record it again"
+            )
+        if turn.error is not None:
+            raise self._recorded_failure(index, turn.error)
+        return SendResult(
+            response=turn.response or "",
+            tool_invocations=tuple(
+                ToolInvocation(name=c.name, args=c.args, result=c.result, error=c.error)
+                for c in turn.tool_calls
+            ),
+            token_usage=TokenUsage(
+                prompt_tokens=turn.token_usage.prompt_tokens,
+                completion_tokens=turn.token_usage.completion_tokens,
+                total_tokens=turn.token_usage.total_tokens,
+            )
+            if turn.token_usage is not None
+            else None,
+        )
+
+    async def close(self) -> None:
+        return None
+
+    def _recorded_failure(self, index: int, error: str) -> BackendError:
+        """The same failure the recorded run saw. The format keeps no `recoverable` flag, so
+        it is inferred: a failed turn that ended the recording while the file has more turns
+        killed the session — unless the turn before it failed too (then the two-failures
+        rule ends the session on replay as it did when recording)."""
+        if error.startswith(_TIMEOUT_PREFIX):
+            return BackendTimeoutError(error)
+        turns = self._case.turns
+        last = index == len(turns) - 1
+        previous_failed = index > 0 and turns[index - 1].error is not None
+        dead = last and self._file_turns > len(turns) and not previous_failed
+        return BackendSessionError(error, recoverable=not dead)
+
+
+class ReplayBackend:
+    """Answers every turn from a cassette; creates no backend and uses no network. Cases
+    match by name, else by position."""
+
+    def __init__(self, cassette: Cassette, agent: Agent) -> None:
+        self._agent = agent
+        self._by_name = {case.name: case for case in cassette.cases if case.name is not None}
+        self._by_index = {case.index: case for case in cassette.cases}
+
+    async def create_case_session(self, name: str | None, index: int) -> AgentSession:
+        case = self._by_name.get(name) if name is not None else None
+        if case is None:
+            case = self._by_index.get(index)
+        label = repr(name) if name is not None else f"test_cases[{index}]"
+        if case is None:
+            raise BackendInitError(
+                f"cassette has no case {label} (matched by name, else by index {index}); "
+                "record it again"
+            )
+        test_cases = self._agent.test_cases or []
+        test_case = test_cases[index] if index < len(test_cases) else None
+        file_turns = 1
+        if test_case is not None and test_case.turns is not None:
+            file_turns = len(test_case.turns)
+        return ReplaySession(case, label, file_turns)
+
+    async def create_session(self) -> AgentSession:
+        raise BackendInitError("a replay needs to know the test case (use run_suite)")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class RecordedJudgements:
+    """The judgements a cassette recorded, found for a case the way `ReplayBackend` finds
+    its conversation: by name, else by index."""
+
+    def __init__(self, cassette: Cassette) -> None:
+        self._by_name = {case.name: case for case in cassette.cases if case.name is not None}
+        self._by_index = {case.index: case for case in cassette.cases}
+
+    def of_turn(self, name: str | None, index: int, turn: int) -> list[CassetteJudgement]:
+        case = self._by_name.get(name) if name is not None else None
+        if case is None:
+            case = self._by_index.get(index)
+        if case is None or turn >= len(case.turns):
+            return []
+        return case.turns[turn].judgements
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    short = text if len(text) <= limit else text[: limit - 1] + "…"
+    return json.dumps(short, ensure_ascii=False)

@@ -1,0 +1,222 @@
+"""One judge model's HTTP client: send a prompt, get the reply text and its token usage.
+
+The four providers the runner supports, spoken directly over HTTP (httpx) so judging
+needs no SDK beyond deepeval: OpenAI chat completions (structured output through
+`response_format: json_schema` when the judge asks for a schema), Azure OpenAI (the same,
+per deployment), Ollama's `/api/chat` (`format`: the schema) and Anthropic messages (the
+schema is asked for in the prompt: the Messages API has no response format). Endpoints,
+keys and their environment variables are the runner's (docs/running.md).
+
+The API key travels in a header only, never in a prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from holodeck_lsp.schema.judge_model import judge_label
+from holodeck_lsp.schema.llm import LLMProvider, Provider
+from holodeck_lsp.schema.results import TokenUsage
+
+OPENAI_ENDPOINT = "https://api.openai.com/v1"
+ANTHROPIC_ENDPOINT = "https://api.anthropic.com"
+OLLAMA_ENDPOINT = "http://localhost:11434"
+AZURE_API_VERSION = "2024-10-21"
+ANTHROPIC_VERSION = "2023-06-01"
+#: Judges answer in JSON of a few hundred tokens; bounded so a runaway reply stops.
+MAX_REPLY_TOKENS = 2048
+
+
+class JudgeCallError(Exception):
+    """A judge call failed; the message says how (leads with the cause, names the judge)."""
+
+
+class JudgeConfigError(JudgeCallError):
+    """The judge cannot be called at all (no API key): every metric it judges fails."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    text: str
+    usage: TokenUsage
+
+
+def _key(model: LLMProvider, env: Mapping[str, str], variable: str) -> str | None:
+    secret = model.api_key.get_secret_value().strip() if model.api_key is not None else ""
+    return secret or env.get(variable, "").strip() or None
+
+
+def _ollama_host(env: Mapping[str, str]) -> str | None:
+    raw = env.get("OLLAMA_HOST", "").strip()
+    if not raw:
+        return None
+    url = raw if "://" in raw else f"http://{raw}"
+    scheme, rest = url.split("://", 1)
+    host = rest.split("/", 1)[0]
+    if ":" not in host.rsplit("]", 1)[-1]:
+        url = f"{scheme}://{host}:11434" + rest[len(host) :]
+    return url
+
+
+class JudgeTransport:
+    """The client of one judge model (one per judge model per run)."""
+
+    def __init__(self, model: LLMProvider, env: Mapping[str, str]) -> None:
+        self.model = model
+        self.label = judge_label(model)
+        self._env = env
+        self._client: httpx.AsyncClient | None = None
+        self._url, self._headers = self._route()
+
+    def _route(self) -> tuple[str, dict[str, str]]:
+        model, env = self.model, self._env
+        provider = model.provider
+        if provider is Provider.OPENAI:
+            key = _key(model, env, "OPENAI_API_KEY")
+            if key is None:
+                raise JudgeConfigError(
+                    f"the judge {self.label} needs an API key: set OPENAI_API_KEY or the "
+                    "judge's `model.api_key` (e.g. `api_key: ${OPENAI_API_KEY}`)"
+                )
+            base = model.endpoint or env.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT
+            return base.rstrip("/") + "/chat/completions", {"Authorization": f"Bearer {key}"}
+        if provider is Provider.AZURE_OPENAI:
+            key = _key(model, env, "AZURE_OPENAI_API_KEY")
+            if key is None:
+                raise JudgeConfigError(
+                    f"the judge {self.label} needs an API key: set AZURE_OPENAI_API_KEY or "
+                    "the judge's `model.api_key`"
+                )
+            version = model.api_version or env.get("AZURE_OPENAI_API_VERSION") or AZURE_API_VERSION
+            base = (model.endpoint or "").rstrip("/")
+            url = f"{base}/openai/deployments/{model.name}/chat/completions?api-version={version}"
+            return url, {"api-key": key}
+        if provider is Provider.OLLAMA:
+            base = (model.endpoint or _ollama_host(env) or OLLAMA_ENDPOINT).rstrip("/")
+            base = base.removesuffix("/v1")
+            return base + "/api/chat", {}
+        key = _key(model, env, "ANTHROPIC_API_KEY")
+        if key is None:
+            raise JudgeConfigError(
+                f"the judge {self.label} needs an API key: set ANTHROPIC_API_KEY or the "
+                "judge's `model.api_key`"
+            )
+        base = (model.endpoint or env.get("ANTHROPIC_BASE_URL") or ANTHROPIC_ENDPOINT).rstrip("/")
+        return base + "/v1/messages", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
+
+    def _body(self, prompt: str, schema: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
+        provider = self.model.provider
+        messages = [{"role": "user", "content": prompt}]
+        if provider is Provider.OLLAMA:
+            body: dict[str, Any] = {
+                "model": self.model.name,
+                "messages": messages,
+                "stream": False,
+                "options": {"temperature": 0},
+            }
+            if schema is not None:
+                body["format"] = dict(schema)
+            return body
+        if provider is Provider.ANTHROPIC:
+            if schema is not None:
+                prompt += (
+                    f"\n\nAnswer with one JSON object ({name}) matching this JSON Schema, "
+                    f"and nothing else:\n{json.dumps(schema)}"
+                )
+            return {
+                "model": self.model.name,
+                "max_tokens": MAX_REPLY_TOKENS,
+                "temperature": 0,
+                "messages": [{"role": "user", "content": prompt}],
+            }
+        body = {"messages": messages, "temperature": 0, "max_tokens": MAX_REPLY_TOKENS}
+        if provider is Provider.OPENAI:
+            body["model"] = self.model.name
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": dict(schema), "strict": False},
+            }
+        return body
+
+    async def complete(
+        self, prompt: str, schema: Mapping[str, Any] | None, name: str, timeout: float
+    ) -> Reply:
+        """The judge's reply to `prompt`. Raises JudgeCallError saying what went wrong."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(trust_env=False)
+        try:
+            response = await self._client.post(
+                self._url,
+                json=self._body(prompt, schema, name),
+                headers=self._headers,
+                timeout=timeout,
+            )
+        except httpx.TimeoutException:
+            raise JudgeCallError(
+                f"the judge {self.label} did not answer within {timeout:g} s"
+            ) from None
+        except httpx.HTTPError as error:
+            raise JudgeCallError(
+                f"the judge {self.label} cannot be reached ({type(error).__name__}: {error})"
+            ) from None
+        if response.status_code >= 400:
+            raise JudgeCallError(
+                f"the judge {self.label} answered HTTP {response.status_code}: "
+                f"{response.text[:200]}"
+            )
+        try:
+            data = response.json()
+        except ValueError:
+            raise JudgeCallError(
+                f"the judge {self.label} answered something that is not JSON: "
+                f"{response.text[:120]!r}"
+            ) from None
+        return self._reply(data)
+
+    def _reply(self, data: Any) -> Reply:
+        provider = self.model.provider
+        try:
+            if provider is Provider.OLLAMA:
+                text = data["message"]["content"]
+                prompt_tokens = int(data.get("prompt_eval_count") or 0)
+                completion_tokens = int(data.get("eval_count") or 0)
+            elif provider is Provider.ANTHROPIC:
+                if data.get("stop_reason") == "refusal":
+                    raise JudgeCallError(f"the judge {self.label} refused to judge")
+                text = "".join(
+                    block.get("text", "") for block in data["content"] if block["type"] == "text"
+                )
+                usage = data.get("usage") or {}
+                prompt_tokens = int(usage.get("input_tokens") or 0)
+                completion_tokens = int(usage.get("output_tokens") or 0)
+            else:
+                message = data["choices"][0]["message"]
+                if message.get("refusal"):
+                    raise JudgeCallError(
+                        f"the judge {self.label} refused to judge: {message['refusal'][:200]}"
+                    )
+                text = message.get("content") or ""
+                usage = data.get("usage") or {}
+                prompt_tokens = int(usage.get("prompt_tokens") or 0)
+                completion_tokens = int(usage.get("completion_tokens") or 0)
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+            raise JudgeCallError(
+                f"the judge {self.label} answered in an unexpected shape: {json.dumps(data)[:160]}"
+            ) from None
+        usage_total = TokenUsage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+        )
+        return Reply(text=text, usage=usage_total)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
