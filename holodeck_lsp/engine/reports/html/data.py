@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons
@@ -178,7 +178,7 @@ def _expectations(block: Block) -> list[dict[str, Any]]:
     return shown
 
 
-def _detail(detail: ArgMatchDetail, calls: list[ToolInvocation]) -> dict[str, Any]:
+def _detail(detail: ArgMatchDetail, calls: Sequence[ToolInvocation]) -> dict[str, Any]:
     out: dict[str, Any] = {"tool": detail.tool, "ok": detail.passed}
     if detail.args_asserted is not None:
         out["args"] = _data(detail.args_asserted)
@@ -254,7 +254,9 @@ def _put(out: dict[str, Any], key: str, value: object) -> None:
 def _cut(text: str | None) -> str | None:
     if text is None or len(text) <= LONG_STRING:
         return text
-    return text[:LONG_STRING] + f"… [{len(text) - LONG_STRING:,} more characters in the JSON report]"
+    return (
+        text[:LONG_STRING] + f"… [{len(text) - LONG_STRING:,} more characters in the JSON report]"
+    )
 
 
 def _data(value: Any) -> Any:

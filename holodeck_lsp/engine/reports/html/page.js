@@ -1,7 +1,7 @@
 // The HoloDeck run report page: draws the summary, charts (inline SVG, no library), the
 // case x turn grid, filters and the turn detail from the JSON block #report-data.
 // Every piece of report text goes into the page through textContent / createTextNode, never
-// as markup: a response holding <script> shows as text. See docs/reports.md.
+// as markup: a response holding a script element shows as text. See docs/reports.md.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
@@ -239,7 +239,8 @@
     var panel = document.getElementById("detail");
     panel.replaceChildren(detail(c, t));
     panel.hidden = false;
-    if (vscode && (t.loc || c.loc)) vscode.postMessage({ type: "reveal", case: c.i, turn: t.t === undefined ? null : t.t, loc: t.loc || c.loc });
+    // The editor finds the case / turn in the agent file itself (its test tree knows where).
+    if (vscode) vscode.postMessage({ type: "reveal", case: c.i, turn: t.t === undefined ? null : t.t, loc: t.loc || c.loc || null });
   }
   function section(title, body) { return el("div", { class: "part" }, el("h3", null, title), body); }
   function detail(c, t) {
