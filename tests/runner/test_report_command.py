@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from holodeck_lsp.cli import main
-from tests.engine.test_html_report import embedded, failing_turn, report_of
 from holodeck_lsp.schema.results import TestResult
+from tests.engine.test_html_report import embedded, failing_turn, report_of
 
 
 def write_report(path: Path) -> dict[str, object]:
