@@ -1,7 +1,7 @@
 """The HTML report's Python half (engine/reports/html): the embedded data is the page data,
 escaped so no report text can end the JSON block; the Content Security Policy names the
 page's own script and style by hash; failure kinds and closest calls come from the engine's
-results. What the page draws from it is tested in a real browser: tests/e2e/test_html_report.py.
+results. What the page draws from it is tested in a real browser: tests/e2e/test_html_report_browser.py.
 """
 
 from __future__ import annotations
@@ -134,7 +134,9 @@ def test_a_failed_assertion_shows_its_closest_call_and_the_differing_argument() 
     lookup, divide = turn["tools"]
     assert lookup["closest"] == 1 and lookup["arg"] == "column" and lookup["ok"] is False
     assert "closest" not in divide and "arg" not in divide
-    assert turn["v"] == "failed" and turn["why"][0] == "backend error: boom"
+    # Errors and tool reasons are in "errors" / the assertions; "why" keeps the rest.
+    assert turn["v"] == "failed" and turn["errors"] == ["backend error: boom"]
+    assert turn["why"][0].startswith("metric 'numeric' failed: score 0 < threshold 1")
 
 
 def test_a_single_turn_case_is_one_block_and_long_strings_are_cut_with_a_note() -> None:
@@ -142,7 +144,7 @@ def test_a_single_turn_case_is_one_block_and_long_strings_are_cut_with_a_note() 
     case = TestResult(test_input="q", agent_response=long, passed=True)
     data = page_data(report_of(case))
     [turn] = data["runs"][0]["cases"][0]["turns"]
-    assert "t" not in turn and turn["v"] == "passed"
+    assert "t" not in turn and "v" not in turn  # passed: the default
     assert turn["response"].endswith("[10 more characters in the JSON report]")
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons
+from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, tool_reason
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
 
 #: Bumped when the page's data changes shape (the script checks it).
@@ -93,7 +93,10 @@ def _case(case: Case, where: Locations) -> dict[str, Any]:
 
 def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
     verdict = "skipped" if block.skipped else "passed" if block.passed else "failed"
-    out: dict[str, Any] = {"v": verdict, "input": _cut(block.input)}
+    # Most turns pass: a missing "v" reads "passed" (page.js fills defaults in on load).
+    out: dict[str, Any] = {"input": _cut(block.input)}
+    if verdict != "passed":
+        out["v"] = verdict
     if block.turn_index is not None:
         out["t"] = block.turn_index
     _put(out, "response", _cut(block.response))
@@ -107,7 +110,10 @@ def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
     _put(out, "errors", [_cut(error) for error in block.errors])
     if verdict == "failed":
         out["kinds"] = failure_kinds(block)
-        out["why"] = [_cut(reason) for reason in failure_reasons(block)]
+        # view.failure_reasons is errors, then tool reasons, then the rest: the first two
+        # are in "errors" and the assertions' "reason" already, so the page joins them back.
+        shown = len(block.errors) + sum(1 for d in block.arg_match_details or () if tool_reason(d))
+        _put(out, "why", [_cut(reason) for reason in failure_reasons(block)[shown:]])
     _put(out, "ms", block.execution_time_ms)
     if block.token_usage is not None:
         _put(out, "tokens", block.token_usage.total_tokens)
@@ -171,7 +177,7 @@ def _expectations(block: Block) -> list[dict[str, Any]]:
     shown: list[dict[str, Any]] = []
     for entry in block.expected_tools or ():
         name = entry if isinstance(entry, str) else str(entry.get("name", "?"))
-        item: dict[str, Any] = {"tool": name}
+        item: dict[str, Any] = {"tool": name, "unchecked": True}
         if isinstance(entry, dict) and entry.get("args"):
             item["args"] = _data(entry["args"])
         shown.append(item)
@@ -179,7 +185,9 @@ def _expectations(block: Block) -> list[dict[str, Any]]:
 
 
 def _detail(detail: ArgMatchDetail, calls: Sequence[ToolInvocation]) -> dict[str, Any]:
-    out: dict[str, Any] = {"tool": detail.tool, "ok": detail.passed}
+    out: dict[str, Any] = {"tool": detail.tool}
+    if not detail.passed:
+        out["ok"] = False  # missing: passed
     if detail.args_asserted is not None:
         out["args"] = _data(detail.args_asserted)
     if detail.count != 1:
@@ -261,12 +269,20 @@ def _cut(text: str | None) -> str | None:
 
 def _data(value: Any) -> Any:
     """JSON-shaped data with long strings cut; anything else (not JSON-shaped) as its repr."""
-    if isinstance(value, str):
-        return _cut(value)
-    if isinstance(value, bool | int | float) or value is None:
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= LONG_STRING else _cut(value)
+    if kind in _SCALARS:
         return value
     if isinstance(value, Mapping):
         return {str(key): _data(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_data(item) for item in value]
+    if isinstance(value, str):  # a str subclass
+        return _cut(str(value))
+    if isinstance(value, bool | int | float):
+        return value
     return _cut(repr(value))
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})

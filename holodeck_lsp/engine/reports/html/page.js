@@ -21,6 +21,15 @@
       "This page's data is format " + (data && data.format) + "; this page draws format " + PAGE_FORMAT + ". Render it again with this holodeck-lsp: holodeck-lsp report REPORT.json --html FILE"));
     return;
   }
+  // Defaults data.py leaves out to keep the page small: a turn passed, an assertion held.
+  data.runs.forEach(function (r) {
+    r.cases.forEach(function (c) {
+      c.turns.forEach(function (t) {
+        t.v = t.v || "passed";
+        (t.tools || []).forEach(function (x) { x.ok = x.unchecked ? undefined : x.ok !== false; });
+      });
+    });
+  });
   var run = data.runs[0];
   var state = { failedOnly: false, tool: "", kind: "", text: "", selected: null };
 
@@ -175,6 +184,7 @@
   function searchable(c, t) {
     if (t._text === undefined) {
       t._text = [c.name, t.input, t.response, t.truth].concat(t.why || [], t.errors || [],
+        (t.tools || []).map(function (x) { return x.reason || ""; }),
         (t.calls || []).map(function (x) { return x.n + " " + JSON.stringify(x.a || {}); }),
         (t.tools || []).map(function (x) { return x.tool; })).join("\n").toLowerCase();
     }
@@ -245,7 +255,13 @@
   function section(title, body) { return el("div", { class: "part" }, el("h3", null, title), body); }
   function detail(c, t) {
     var parts = [el("h2", { dir: "auto" }, c.name + " · " + turnLabel(t) + " · ", el("span", { class: "verdict " + t.v }, t.v))];
-    if (t.why) parts.push(section("Why it failed", el("ul", { class: "why" }, t.why.map(function (w) { return el("li", { dir: "auto" }, w); }))));
+    if (t.v === "failed") {
+      // As engine/reports/view.py words it: errors, each failed tool assertion, the rest.
+      var why = (t.errors || []).concat((t.tools || []).filter(function (x) { return x.reason; }).map(function (x) {
+        return x.reason.indexOf("tool '") === 0 ? x.reason : "tool '" + x.tool + "': " + x.reason;
+      }), t.why || []);
+      parts.push(section("Why it failed", el("ul", { class: "why" }, why.map(function (w) { return el("li", { dir: "auto" }, w); }))));
+    }
     parts.push(section("Input", text("input", t.input)));
     parts.push(el("div", { class: "part compare" },
       el("div", null, el("h3", null, "Response (actual)"), text("response", t.response === undefined ? "(no response)" : t.response)),
