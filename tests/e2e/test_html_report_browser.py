@@ -18,7 +18,7 @@ import pytest
 
 from holodeck_lsp.cli import main
 from holodeck_lsp.engine.reports import html
-from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation, TurnResult
+from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
 from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
 from tests.engine.test_html_report import failing_turn, report_of
 from tests.extension.npm_build import REPO, run_npm

@@ -1,7 +1,8 @@
 """The HTML report's Python half (engine/reports/html): the embedded data is the page data,
 escaped so no report text can end the JSON block; the Content Security Policy names the
 page's own script and style by hash; failure kinds and closest calls come from the engine's
-results. What the page draws from it is tested in a real browser: tests/e2e/test_html_report_browser.py.
+results. What the page draws from it is tested in a real browser:
+tests/e2e/test_html_report_browser.py.
 """
 
 from __future__ import annotations
