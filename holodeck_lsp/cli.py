@@ -38,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         from holodeck_lsp.runner.run_command import main as run_main
 
         return run_main(args[1:])
+    if args[0] == "report":
+        from holodeck_lsp.runner.report_command import main as report_main
+
+        return report_main(args[1:])
 
     parser = _parser()
     try:

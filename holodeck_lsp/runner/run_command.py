@@ -25,7 +25,7 @@ from typing import Any
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
 from holodeck_lsp.config.loader import load_agent_file
-from holodeck_lsp.engine.reports import json_report, junit, markdown
+from holodeck_lsp.engine.reports import html, json_report, junit, markdown
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
 from holodeck_lsp.runner.run_session import (
     Answers,
@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--report-json", type=Path, metavar="FILE", help="write a JSON report")
     parser.add_argument("--report-md", type=Path, metavar="FILE", help="write a Markdown report")
+    parser.add_argument(
+        "--report-html", type=Path, metavar="FILE", help="write a self-contained HTML report"
+    )
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
     parser.add_argument(
@@ -283,6 +286,8 @@ def _write_outputs(args: argparse.Namespace, outcome: RunOutcome, redactor: Reda
         outputs.append(_Output(args.report_json, lambda: json_report.render(masked)))
     if args.report_md:
         outputs.append(_Output(args.report_md, lambda: markdown.render(masked)))
+    if args.report_html:
+        outputs.append(_Output(args.report_html, lambda: html.render(masked)))
     if args.junit:
         outputs.append(_Output(args.junit, lambda: junit.render(masked)))
     if args.record and recording is not None:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, SecretStr
 
 from holodeck_lsp.config.yaml_document import ENV_REFERENCE
+from holodeck_lsp.engine.reports.html import embed_json
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.schema.tools import MCPTool
@@ -38,12 +39,14 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         values = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
-        # The forms a secret takes once escaped by the JSON, XML and Markdown writers.
+        # The forms a secret takes once escaped by the JSON, XML, Markdown and HTML writers.
         forms = set(values)
         for value in values:
             forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
             forms.add(json.dumps(value)[1:-1])
             forms.add(html.escape(value, quote=True))
+            # The HTML report's embedded JSON escapes <, >, & and U+2028/9 once more.
+            forms.add(embed_json(json.dumps(value, ensure_ascii=False)[1:-1]))
         # Longest first, so a secret containing another is masked whole.
         self._secrets = sorted(forms, key=len, reverse=True)
 

@@ -64,7 +64,7 @@ def test_a_passing_replay_exits_0_and_writes_every_report(
     status = main(
         ["run", str(suite / "agent.yaml"), "--replay", str(tape),
          "--report-json", str(out / "r.json"), "--report-md", str(out / "r.md"),
-         "--junit", str(out / "r.xml")]
+         "--junit", str(out / "r.xml"), "--report-html", str(out / "r.html")]
     )  # fmt: skip
     assert status == 0
     report = json.loads((out / "r.json").read_text(encoding="utf-8"))
@@ -75,6 +75,7 @@ def test_a_passing_replay_exits_0_and_writes_every_report(
     assert report["environment"]["mode"] == "replay"
     assert (out / "r.md").read_text(encoding="utf-8").startswith("# Test report: agent")
     ET.fromstring((out / "r.xml").read_text(encoding="utf-8"))
+    assert 'id="report-data">' in (out / "r.html").read_text(encoding="utf-8")
     printed = capsys.readouterr().out
     assert "[1/2] sums turn 0 ✓ (1/2)" in printed
     assert "2 passed, 0 failed of 2 test cases (3/3 turns)" in printed

@@ -1,7 +1,7 @@
 """`holodeck-lsp run` keeps secrets out of everything it writes — the same leaky suite as the
 editor's test (tests/server/test_server_run_secrets.py): a tool echoing the API key, a
 `${VAR}` of the instructions repeated by the model, a backend error quoting the key. Checked
-in the JSON, Markdown and JUnit reports, the recorded cassette, stdout and stderr."""
+in the JSON, Markdown, HTML and JUnit reports, the recorded cassette, stdout and stderr."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ async def test_the_cli_masks_every_secret_in_every_output(
 ) -> None:
     agent = write_leaky_suite(tmp_path / "suite", f"{fake_openai.base_url}/v1")
     fake_openai.script(*leaky_replies())
-    out = {name: tmp_path / name for name in ("r.json", "r.md", "r.xml", "tape.json")}
+    out = {name: tmp_path / name for name in ("r.json", "r.md", "r.xml", "r.html", "tape.json")}
     done = await run_cli(
         [
             str(agent),
@@ -30,6 +30,8 @@ async def test_the_cli_masks_every_secret_in_every_output(
             str(out["r.md"]),
             "--junit",
             str(out["r.xml"]),
+            "--report-html",
+            str(out["r.html"]),
             "--record",
             str(out["tape.json"]),
         ],

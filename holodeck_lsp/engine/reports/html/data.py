@@ -1,0 +1,288 @@
+"""The HTML page's data: a `TestReport` turned into the compact, JSON-shaped structure the
+page's script draws from.
+
+Why not embed the report itself: for a multi-turn case the report repeats every turn in the
+case's roll-up fields, and the page's numbers (failure kinds, the call a tool assertion
+matched or came closest to) are the engine's to decide, not JavaScript's. Empty fields are
+left out, and strings longer than `LONG_STRING` are cut with a note, so 1,000 cases stay
+within a few megabytes (bench/html_report.py).
+
+The shape leaves room for a model matrix and a baseline: `runs` is a list (one entry today)
+and `baseline` is null; the page draws one column per run.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, tool_reason
+from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
+
+#: Bumped when the page's data changes shape (the script checks it).
+PAGE_FORMAT = 1
+#: Characters of one string kept in the page; the JSON report keeps them all.
+LONG_STRING = 4000
+
+#: (case position, turn index or None) -> (0-based line, 0-based character) in the agent file.
+Locations = Mapping[tuple[int, int | None], tuple[int, int]]
+
+_ARG_KEY = re.compile(r"arg '((?:[^']|'(?!\s(?:mismatch|missing)))*)' (mismatch|missing)")
+_CLOSEST = re.compile(r"\(closest of \d+ calls, index (\d+)\)")
+_TIMEOUT = re.compile(r"\btimed out\b|\btimeout\b", re.IGNORECASE)
+_JUDGE_KINDS = frozenset({"geval", "rag"})
+
+
+def page_data(report: TestReport, locations: Locations | None = None) -> dict[str, Any]:
+    where = locations or {}
+    found = cases(report)
+    return {
+        "format": PAGE_FORMAT,
+        "report": {
+            "agent": report.agent_name,
+            "path": report.agent_config_path,
+            "timestamp": report.timestamp,
+            "version": report.holodeck_version,
+            "environment": dict(report.environment),
+        },
+        "runs": [_run(report, found, where)],
+        "baseline": None,
+    }
+
+
+def _run(report: TestReport, found: list[Case], where: Locations) -> dict[str, Any]:
+    summary = report.summary
+    tokens = sum(c.result.token_usage.total_tokens for c in found if c.result.token_usage)
+    duration = summary.total_duration_ms or sum(c.result.execution_time_ms for c in found)
+    models = sorted(
+        {m.model_used for c in found for b in c.blocks for m in b.metric_results if m.model_used}
+    )
+    env = report.environment
+    return {
+        "label": env.get("model") or env.get("backend") or report.agent_name,
+        "model": env.get("model"),
+        "judge_models": models,
+        "summary": {
+            "cases": len(found),
+            "passed": sum(1 for c in found if c.result.passed),
+            "failed": sum(1 for c in found if not c.result.passed),
+            "turns": sum(len(c.blocks) for c in found),
+            "turns_passed": sum(c.turns_passed for c in found),
+            "turns_skipped": sum(1 for c in found for b in c.blocks if b.skipped),
+            "tokens": tokens,
+            "duration_ms": duration,
+            "cancelled": env.get("cancelled") == "true",
+        },
+        "cases": [_case(case, where) for case in found],
+    }
+
+
+def _case(case: Case, where: Locations) -> dict[str, Any]:
+    out: dict[str, Any] = {"i": case.position, "name": case.label, "passed": case.result.passed}
+    if case.multi_turn:
+        out["multi"] = True
+    if case.case_errors:
+        out["errors"] = [_cut(e) for e in case.case_errors]
+    if (case.position, None) in where:
+        out["loc"] = list(where[(case.position, None)])
+    out["turns"] = [_block(block, case.position, where) for block in case.blocks]
+    return out
+
+
+def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
+    verdict = "skipped" if block.skipped else "passed" if block.passed else "failed"
+    # Most turns pass: a missing "v" reads "passed" (page.js fills defaults in on load).
+    out: dict[str, Any] = {"input": _cut(block.input)}
+    if verdict != "passed":
+        out["v"] = verdict
+    if block.turn_index is not None:
+        out["t"] = block.turn_index
+    _put(out, "response", _cut(block.response))
+    _put(out, "truth", _cut(block.ground_truth))
+    calls = [_call(call) for call in block.tool_invocations]
+    if not calls and block.tool_calls:  # an older report: names only
+        calls = [{"n": name} for name in block.tool_calls]
+    _put(out, "calls", calls)
+    _put(out, "tools", _expectations(block))
+    _put(out, "metrics", [_metric(metric) for metric in block.metric_results])
+    _put(out, "errors", [_cut(error) for error in block.errors])
+    if verdict == "failed":
+        out["kinds"] = failure_kinds(block)
+        # view.failure_reasons is errors, then tool reasons, then the rest: the first two
+        # are in "errors" and the assertions' "reason" already, so the page joins them back.
+        shown = len(block.errors) + sum(1 for d in block.arg_match_details or () if tool_reason(d))
+        _put(out, "why", [_cut(reason) for reason in failure_reasons(block)[shown:]])
+    _put(out, "ms", block.execution_time_ms)
+    if block.token_usage is not None:
+        _put(out, "tokens", block.token_usage.total_tokens)
+    if (position, block.turn_index) in where:
+        out["loc"] = list(where[(position, block.turn_index)])
+    return out
+
+
+def failure_kinds(block: Block) -> list[str]:
+    """What went wrong in a failed block, one label per kind, in a fixed order: `timeout`,
+    `error`, `missing tool`, `argument mismatch (<matcher>)`, `tool count`, `wrong answer`
+    (a standard metric), `judge` (G-Eval / RAG), `grader` (a code grader)."""
+    kinds: list[str] = []
+    for error in block.errors:
+        kinds.append("timeout" if _TIMEOUT.search(error) else "error")
+    for detail in block.arg_match_details or ():
+        kinds += _tool_kind(detail)
+    if block.tools_matched is False and not block.arg_match_details:
+        kinds.append("missing tool")
+    for metric in block.metric_results:
+        if metric.skipped or (metric.passed is not False and metric.error is None):
+            continue
+        if metric.error is not None:
+            kinds.append("timeout" if _TIMEOUT.search(metric.error) else "error")
+        elif metric.kind == "code":
+            kinds.append("grader")
+        elif metric.kind in _JUDGE_KINDS:
+            kinds.append("judge")
+        else:
+            kinds.append("wrong answer")
+    unique = list(dict.fromkeys(kinds))
+    return unique or ["failed"]
+
+
+def _tool_kind(detail: ArgMatchDetail) -> list[str]:
+    reason = detail.unmatched_reason
+    if reason is None:
+        return []
+    if reason.startswith("tool '") and "was not called" in reason:
+        return ["missing tool"]
+    arg = _ARG_KEY.search(reason)
+    if arg is None:
+        return ["tool count"]
+    if arg.group(2) == "missing":
+        return ["argument missing"]
+    return [f"argument mismatch ({_matcher_kind((detail.args_asserted or {}).get(arg.group(1)))})"]
+
+
+def _matcher_kind(asserted: object) -> str:
+    if isinstance(asserted, dict) and len(asserted) == 1:
+        key = next(iter(asserted))
+        if key in {"fuzzy", "regex"}:
+            return str(key)
+    return "literal"
+
+
+def _expectations(block: Block) -> list[dict[str, Any]]:
+    if block.arg_match_details is not None:
+        return [_detail(detail, block.tool_invocations) for detail in block.arg_match_details]
+    # Not checked one by one (an older report, or no per-assertion detail): names only.
+    shown: list[dict[str, Any]] = []
+    for entry in block.expected_tools or ():
+        name = entry if isinstance(entry, str) else str(entry.get("name", "?"))
+        item: dict[str, Any] = {"tool": name, "unchecked": True}
+        if isinstance(entry, dict) and entry.get("args"):
+            item["args"] = _data(entry["args"])
+        shown.append(item)
+    return shown
+
+
+def _detail(detail: ArgMatchDetail, calls: Sequence[ToolInvocation]) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": detail.tool}
+    if not detail.passed:
+        out["ok"] = False  # missing: passed
+    if detail.args_asserted is not None:
+        out["args"] = _data(detail.args_asserted)
+    if detail.count != 1:
+        out["count"] = detail.count
+    if detail.matched_calls != (detail.count if detail.passed else 0):
+        out["matched"] = detail.matched_calls  # missing: count if ok, else 0
+    reason = detail.unmatched_reason
+    if detail.matched_call_index is not None:
+        out["call"] = detail.matched_call_index
+    elif reason is not None:
+        closest = _CLOSEST.search(reason)
+        if closest is not None:
+            out["closest"] = int(closest.group(1))
+        else:
+            named = [i for i, call in enumerate(calls) if detail.tool in call.name]
+            if named:
+                out["closest"] = named[0]
+        arg = _ARG_KEY.search(reason)
+        if arg is not None:
+            out["arg"] = arg.group(1)
+    _put(out, "reason", _cut(reason))
+    return out
+
+
+def _call(call: ToolInvocation) -> dict[str, Any]:
+    # Short keys, as for metrics: n name, a args, r result, e error.
+    out: dict[str, Any] = {"n": call.name}
+    _put(out, "a", _data(call.args))
+    if call.result is not None:
+        out["r"] = _data(call.result)
+    _put(out, "e", _cut(call.error))
+    return out
+
+
+def _metric(metric: MetricResult) -> dict[str, Any]:
+    # Short keys: a turn carries a few metrics, a page thousands of turns (see the module
+    # docstring). n name, k kind (missing: standard), s score, st status, th threshold,
+    # e error, r reasoning, m model, d details.
+    out: dict[str, Any] = {"n": metric.metric_name, "s": _num(metric.score)}
+    if metric.kind != "standard":
+        out["k"] = metric.kind
+    if metric.skipped:
+        out["st"] = "skipped"
+    elif metric.error is not None:
+        out["st"] = "error"
+    elif metric.passed is None:
+        out["st"] = "not graded"
+    elif not metric.passed:
+        out["st"] = "failed"  # missing: passed
+    if metric.threshold is not None:
+        out["th"] = _num(metric.threshold)
+    _put(out, "e", _cut(metric.error))
+    _put(out, "r", _cut(metric.reasoning))
+    _put(out, "m", metric.model_used)
+    if metric.details:
+        out["d"] = _data(metric.details)
+    return out
+
+
+def _num(value: float) -> float | int | str:
+    # 1.0 as 1: whole scores are most scores, and JSON reads both as the same number.
+    if not math.isfinite(value):
+        return str(value)  # JSON has no NaN / Infinity
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _put(out: dict[str, Any], key: str, value: object) -> None:
+    if value not in (None, "", [], {}, 0):
+        out[key] = value
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= LONG_STRING:
+        return text
+    return (
+        text[:LONG_STRING] + f"… [{len(text) - LONG_STRING:,} more characters in the JSON report]"
+    )
+
+
+def _data(value: Any) -> Any:
+    """JSON-shaped data with long strings cut; anything else (not JSON-shaped) as its repr."""
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= LONG_STRING else _cut(value)
+    if kind in _SCALARS:
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): _data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_data(item) for item in value]
+    if isinstance(value, str):  # a str subclass
+        return _cut(str(value))
+    if isinstance(value, bool | int | float):
+        return value
+    return _cut(repr(value))
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})

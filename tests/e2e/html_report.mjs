@@ -1,0 +1,108 @@
+// The HTML run report in headless Debian Chromium (playwright-core), every network request
+// refused: opens each page given, checks it, writes a JSON verdict. Used by
+// test_html_report.py, which builds the pages and compares the numbers with the JSON reports.
+//
+//   node tests/e2e/html_report.mjs --page FILE [--page FILE …] --out RESULT.json
+//        [--screenshots DIR] [--chromium /usr/bin/chromium] [--width 1280 --height 900]
+//
+// For each page: console errors, page errors, requests (any URL other than the page itself),
+// the summary tiles, the charts' bars (data-* attributes and drawn text), the cells of the
+// grid, the cells shown with "failed turns only" on, the detail of the first failed cell
+// after a click, whether any injected script ran (window.__pwned, <img>, extra <script>),
+// and the time from navigation to the page's data-ready mark.
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const o = { pages: [], out: null, screenshots: null, chromium: "/usr/bin/chromium", width: 1280, height: 900 };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i], next = () => process.argv[++i];
+  if (a === "--page") o.pages.push(path.resolve(next()));
+  else if (a === "--out") o.out = path.resolve(next());
+  else if (a === "--screenshots") o.screenshots = path.resolve(next());
+  else if (a === "--chromium") o.chromium = next();
+  else if (a === "--width") o.width = Number(next());
+  else if (a === "--height") o.height = Number(next());
+  else throw new Error(`unknown argument ${a}`);
+}
+if (!o.out || o.pages.length === 0) throw new Error("need --page FILE and --out FILE");
+if (o.screenshots) fs.mkdirSync(o.screenshots, { recursive: true });
+
+const browser = await chromium.launch({ executablePath: o.chromium, args: ["--no-sandbox"] });
+const results = [];
+try {
+  for (const file of o.pages) {
+    const context = await browser.newContext({ viewport: { width: o.width, height: o.height } });
+    const page = await context.newPage();
+    const url = "file://" + file;
+    const r = { file, console: [], pageErrors: [], requests: [] };
+    page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
+    page.on("pageerror", (e) => r.pageErrors.push(String(e)));
+    await context.route("**/*", (route) => {
+      const u = route.request().url();
+      if (u === url) return route.continue();
+      r.requests.push(u);
+      return route.abort();
+    });
+    const t0 = Date.now();
+    await page.goto(url, { waitUntil: "load" });
+    await page.waitForSelector("body[data-ready=true]", { timeout: 10000 });
+    r.readyMs = Date.now() - t0;
+    r.perfReadyMs = await page.evaluate(() => performance.now());
+    // Interactive: a click on the first cell gets its detail drawn.
+    const t1 = Date.now();
+    const cells = await page.locator("button.cell").count();
+    if (cells > 0) {
+      await page.locator("button.cell").first().click();
+      await page.waitForSelector("#detail .detail-body");
+    }
+    r.firstClickMs = Date.now() - t1;
+    Object.assign(r, await page.evaluate(() => {
+      const num = (id) => { const n = document.querySelector(`#${id} .num`); return n ? n.textContent : null; };
+      const bars = (id) => Array.from(document.querySelectorAll(`#${id} g.bar`)).map((g) => ({
+        label: g.dataset.label, passed: Number(g.dataset.passed), total: Number(g.dataset.total), rate: Number(g.dataset.rate),
+        text: Array.from(g.querySelectorAll("text")).map((t) => t.textContent),
+      }));
+      return {
+        pwned: window.__pwned === undefined ? null : String(window.__pwned),
+        imgs: document.querySelectorAll("img, iframe, object, embed").length,
+        scripts: document.querySelectorAll("script").length,
+        handlers: Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on"))).length,
+        title: document.title,
+        summary: { casesPassed: num("sum-cases-passed"), casesFailed: num("sum-cases-failed"), turnsPassed: num("sum-turns-passed"),
+          turnsFailed: num("sum-turns-failed"), turnsSkipped: num("sum-turns-skipped"), tokens: num("sum-tokens") },
+        turnChart: bars("chart-turns"), toolChart: bars("chart-tools"),
+        kindChart: Array.from(document.querySelectorAll("#chart-kinds g.bar")).map((g) => ({ kind: g.dataset.kind, count: Number(g.dataset.count), text: g.querySelector("text.value").textContent })),
+        cells: Array.from(document.querySelectorAll("button.cell")).map((b) => ({ c: b.dataset.case, t: b.dataset.turn, v: b.dataset.verdict })),
+        noCases: !!document.getElementById("no-cases"),
+        responses: Array.from(document.querySelectorAll("#detail .text.response")).map((n) => n.textContent),
+      };
+    }));
+    if (cells > 0) {
+      await page.locator("#filter-failed").check();
+      r.failedShown = await page.evaluate(() => Array.from(document.querySelectorAll("#grid tbody tr:not([hidden]) td:not(.filtered-out) button.cell"))
+        .map((b) => ({ c: b.dataset.case, t: b.dataset.turn, v: b.dataset.verdict })));
+      r.filterCount = await page.locator("#filter-count").textContent();
+      const failed = page.locator("#grid tbody tr:not([hidden]) td:not(.filtered-out) button.cell");
+      if (await failed.count() > 0) {
+        await failed.first().click();
+        r.detail = await page.evaluate(() => {
+          const d = document.querySelector("#detail .detail-body");
+          return { c: d.dataset.case, t: d.dataset.turn, heading: d.querySelector("h2").textContent,
+            why: Array.from(d.querySelectorAll(".why li")).map((li) => li.textContent),
+            differs: Array.from(d.querySelectorAll(".args dt.differs")).map((n) => n.textContent) };
+        });
+      }
+      r.pwnedAfter = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
+    }
+    if (o.screenshots) {
+      await page.screenshot({ path: path.join(o.screenshots, path.basename(file, ".html") + ".png"), fullPage: true });
+    }
+    results.push(r);
+    await context.close();
+  }
+} finally {
+  await browser.close();
+}
+fs.writeFileSync(o.out, JSON.stringify(results, null, 2));
+console.log(`checked ${results.length} page(s): ${o.out}`);
