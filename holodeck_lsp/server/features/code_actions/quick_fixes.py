@@ -134,7 +134,7 @@ def fixes_for(
     suggestion = data.get("suggestion")
     if code == "HD102":
         return _quote(node, data, message)
-    if code in ("HD100", "HD103", "HD201", "HD203") and isinstance(suggestion, str) and suggestion:
+    if code in ("HD100", "HD103", "HD201", "HD125") and isinstance(suggestion, str) and suggestion:
         return _did_you_mean(node, suggestion)
     if code == "HD120":
         return _literal_regex(node)
