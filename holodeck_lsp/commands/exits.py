@@ -14,15 +14,21 @@ EXIT_CANNOT_RUN = 3
 
 CHECK_EXIT_CODES = (
     (EXIT_OK, "no errors (with --strict: no warnings either)"),
-    (EXIT_FAILED, "errors found, or the check could not run (bad arguments, missing path, "
-     "no agent files, --output not writable)"),
+    (
+        EXIT_FAILED,
+        "errors found, or the check could not run (bad arguments, missing path, "
+        "no agent files, --output not writable)",
+    ),
 )
 RUN_EXIT_CODES = (
     (EXIT_OK, "every case passed"),
     (EXIT_TEST_FAILED, "some case failed"),
     (EXIT_FAILED, "configuration errors (printed as check prints them) or bad arguments"),
-    (EXIT_CANNOT_RUN, "the run cannot proceed: backend unreachable (or every turn failed on "
-     "connection errors), unreadable cassette, unwritable report"),
+    (
+        EXIT_CANNOT_RUN,
+        "the run cannot proceed: backend unreachable (or every turn failed on "
+        "connection errors), unreadable cassette, unwritable report",
+    ),
 )
 
 

@@ -6,6 +6,7 @@ every file system (network mounts, containers), and a suite has few files. Ctrl-
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -58,7 +59,6 @@ def _skipped(name: str) -> bool:
 
 
 def _add(times: dict[str, int], path: str) -> None:
-    try:
+    # Deleted between listing and stat: it shows as a change next round.
+    with contextlib.suppress(OSError):
         times[path] = os.stat(path).st_mtime_ns
-    except OSError:  # deleted between listing and stat: it shows as a change next round
-        pass

@@ -128,7 +128,7 @@ def clean(result: LoadResult) -> None:
     [
         ("description: a: b\n", "description: a: b"),
         ("tools:\n  - name: x\n   type: function\n", "   type: function"),
-        ('description: "never closed\nauthor: me\n', "author: me"),
+        ('description: "never closed\nauthor: me\n', 'description: "never closed'),
     ],
     ids=["mapping-in-plain-value", "bad-indentation", "unclosed-quote"],
 )
