@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.server.features.code_actions.quick_fixes import fixes_for, to_turns
+from holodeck_lsp.config.fixes import fixes_for, to_turns
 
 FAULTY = """name: x
 model: {provider: openia, name: m}
