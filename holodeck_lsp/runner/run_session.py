@@ -38,6 +38,7 @@ from holodeck_lsp.runner.cassette import (
     ReplayBackend,
     load_cassette,
 )
+from holodeck_lsp.runner.connection_watch import ConnectionCounts, WatchedBackend
 from holodeck_lsp.runner.executor import RunOptions, run_suite
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
@@ -112,6 +113,9 @@ class RunOutcome:
     report: TestReport
     #: With `Live(record=True)`: what the backend answered, secrets masked.
     recording: Cassette | None = None
+    #: A live run where every send failed to reach the model's server: why (secrets masked).
+    #: The CLI exits 3 on it; the run did not test the agent at all.
+    unreachable: str | None = None
 
 
 class RunSession:
@@ -126,6 +130,7 @@ class RunSession:
         backend: AgentBackend,
         redactor: Redactor,
         environment: dict[str, str],
+        connections: ConnectionCounts | None = None,
     ) -> None:
         self.request = request
         #: The agent as run (overrides applied).
@@ -134,6 +139,7 @@ class RunSession:
         self.backend = backend
         self.redactor = redactor
         self._environment = environment
+        self._connections = connections
         self._closed = False
 
     @classmethod
@@ -151,12 +157,17 @@ class RunSession:
             raise RunCannotStart(f"{request.agent_path.name} has no test cases to run")
         environment = {"mode": _mode(request.answers)}
         answers = request.answers
+        connections = None
         try:
             if isinstance(answers, Live):
                 agent, overridden = with_backend_overrides(agent, request.backend_overrides)
                 if overridden:
                     environment["backend_overrides"] = ", ".join(overridden)
-                backend = _live_backend(agent, request.agent_path.parent, answers.record)
+                watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
+                connections = watched.counts
+                backend: AgentBackend = (
+                    RecordingBackend(watched, agent.name) if answers.record else watched
+                )
             elif isinstance(answers, Replay):
                 backend = ReplayBackend(load_cassette(answers.path), agent)
             else:
@@ -166,7 +177,7 @@ class RunSession:
         except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
             message = f"the backend could not start: {type(error).__name__}: {error}"
             raise RunCannotStart(redactor.text(message)) from None
-        return cls(request, agent, planned, backend, redactor, environment)
+        return cls(request, agent, planned, backend, redactor, environment, connections)
 
     @property
     def mode(self) -> str:
@@ -208,7 +219,17 @@ class RunSession:
         recording = None
         if isinstance(self.backend, RecordingBackend):
             recording = self.redactor.model(self.backend.cassette())
-        return RunOutcome(report=self.redactor.report(report), recording=recording)
+        unreachable = None
+        counts = self._connections
+        if counts is not None and counts.all_unreachable:
+            unreachable = self.redactor.text(
+                f"every turn failed to reach the model's server ({counts.unreachable} of "
+                f"{counts.sends} sends), so the agent was not tested; first error: "
+                f"{counts.first_error}"
+            )
+        return RunOutcome(
+            report=self.redactor.report(report), recording=recording, unreachable=unreachable
+        )
 
     async def aclose(self) -> None:
         """Close the backend (once); a failing cleanup is only logged — the report is done."""
@@ -236,12 +257,13 @@ def _mode(answers: Answers) -> str:
     return "replay" if isinstance(answers, Replay) else "regrade"
 
 
-def _live_backend(agent: Agent, agent_dir: Path, record: bool) -> AgentBackend:
+def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
     # Only now: importing the backends package (and an SDK) is what a live run pays for.
+    # (It checks first that the model's endpoint answers: runner/preflight.py.)
     from holodeck_lsp.runner.backends import create_backend
 
     backend: AgentBackend = create_backend(agent, agent_dir)
-    return RecordingBackend(backend, agent.name) if record else backend
+    return backend
 
 
 class _MaskedProgress:
