@@ -12,7 +12,6 @@ import fnmatch
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.keyword_expression import KeywordError, compile_keyword
-
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.test_case import TestCase
 
