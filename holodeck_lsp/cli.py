@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
-from holodeck_lsp.commands.exits import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
     ("check PATH…", "check agent files: every load-time fault at its position (--fix, --diff)"),

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
-from holodeck_lsp.commands.exits import CHECK_EXIT_CODES, EXIT_FAILED, EXIT_OK, epilog
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import Format, build_report, render
 from holodeck_lsp.config.formats.text import summary_line
+from holodeck_lsp.exit_codes import CHECK_EXIT_CODES, EXIT_FAILED, EXIT_OK, epilog
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 
@@ -72,7 +72,7 @@ def main(argv: Sequence[str], prog: str = "holodeck-lsp check") -> int:
         return _error("--fix and --diff cannot be used together (--diff writes nothing)")
     palette = Palette(wants_color(options.color, sys.stdout) and options.output is None)
     if options.watch:
-        from holodeck_lsp.commands.watch import watch
+        from holodeck_lsp.runner.file_watch import watch
 
         return watch(options.paths, lambda: _check_once(options, palette))
     return _check_once(options, palette)

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from holodeck_lsp.commands.exits import EXIT_FAILED, EXIT_OK
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.config.fixes.safe import fix_text
 from holodeck_lsp.config.loader import load_agent_file
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
 from holodeck_lsp.terminal import Palette
 
 

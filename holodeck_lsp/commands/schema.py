@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from holodeck_lsp.commands.exits import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_TITLE = "HoloDeck agent.yaml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from holodeck_lsp.commands.exits import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
 
 DEFAULT_HOST = "127.0.0.1"
 

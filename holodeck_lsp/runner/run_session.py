@@ -95,6 +95,9 @@ class RunRequest:
     agent_text: str | None = None
     #: The environment secrets are looked for in (default: this process's).
     env: Mapping[str, str] | None = None
+    #: Stop at the first failing case: the cases still running are cancelled (their
+    #: unanswered turns reported as `cancelled`), no new case starts.
+    fail_fast: bool = False
 
 
 class RunCannotStart(Exception):
@@ -116,6 +119,8 @@ class RunOutcome:
     #: A live run where every send failed to reach the model's server: why (secrets masked).
     #: The CLI exits 3 on it; the run did not test the agent at all.
     unreachable: str | None = None
+    #: With `fail_fast`: the label of the case whose failure stopped the run.
+    stopped_after: str | None = None
 
 
 class RunSession:
@@ -201,7 +206,13 @@ class RunSession:
             config_path=request.agent_path,
             environment=self._environment,
         )
-        sink = _MaskedProgress(progress, self.redactor) if progress is not None else None
+        sink: ProgressSink | None = (
+            _MaskedProgress(progress, self.redactor) if progress is not None else None
+        )
+        stopper: _FailFast | None = None
+        if request.fail_fast:
+            cancel = cancel if cancel is not None else asyncio.Event()
+            sink = stopper = _FailFast(sink, cancel)
         try:
             report = await run_suite(
                 self.agent,
@@ -228,7 +239,14 @@ class RunSession:
                 f"{counts.first_error}"
             )
         return RunOutcome(
-            report=self.redactor.report(report), recording=recording, unreachable=unreachable
+            report=self.redactor.report(report),
+            recording=recording,
+            unreachable=unreachable,
+            stopped_after=(
+                self.redactor.text(stopper.stopped_after)
+                if stopper is not None and stopper.stopped_after is not None
+                else None
+            ),
         )
 
     async def aclose(self) -> None:
@@ -264,6 +282,31 @@ def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
 
     backend: AgentBackend = create_backend(agent, agent_dir)
     return backend
+
+
+class _FailFast:
+    """Passes events on; the first failed case sets `cancel` (the executor then starts no
+    new case and skips unanswered turns as `cancelled`)."""
+
+    def __init__(self, inner: ProgressSink | None, cancel: asyncio.Event) -> None:
+        self._inner = inner
+        self._cancel = cancel
+        self.stopped_after: str | None = None
+
+    def case_started(self, case: CaseRef) -> None:
+        if self._inner is not None:
+            self._inner.case_started(case)
+
+    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
+        if self._inner is not None:
+            self._inner.turn_finished(case, turn)
+
+    def case_finished(self, case: CaseRef, result: TestResult) -> None:
+        if not result.passed and self.stopped_after is None and not self._cancel.is_set():
+            self.stopped_after = case.label
+            self._cancel.set()
+        if self._inner is not None:
+            self._inner.case_finished(case, result)
 
 
 class _MaskedProgress:

@@ -19,15 +19,21 @@ POLL_SECONDS = 0.3
 WATCHED_SUFFIXES = (".yaml", ".yml", ".py", ".json", ".md", ".txt", ".csv")
 
 
-def watch(paths: Iterable[Path], once: Callable[[], int], *, poll: float = POLL_SECONDS) -> int:
-    """Run `once`, then again after each change under `paths`; returns on Ctrl-C with the
-    status of the last round."""
+def watch(
+    paths: Iterable[Path],
+    once: Callable[[], int],
+    *,
+    poll: float = POLL_SECONDS,
+    stop: Callable[[], bool] = lambda: False,
+) -> int:
+    """Run `once`, then again after each change under `paths`; returns on Ctrl-C (or when
+    `stop()` says so: `run` handles Ctrl-C itself) with the status of the last round."""
     roots = list(paths)
     status = once()
     seen = _snapshot(roots)
     print("holodeck-lsp: watching for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
-        while True:
+        while not stop():
             time.sleep(poll)
             now = _snapshot(roots)
             if now != seen:
@@ -36,7 +42,8 @@ def watch(paths: Iterable[Path], once: Callable[[], int], *, poll: float = POLL_
                 print(f"\n--- {time.strftime('%H:%M:%S')} change seen, again ---", flush=True)
                 status = once()
     except KeyboardInterrupt:
-        return status
+        pass
+    return status
 
 
 def _snapshot(roots: list[Path]) -> dict[str, int]:
