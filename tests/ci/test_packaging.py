@@ -56,7 +56,7 @@ def test_wheel_and_sdist_build_install_and_run(tmp_path: Path) -> None:
     installed = call(python, "-m", "pip", "install", "-q", wheel)
     assert installed.returncode == 0, installed.stderr[-3000:]
     script = clean / "bin" / "holodeck-lsp"
-    where = call(python, "-c", "import holodeck_lsp; print(holodeck_lsp.__file__)")
+    where = call(python, "-c", "import holodeck_lsp; print(holodeck_lsp.__file__)", cwd=tmp_path)
     assert where.stdout.startswith(str(clean)), where.stdout  # the wheel, not this checkout
 
     project = tmp_path / "project"
