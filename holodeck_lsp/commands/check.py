@@ -100,7 +100,9 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
     if options.fix or options.diff:
         from holodeck_lsp.commands.fix import apply_fixes
 
-        status = apply_fixes(files, write=options.fix, palette=palette)
+        # A machine format keeps stdout for itself: the changes go to stderr then.
+        out = sys.stdout if options.format == "text" and options.output is None else sys.stderr
+        status = apply_fixes(files, write=options.fix, palette=palette, out=out)
         if options.diff:
             return status
     # A one-shot process keeps every result until it exits: cyclic GC would only re-walk them.

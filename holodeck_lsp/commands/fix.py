@@ -7,6 +7,7 @@ import difflib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TextIO
 
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.config.fixes.safe import fix_text
@@ -15,7 +16,9 @@ from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
 from holodeck_lsp.terminal import Palette
 
 
-def apply_fixes(files: Iterable[Path], *, write: bool, palette: Palette) -> int:
+def apply_fixes(
+    files: Iterable[Path], *, write: bool, palette: Palette, out: TextIO | None = None
+) -> int:
     """Fix every document of `files` (an include's faults are fixed in the include). With
     `write` False (`--diff`): exit status 2 when something would change, as `ruff --diff`
     fails, so CI can demand a fixed tree."""
@@ -52,16 +55,17 @@ def apply_fixes(files: Iterable[Path], *, write: bool, palette: Palette) -> int:
                     print(
                         f"{shown}:{start.line + 1}:{start.character + 1}: "
                         f"{palette.paint('fixed', 'green', 'bold')}: {item.title}: "
-                        f"{item.before} -> {item.after} [{item.diagnostic.code.value}]"
+                        f"{item.before} -> {item.after} [{item.diagnostic.code.value}]",
+                        file=stream,
                     )
             else:
-                sys.stdout.writelines(_diff(text, fixed.text, shown, palette))
+                stream.writelines(_diff(text, fixed.text, shown, palette))
     if write:
         noun = "file" if changed == 1 else "files"
         print(f"fixed {changed} {noun}" if changed else "nothing to fix safely", file=sys.stderr)
     elif not changed:
         print("nothing to fix safely", file=sys.stderr)
-    sys.stdout.flush()
+    stream.flush()
     if not write and changed:
         return EXIT_FAILED
     return status
