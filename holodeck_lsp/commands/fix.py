@@ -21,7 +21,9 @@ def apply_fixes(
 ) -> int:
     """Fix every document of `files` (an include's faults are fixed in the include). With
     `write` False (`--diff`): exit status 2 when something would change, as `ruff --diff`
-    fails, so CI can demand a fixed tree."""
+    fails, so CI can demand a fixed tree. `out` receives the "fixed" lines and the diff
+    (stdout by default; stderr when stdout carries a machine format)."""
+    stream: TextIO = out or sys.stdout
     status = EXIT_OK
     changed = 0
     for agent in files:
