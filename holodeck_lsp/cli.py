@@ -69,6 +69,8 @@ def help_text() -> str:
 
 
 def _legacy(args: list[str]) -> int:
+    if "--tcp" not in args and any(arg in ("--host", "--port") for arg in args):
+        return _usage("--host and --port only apply to --tcp (holodeck-lsp serve --tcp --port N)")
     found = [arg for arg in args if arg in LEGACY_FLAGS or arg == "--version"]
     if "--version" in found and len(args) == 1:
         print(__version__)

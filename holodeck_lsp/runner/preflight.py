@@ -77,6 +77,9 @@ def check_endpoint(
     if any(environment.get(name) for name in _PROXY_VARIABLES):
         # The SDKs go through the proxy; a direct request would prove nothing either way.
         return
+    if _key_missing(agent, environment):
+        # A missing API key is the surer, local fault: the backend reports it, with the fix.
+        return
     endpoint = endpoint_of(agent, environment)
     limit = timeout if timeout is not None else _timeout(environment)
     problem = probe(endpoint.url, limit)
@@ -122,6 +125,20 @@ def probe(url: str, timeout: float) -> str | None:
     finally:
         connection.close()
     return None
+
+
+_KEY_VARIABLES = {Provider.OPENAI: "OPENAI_API_KEY", Provider.AZURE_OPENAI: "AZURE_OPENAI_API_KEY"}
+
+
+def _key_missing(agent: Agent, env: Mapping[str, str]) -> bool:
+    """openai / azure_openai without a key: the backend refuses to start anyway. (Ollama needs
+    none; the Claude CLI may be logged in without one.)"""
+    variable = _KEY_VARIABLES.get(agent.model.provider)
+    if variable is None:
+        return False
+    key = agent.model.api_key
+    has_key = key is not None and bool(key.get_secret_value().strip())
+    return not has_key and not env.get(variable, "").strip()
 
 
 def _switched_off(env: Mapping[str, str]) -> bool:

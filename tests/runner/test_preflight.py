@@ -160,3 +160,20 @@ def test_every_turn_failing_to_connect_exits_3_and_the_summary_says_so(tmp_path:
     assert "the backend is down: every turn failed to reach the model's server (2 of 2" in (
         done.stdout
     )
+
+
+def test_a_missing_api_key_is_left_to_the_backend_to_report(tmp_path: Path) -> None:
+    from holodeck_lsp.config.loader import LoadOptions, load_agent_file
+    from holodeck_lsp.runner.preflight import BackendUnreachable, check_endpoint
+
+    port = closed_port()
+    text = AGENT.replace(
+        "  provider: ollama\n  name: llama3.2\n",
+        f"  provider: openai\n  name: gpt-4o-mini\n  endpoint: http://127.0.0.1:{port}/v1\n",
+    )
+    (tmp_path / "agent.yaml").write_text(text, encoding="utf-8")
+    agent = load_agent_file(tmp_path / "agent.yaml", options=LoadOptions(env={})).agent
+    assert agent is not None
+    check_endpoint(agent, {})  # no key: the backend's "needs an API key" comes first
+    with pytest.raises(BackendUnreachable, match="cannot reach the OpenAI API"):
+        check_endpoint(agent, {"OPENAI_API_KEY": "sk-test"})
