@@ -162,3 +162,12 @@ def test_warnings_are_printed_before_the_run_and_reports_say_where(tmp_path: Pat
     assert "report written to out/report.json\n" in done.stdout
     assert "report written to out/junit.xml\n" in done.stdout
     assert (tmp_path / "out" / "report.json").is_file()
+
+
+def test_verdicts_are_coloured_only_when_asked_or_on_a_terminal(tmp_path: Path) -> None:
+    write_suite(tmp_path, {**RIGHT, "m": "wrong"})
+    plain = run(tmp_path)
+    assert "\x1b[" not in plain.stdout  # a pipe: no colour
+    coloured = run(tmp_path, "--color", "always")
+    assert "\x1b[32;1mPASSED\x1b[0m  revenue-2019" in coloured.stdout
+    assert "\x1b[31;1mFAILED\x1b[0m  margin" in coloured.stdout
