@@ -127,14 +127,20 @@ def probe(url: str, timeout: float) -> str | None:
     return None
 
 
-_KEY_VARIABLES = {Provider.OPENAI: "OPENAI_API_KEY", Provider.AZURE_OPENAI: "AZURE_OPENAI_API_KEY"}
+_KEY_VARIABLES = {
+    Provider.OPENAI: "OPENAI_API_KEY",
+    Provider.AZURE_OPENAI: "AZURE_OPENAI_API_KEY",
+    Provider.ANTHROPIC: "ANTHROPIC_API_KEY",
+}
 
 
 def _key_missing(agent: Agent, env: Mapping[str, str]) -> bool:
-    """openai / azure_openai without a key: the backend refuses to start anyway. (Ollama needs
-    none; the Claude CLI may be logged in without one.)"""
+    """A provider without its key (`model.api_key` or the environment variable): the backend
+    refuses to start anyway, with the fix. Ollama needs none; the Claude CLI's OAuth token
+    is its own credential."""
     variable = _KEY_VARIABLES.get(agent.model.provider)
-    if variable is None:
+    auth = agent.model.auth_provider
+    if variable is None or (auth is not None and auth.value == "oauth_token"):
         return False
     key = agent.model.api_key
     has_key = key is not None and bool(key.get_secret_value().strip())

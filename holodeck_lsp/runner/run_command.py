@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from holodeck_lsp.config.diagnostics import Severity
@@ -33,6 +30,7 @@ from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.engine.reports import json_report, junit, markdown
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner import last_run
+from holodeck_lsp.runner.ctrl_c import CtrlC
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
 from holodeck_lsp.runner.run_session import (
     Answers,
@@ -59,11 +57,11 @@ EXIT_CANNOT_RUN = 3
 def main(argv: list[str]) -> int:
     # Ctrl-C is ours from the start, not only while cases run: creating the backend (importing
     # an SDK, loading tools) takes seconds, and a Ctrl-C then must not lose the report either.
-    with _CtrlC() as ctrl_c:
+    with CtrlC() as ctrl_c:
         return _main(argv, ctrl_c)
 
 
-def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
+def _main(argv: list[str], ctrl_c: CtrlC) -> int:
     parser = _parser()
     try:
         # Intermixed: options may come before or after the path.
@@ -81,7 +79,7 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
     return _run_once(args, ctrl_c)
 
 
-def _run_once(args: argparse.Namespace, ctrl_c: _CtrlC) -> int:
+def _run_once(args: argparse.Namespace, ctrl_c: CtrlC) -> int:
     palette = Palette(wants_color(args.color, sys.stdout))
     path = _agent_path(args.path)
     if path is None:
@@ -308,59 +306,11 @@ def _agent_path(path: Path) -> Path | None:
 
 
 async def _run(
-    session: RunSession, progress: TerminalProgress | None, ctrl_c: _CtrlC
+    session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC
 ) -> RunOutcome:
     cancel = asyncio.Event()
     with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
         return await session.run(progress, cancel)
-
-
-class _CtrlC:
-    """SIGINT for the whole command. The first Ctrl-C cancels gracefully: during the run it
-    sets the run's `cancel` event (sessions closed, unanswered turns skipped as `cancelled`);
-    before the run it makes the run start cancelled; after it, the reports are still written.
-    The second Ctrl-C interrupts at once (KeyboardInterrupt, as Python's default)."""
-
-    def __init__(self) -> None:
-        self.pressed = False
-        self._wake: Callable[[], object] | None = None
-        self._previous: Any = None
-        self._installed = False
-
-    def __enter__(self) -> _CtrlC:
-        try:
-            previous = signal.getsignal(signal.SIGINT)
-            if previous is not signal.SIG_IGN:  # e.g. started in the background: keep ignoring
-                signal.signal(signal.SIGINT, self._on_interrupt)
-                self._previous, self._installed = previous, True
-        except ValueError:  # not the main thread: Ctrl-C is not ours to handle
-            pass
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            previous = self._previous if self._previous is not None else signal.SIG_DFL
-            signal.signal(signal.SIGINT, previous)
-
-    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
-        if self.pressed:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            raise KeyboardInterrupt
-        self.pressed = True
-        if self._wake is not None:
-            self._wake()
-
-    @contextlib.contextmanager
-    def cancelling(self, loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> Iterator[None]:
-        """While the run goes on, Ctrl-C sets `cancel`. The handler runs between bytecodes of
-        the main thread, maybe while the loop waits in select: `call_soon_threadsafe` wakes it."""
-        if self.pressed:
-            cancel.set()
-        self._wake = lambda: loop.call_soon_threadsafe(cancel.set)
-        try:
-            yield
-        finally:
-            self._wake = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,12 @@ def summary_lines(
     stopped_early: str | None = None,
     palette: Palette = PLAIN,
 ) -> list[str]:
-    lines = [totals_line(report, elapsed, stopped_early, palette)]
+    # The totals line stays last but for a backend that is down: CI logs are read from the end.
+    lines = []
     tokens = agent_tokens_line(report)
     if tokens is not None:
         lines.append(tokens)
+    lines.append(totals_line(report, elapsed, stopped_early, palette))
     if unreachable is not None:
         lines.append(palette.paint(f"the backend is down: {unreachable}", "red", "bold"))
     return lines
