@@ -18,7 +18,7 @@ from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
     ("check PATH…", "check agent files: every load-time fault at its position (--fix, --diff)"),
-    ("run PATH", "run an agent's test cases against the agent (or a cassette) and grade them"),
+    ("run PATH…", "run agents' test cases against the agent (or a cassette) and grade them"),
     ("serve", "the language server, over stdio (the default) or --tcp --port N"),
     ("schema", "print the JSON Schema of agent.yaml"),
 )

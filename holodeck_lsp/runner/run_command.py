@@ -72,18 +72,53 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CONFIG, "--record and --replay cannot be used together")
     if args.last_failed and (args.case or args.keyword):
         return _fail(EXIT_CONFIG, "--last-failed chooses the cases itself: drop --case / -k")
+    paths = _agent_paths(args.paths)
+    if paths is None:
+        return EXIT_CONFIG
+    if len(paths) > 1:
+        # Each agent has its own cases, cassette and reports: one file of each cannot hold them.
+        single = [name for name, value in _PER_AGENT_OPTIONS if getattr(args, value) is not None]
+        if single:
+            return _fail(
+                EXIT_CONFIG,
+                f"{len(paths)} agent files found; {', '.join(single)} only work with one agent "
+                "file: name it",
+            )
     if args.watch:
         from holodeck_lsp.runner.file_watch import watch
 
-        return watch([args.path], lambda: _run_once(args, ctrl_c), stop=lambda: ctrl_c.pressed)
-    return _run_once(args, ctrl_c)
+        return watch(args.paths, lambda: _run_all(args, paths, ctrl_c), stop=lambda: ctrl_c.pressed)
+    return _run_all(args, paths, ctrl_c)
 
 
-def _run_once(args: argparse.Namespace, ctrl_c: CtrlC) -> int:
+#: Options that name one agent's cases or files: refused when several agents run.
+_PER_AGENT_OPTIONS = (
+    ("--case", "case"),
+    ("--turn", "turn"),
+    ("--record", "record"),
+    ("--replay", "replay"),
+    ("--report-json", "report_json"),
+    ("--report-md", "report_md"),
+    ("--junit", "junit"),
+)
+
+
+def _run_all(args: argparse.Namespace, paths: list[Path], ctrl_c: CtrlC) -> int:
+    """Each agent in turn; the worst status wins (3 over 2 over 1 over 0)."""
+    worst = EXIT_PASSED
+    for number, path in enumerate(paths):
+        if ctrl_c.pressed:
+            break
+        if number:
+            print(flush=True)
+        worst = max(worst, _run_once(args, path, ctrl_c))
+        if args.fail_fast and worst != EXIT_PASSED:
+            break
+    return worst
+
+
+def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     palette = Palette(wants_color(args.color, sys.stdout))
-    path = _agent_path(args.path)
-    if path is None:
-        return EXIT_CONFIG
     loaded = load_agent_file(path)
     if loaded.errors or loaded.agent is None:
         sys.stderr.write(render(build_report([(path, loaded.diagnostics)]), "text"))
@@ -204,7 +239,13 @@ def _parser() -> argparse.ArgumentParser:
         epilog=epilog(RUN_EXIT_CODES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", type=Path, metavar="PATH", help="agent.yaml, or its folder")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run in turn",
+    )
     parser.add_argument(
         "--case",
         action="append",
@@ -292,22 +333,21 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _agent_path(path: Path) -> Path | None:
+def _agent_paths(paths: list[Path]) -> list[Path] | None:
     try:
-        found = find_agent_files([path])
-    except PathsNotFoundError:
-        _fail(EXIT_CONFIG, f"no such file or directory: {path}")
+        found = find_agent_files(paths)
+    except PathsNotFoundError as missing:
+        for path in missing.paths:
+            _fail(EXIT_CONFIG, f"no such file or directory: {path}")
         return None
-    if len(found) != 1:
-        what = "no agent file" if not found else f"{len(found)} agent files"
-        _fail(EXIT_CONFIG, f"{path}: {what} found; name one agent.yaml to run")
+    if not found:
+        where = ", ".join(map(str, paths))
+        _fail(EXIT_CONFIG, f"no agent file found under {where} (agent.yaml or *.agent.yaml)")
         return None
-    return found[0]
+    return found
 
 
-async def _run(
-    session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC
-) -> RunOutcome:
+async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC) -> RunOutcome:
     cancel = asyncio.Event()
     with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
         return await session.run(progress, cancel)

@@ -80,7 +80,7 @@ def test_top_level_help_lists_every_command_and_the_exit_codes(tmp_path: Path) -
     done = run("--help", cwd=tmp_path)
     assert done.returncode == 0
     out = done.stdout
-    for command in ("check PATH…", "run PATH", "serve", "schema", "(none)"):
+    for command in ("check PATH…", "run PATH…", "serve", "schema", "(none)"):
         assert f"\n  {command}" in out, command
     for code in ("0", "1", "2", "3"):
         assert f"\n  {code}  " in out

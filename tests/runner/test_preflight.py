@@ -177,3 +177,33 @@ def test_a_missing_api_key_is_left_to_the_backend_to_report(tmp_path: Path) -> N
     check_endpoint(agent, {})  # no key: the backend's "needs an API key" comes first
     with pytest.raises(BackendUnreachable, match="cannot reach the OpenAI API"):
         check_endpoint(agent, {"OPENAI_API_KEY": "sk-test"})
+
+
+def test_several_agents_run_in_turn_and_the_worst_status_wins(tmp_path: Path) -> None:
+    if not SCRIPT.exists():
+        pytest.skip("holodeck-lsp is not installed in this environment")
+    for name in ("a.agent.yaml", "b.agent.yaml"):
+        (tmp_path / name).write_text(AGENT, encoding="utf-8")
+    env = {**os.environ, "OLLAMA_HOST": f"127.0.0.1:{closed_port()}"}
+
+    def run_here(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(SCRIPT), "run", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+            env=env,
+        )
+
+    done = run_here(".")
+    assert done.returncode == 3
+    assert done.stdout.count("running ") == 2  # one first line per agent
+    assert done.stderr.count("cannot reach Ollama") == 2
+    refused = run_here("a.agent.yaml", "b.agent.yaml", "--report-json", "r.json")
+    assert refused.returncode == 2
+    assert (
+        "2 agent files found; --report-json only work with one agent file: name it"
+        in refused.stderr
+    )
