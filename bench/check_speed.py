@@ -42,8 +42,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:  # run as a script (bench/ on sys.path) or imported as bench.<module>
+    from shared_folder import default_shared
+except ImportError:
+    from bench.shared_folder import default_shared
+
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_SHARED = REPO.parent / "shared"
+DEFAULT_SHARED = default_shared()
 DEFAULT_OUT = REPO / "bench" / "out" / "check_speed"
 SIZES = (100, 1000)
 

@@ -35,6 +35,11 @@ from holodeck_lsp.schema.matchers import FuzzyMatcher, LiteralMatcher, RegexMatc
 from holodeck_lsp.schema.results import ToolInvocation
 from holodeck_lsp.schema.test_case import ExpectedTool
 
+try:  # run as a script (bench/ on sys.path) or imported as bench.<module>
+    from shared_folder import default_shared
+except ImportError:
+    from bench.shared_folder import default_shared
+
 REPO = Path(__file__).resolve().parent.parent
 TARGET_TURNS_PER_SECOND = 20_000
 
@@ -114,7 +119,7 @@ def _is_number(text: str | None) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    parser.add_argument("--shared", type=Path, default=default_shared())
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "grading_speed")
     # 116 ConvFinQA dialogues hold exactly 400 turns: the "400-turn transcript".
     parser.add_argument("--cases", type=int, default=116)

@@ -28,8 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+try:  # run as a script (bench/ on sys.path) or imported as bench.<module>
+    from shared_folder import default_shared
+except ImportError:
+    from bench.shared_folder import default_shared
+
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SHARED = REPO.parent / "shared"
+DEFAULT_SHARED = default_shared()
 OUT = REPO / "bench" / "out"
 YLS_VERSION = "1.25.0"
 SIZES = (100, 1000)

@@ -25,6 +25,14 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropicServer]:
         yield server
 
 
+@pytest.fixture(autouse=True)
+def _no_preflight_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests build backends for agents whose endpoint is the public API (no network here) or
+    a port closed on purpose: the endpoint check before a live run (runner/preflight.py)
+    would stop them first. Its own tests (tests/runner/test_preflight.py) turn it back on."""
+    monkeypatch.setenv("HOLODECK_PREFLIGHT", "0")
+
+
 @pytest.fixture(scope="session")
 def packaged_extension() -> dict[str, str]:
     """vscode-extension built once per session (npm ci + vsce package): outputs and `vsix`."""

@@ -5,8 +5,10 @@ each message says it is a holodeck-lsp lint so nobody mistakes it for a HoloDeck
   information when MCP tools exist: their tool names are known only at run time);
 - HD202 an asserted argument that is not a parameter of the function tool it targets (the
   signature is read statically; `**kwargs` accepts anything);
-- HD203 a literal argument dict that looks like a misspelt `fuzzy` / `regex` matcher;
 - HD204 an asserted argument whose name is not a string (`{1: 2}`), which no call can match.
+
+The same walk over expected tools also reports HD125 (a misspelt matcher kind), an error on
+purpose: see `matcher_typos`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from typing import Any
 from holodeck_lsp.config.checked_source import CheckedSource, Path
 from holodeck_lsp.config.data_walk import declared_tools, iter_expected_tools
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
+from holodeck_lsp.config.matcher_typos import misspelt_matchers
 from holodeck_lsp.config.python_source.signatures import FunctionSignature, function_signature
 from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema.codes import Code
-from holodeck_lsp.schema.matchers import MATCHER_KEYS
 
 _LINT = " (holodeck-lsp lint)"
 
@@ -48,7 +50,7 @@ def run_lints(
                 diagnostics.extend(
                     _unknown_parameters(source, path, entry["args"], targets, signatures)
                 )
-                diagnostics.extend(_misspelt_matchers(source, path, entry["args"]))
+                diagnostics.extend(misspelt_matchers(source, path, entry["args"]))
                 diagnostics.extend(_non_string_names(source, path, entry["args"]))
     return diagnostics
 
@@ -160,33 +162,3 @@ def _non_string_names(
             Severity.WARNING,
         )
 
-
-def _looks_like_matcher(key: str) -> str | None:
-    lowered = key.strip().lower()
-    if lowered in MATCHER_KEYS and key not in MATCHER_KEYS:
-        return lowered
-    return closest(lowered, MATCHER_KEYS, cutoff=0.7) if key not in MATCHER_KEYS else None
-
-
-def _misspelt_matchers(
-    source: CheckedSource, path: Path, args: dict[Any, Any]
-) -> Iterator[Diagnostic]:
-    for arg, value in args.items():
-        if not isinstance(value, dict) or len(value) != 1:
-            continue
-        (key,) = value
-        if not isinstance(key, str) or key in MATCHER_KEYS:
-            continue
-        intended = _looks_like_matcher(key)
-        if intended is None:
-            continue
-        value_path = (*path, "args", arg)
-        yield source.diagnostic(
-            (*value_path, key),
-            source.key_range(value_path, key),
-            Code.MISSPELT_MATCHER,
-            f"`{key}` is not a matcher, so this arg must equal the literal mapping "
-            f"{{{key}: …}}; did you mean `{intended}`?{_LINT}",
-            Severity.WARNING,
-            suggestion_data(intended),
-        )

@@ -153,7 +153,16 @@ class _Load:
         result = LoadResult(self.path, None, self.diagnostics, document, self.dependencies)
         if document.root is None and document.problems:
             return self.finish(result)
-        data: Any = {} if document.value is None else document.value
+        if document.root is None:
+            # Nothing but blanks and comments: one clear error, not three missing fields.
+            self.add(
+                Code.ROOT_NOT_MAPPING,
+                "the file is empty; an agent file needs at least `name`, `model` and "
+                "`instructions` (see `holodeck-lsp schema`)",
+                _FILE_START,
+            )
+            return self.finish(result)
+        data: Any = document.value
         if not isinstance(data, dict):
             self.add(
                 Code.ROOT_NOT_MAPPING,

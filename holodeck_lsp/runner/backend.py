@@ -31,6 +31,11 @@ class BackendSessionError(BackendError):
         self.recoverable = recoverable
 
 
+class BackendConnectionError(BackendSessionError):
+    """A send could not reach the model's server at all (refused, reset, unknown host). A run
+    where every send failed so reports "the backend is down", not N wrong answers."""
+
+
 class BackendTimeoutError(BackendError):
     """A send took longer than `execution.llm_timeout`."""
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from holodeck_lsp.engine.reports.view import Block, failure_reasons, skip_reason
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.terminal import PLAIN, Palette
 
 
 class TextStream(Protocol):
@@ -84,6 +85,8 @@ class TerminalProgress:
 
     stream: TextStream = field(default_factory=lambda: sys.stdout)
     live: bool | None = None
+    #: Colours PASSED / FAILED (see holodeck_lsp.terminal: only on a terminal by default).
+    palette: Palette = PLAIN
     _running: dict[int, _Running] = field(default_factory=dict, init=False)
     _drawn: int = field(default=0, init=False)
 
@@ -114,7 +117,7 @@ class TerminalProgress:
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         self._running.pop(case.index, None)
-        verdict = "PASSED" if result.passed else "FAILED"
+        verdict = self.palette.verdict(result.passed, "PASSED" if result.passed else "FAILED")
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else int(result.passed)
         count = len(turns) if turns is not None else 1
@@ -128,7 +131,7 @@ class TerminalProgress:
         """Clear the live lines and print the per-turn summary."""
         if self.live:
             self._redraw([])
-        self._write("\n".join(summary_lines(report, self._marks)) + "\n")
+        self._write("\n".join(summary_lines(report, self._marks, self.palette)) + "\n")
 
     def _redraw(self, finished: list[str]) -> None:
         # Move to the first running line, clear to the end of the screen, print the finished
@@ -156,7 +159,9 @@ def _prefix(case: CaseRef) -> str:
     return f"[{case.position}/{case.total}] {case.label}"
 
 
-def summary_lines(report: TestReport, marks: _Marks | None = None) -> list[str]:
+def summary_lines(
+    report: TestReport, marks: _Marks | None = None, palette: Palette = PLAIN
+) -> list[str]:
     """Per case: its verdict and its turns' marks; per failing turn: its first reason. (The
     command prints the totals line after it.)"""
     marks = marks or _Marks(sys.stdout)
@@ -165,7 +170,7 @@ def summary_lines(report: TestReport, marks: _Marks | None = None) -> list[str]:
         label = result.test_name or f"test_cases[{result.test_index}]"
         turns = result.turns or []
         row = " ".join(marks.of(turn) for turn in turns) if turns else ""
-        verdict = "PASSED" if result.passed else "FAILED"
+        verdict = palette.verdict(result.passed, "PASSED" if result.passed else "FAILED")
         lines.append(f"  {verdict}  {label}" + (f"  [{row}]" if row else ""))
         if not result.passed:
             lines += _failure_lines(result)

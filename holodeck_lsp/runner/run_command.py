@@ -3,29 +3,34 @@ as the editor's: backend or cassette, secrets masked), write reports. See docs/r
 
 Exit status: 0 every case passed; 1 some case failed (a timeout, backend error or stale
 cassette entry inside a case fails that case, never the run); 2 configuration error (the
-loader's diagnostics are printed as `--check` prints them) or bad arguments; 3 the run cannot
-proceed (no usable backend, unreadable cassette, a report or cassette that cannot be written).
+loader's diagnostics are printed as `check` prints them) or bad arguments; 3 the run cannot
+proceed (no usable backend, its endpoint does not answer, every turn failed to reach it,
+unreadable cassette, a report or cassette that cannot be written).
+
+The check's warnings are printed (to stderr) before the run starts, and the first line of
+output comes before the SDK is imported: a slow start is visibly a start.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
+from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
 from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.engine.reports import html, json_report, junit, markdown
+from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
+from holodeck_lsp.runner import last_run
+from holodeck_lsp.runner.ctrl_c import CtrlC
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
 from holodeck_lsp.runner.run_session import (
     Answers,
@@ -37,8 +42,11 @@ from holodeck_lsp.runner.run_session import (
     RunRequest,
     RunSession,
 )
+from holodeck_lsp.runner.run_summary import summary_lines
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
+from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -49,39 +57,90 @@ EXIT_CANNOT_RUN = 3
 def main(argv: list[str]) -> int:
     # Ctrl-C is ours from the start, not only while cases run: creating the backend (importing
     # an SDK, loading tools) takes seconds, and a Ctrl-C then must not lose the report either.
-    with _CtrlC() as ctrl_c:
+    with CtrlC() as ctrl_c:
         return _main(argv, ctrl_c)
 
 
-def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
+def _main(argv: list[str], ctrl_c: CtrlC) -> int:
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        # Intermixed: options may come before or after the path.
+        args = parser.parse_intermixed_args(argv)
     except SystemExit as exit_:  # --help (0) or a usage error (2)
         return exit_.code if isinstance(exit_.code, int) else EXIT_CONFIG
     if args.record and args.replay:
         return _fail(EXIT_CONFIG, "--record and --replay cannot be used together")
     if args.rejudge and not args.replay:
         return _fail(EXIT_CONFIG, "--rejudge re-judges a replay: use it with --replay FILE")
-
-    path = _agent_path(args.path)
-    if path is None:
+    if args.last_failed and (args.case or args.keyword):
+        return _fail(EXIT_CONFIG, "--last-failed chooses the cases itself: drop --case / -k")
+    paths = _agent_paths(args.paths)
+    if paths is None:
         return EXIT_CONFIG
+    if len(paths) > 1:
+        # Each agent has its own cases, cassette and reports: one file of each cannot hold them.
+        single = [name for name, value in _PER_AGENT_OPTIONS if getattr(args, value) is not None]
+        if single:
+            return _fail(
+                EXIT_CONFIG,
+                f"{len(paths)} agent files found; {', '.join(single)} only work with one agent "
+                "file: name it",
+            )
+    if args.watch:
+        from holodeck_lsp.runner.file_watch import watch
+
+        return watch(args.paths, lambda: _run_all(args, paths, ctrl_c), stop=lambda: ctrl_c.pressed)
+    return _run_all(args, paths, ctrl_c)
+
+
+#: Options that name one agent's cases or files: refused when several agents run.
+_PER_AGENT_OPTIONS = (
+    ("--case", "case"),
+    ("--turn", "turn"),
+    ("--record", "record"),
+    ("--replay", "replay"),
+    ("--report-json", "report_json"),
+    ("--report-md", "report_md"),
+    ("--report-html", "report_html"),
+    ("--junit", "junit"),
+)
+
+
+def _run_all(args: argparse.Namespace, paths: list[Path], ctrl_c: CtrlC) -> int:
+    """Each agent in turn; the worst status wins (3 over 2 over 1 over 0)."""
+    worst = EXIT_PASSED
+    for number, path in enumerate(paths):
+        if ctrl_c.pressed:
+            break
+        if number:
+            print(flush=True)
+        worst = max(worst, _run_once(args, path, ctrl_c))
+        if args.fail_fast and worst != EXIT_PASSED:
+            break
+    return worst
+
+
+def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
+    palette = Palette(wants_color(args.color, sys.stdout))
     loaded = load_agent_file(path)
     if loaded.errors or loaded.agent is None:
         sys.stderr.write(render(build_report([(path, loaded.diagnostics)]), "text"))
         return EXIT_CONFIG
+    _print_warnings(path, loaded.diagnostics)
     agent = loaded.agent
     if not agent.test_cases:
         return _fail(EXIT_CONFIG, f"{path} has no test cases to run")
-    selection = Selection(case=args.case, turn=args.turn)
+    selection = _selection(args, path)
     try:
-        plan_cases(agent, selection)
+        planned = plan_cases(agent, selection)
     except SelectionError as error:
         return _fail(EXIT_CONFIG, str(error))
 
     _configure_logs()
     answers: Answers = Replay(args.replay) if args.replay else Live(record=bool(args.record))
+    # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
+    if not args.quiet:
+        print(_first_line(agent, path, answers, planned), flush=True)
     request = RunRequest(
         agent,
         path,
@@ -90,6 +149,7 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         parallel=args.parallel,
         grader_timeout=args.grader_timeout,
         rejudge=args.rejudge,
+        fail_fast=args.fail_fast,
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
@@ -98,7 +158,7 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
         return _fail(EXIT_CANNOT_RUN, str(error))
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
-    progress = None if args.quiet else TerminalProgress(stream)
+    progress = None if args.quiet else TerminalProgress(stream, palette=palette)
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
@@ -109,36 +169,126 @@ def _main(argv: list[str], ctrl_c: _CtrlC) -> int:
 
     if progress is not None:
         progress.finish(report)
-    status = _write_outputs(args, outcome, redactor)
-    summary = report.summary
-    cancelled = " (cancelled)" if report.environment.get("cancelled") else ""
-    stream.write(
-        f"{summary.passed} passed, {summary.failed} failed of {summary.total_tests} test cases"
-        f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s{cancelled}\n"
+    status = _write_outputs(args, outcome, redactor, stream)
+    last_run.save(path, report)
+    stopped = (
+        f"stopped after the first failure, {outcome.stopped_after} (--fail-fast)"
+        if outcome.stopped_after is not None
+        else None
     )
-    judge_line = _judge_tokens_line(report)
-    if judge_line:
-        stream.write(judge_line)
+    lines = summary_lines(
+        report, elapsed, unreachable=outcome.unreachable, stopped_early=stopped, palette=palette
+    )
+    stream.write("\n".join(lines) + "\n")
     stream.flush()
+    if outcome.unreachable is not None:
+        return EXIT_CANNOT_RUN
     if status != EXIT_PASSED:
         return status
-    return EXIT_FAILED if summary.failed else EXIT_PASSED
+    return EXIT_FAILED if report.summary.failed else EXIT_PASSED
+
+
+def _print_warnings(path: Path, diagnostics: list[Any]) -> None:
+    """The check's warnings, as `check` prints them, before the run: a lint that says an
+    assertion can never pass explains the failure before it happens."""
+    warnings = [d for d in diagnostics if d.severity is Severity.WARNING]
+    if warnings:
+        text = render(build_report([(path, warnings)]), "text")
+        sys.stderr.write(text.rsplit("\n", 2)[0] + "\n")  # without the summary line
+        count = len(warnings)
+        noun = "warning" if count == 1 else "warnings"
+        print(f"holodeck-lsp: {count} {noun} from the check; running anyway", file=sys.stderr)
+        sys.stderr.flush()
+
+
+def _selection(args: argparse.Namespace, path: Path) -> Selection:
+    cases: list[str] = list(args.case or [])
+    if args.last_failed:
+        last = last_run.load(path)
+        if last is None:
+            print("holodeck-lsp: no earlier run recorded: running every case", file=sys.stderr)
+        elif not last.failed:
+            print("holodeck-lsp: no case failed last time: running every case", file=sys.stderr)
+        else:
+            cases = list(last.failed)
+            print(
+                f"holodeck-lsp: running the {len(cases)} case(s) that failed last time",
+                file=sys.stderr,
+            )
+    first = cases[0] if len(cases) == 1 else None
+    return Selection(
+        case=first,
+        turn=args.turn,
+        cases=tuple(cases) if first is None else (),
+        keyword=args.keyword,
+    )
+
+
+def _first_line(agent: Agent, path: Path, answers: Answers, planned: list[Any]) -> str:
+    turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
+    if isinstance(answers, Replay):
+        source = f"replaying {answers.path}"
+    else:
+        model = agent.model
+        recording = isinstance(answers, Live) and answers.record
+        source = f"{model.provider.value} {model.name}" + (" (recording)" if recording else "")
+    cases = f"{len(planned)} case{'s' if len(planned) != 1 else ''}"
+    return f"running {path}: {cases}, {turns} turn{'s' if turns != 1 else ''} — {source}"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp run",
         description="Run an agent's test cases and grade them (see docs/running.md).",
+        epilog=epilog(RUN_EXIT_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", type=Path, metavar="PATH", help="agent.yaml, or its folder")
     parser.add_argument(
-        "--case", metavar="NAME|INDEX", help="run one case: its name, or its 0-based position"
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run in turn",
+    )
+    parser.add_argument(
+        "--case",
+        action="append",
+        metavar="NAME|INDEX|GLOB",
+        help="run this case: its name, its 0-based position, or a glob over names ('rev*'); "
+        "repeat for more",
+    )
+    parser.add_argument(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="run the cases whose name matches EXPR: words with and / or / not, as pytest -k",
     )
     parser.add_argument(
         "--turn",
         type=_non_negative,
         metavar="N",
-        help="with --case: grade only turn N (0-based); turns 0..N-1 are sent as context",
+        help="with one --case: grade only turn N (0-based); turns 0..N-1 are sent as context",
+    )
+    parser.add_argument(
+        "-x",
+        "--fail-fast",
+        action="store_true",
+        help="stop at the first failing case (cases not finished are reported as cancelled)",
+    )
+    parser.add_argument(
+        "--last-failed",
+        action="store_true",
+        help="run only the cases that failed in the last run (kept in .holodeck/ beside the "
+        "agent file)",
+    )
+    parser.add_argument(
+        "--watch", action="store_true", help="run again each time a file of the suite is saved"
+    )
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the output (default: auto — on a terminal, unless NO_COLOR is set)",
     )
     parser.add_argument(
         "--parallel",
@@ -162,7 +312,9 @@ def _parser() -> argparse.ArgumentParser:
         "--report-html", type=Path, metavar="FILE", help="write a self-contained HTML report"
     )
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
-    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+    parser.add_argument(
+        "--quiet", action="store_true", help="print only the summary (totals and tokens)"
+    )
     parser.add_argument(
         "--grader-timeout",
         type=_positive_float,
@@ -170,17 +322,6 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds a code grader may run (default $HOLODECK_GRADER_TIMEOUT or 30)",
     )
     return parser
-
-
-def _judge_tokens_line(report: Any) -> str:
-    """`judge tokens: N (agent: M)` — what grading cost, apart from the agent's answers."""
-    judge = report.summary.judge_token_usage
-    if judge is None:
-        return ""
-    usages = [r.token_usage for r in report.results if r.token_usage is not None]
-    agent = sum(u.total_tokens for u in usages)
-    source = "recorded; " if report.environment.get("judges") == "replay" else ""
-    return f"judge tokens: {judge.total_tokens:,} ({source}agent: {agent:,})\n"
 
 
 def _non_negative(text: str) -> int:
@@ -204,82 +345,36 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _agent_path(path: Path) -> Path | None:
+def _agent_paths(paths: list[Path]) -> list[Path] | None:
     try:
-        found = find_agent_files([path])
-    except PathsNotFoundError:
-        _fail(EXIT_CONFIG, f"no such file or directory: {path}")
+        found = find_agent_files(paths)
+    except PathsNotFoundError as missing:
+        for path in missing.paths:
+            _fail(EXIT_CONFIG, f"no such file or directory: {path}")
         return None
-    if len(found) != 1:
-        what = "no agent file" if not found else f"{len(found)} agent files"
-        _fail(EXIT_CONFIG, f"{path}: {what} found; name one agent.yaml to run")
+    if not found:
+        where = ", ".join(map(str, paths))
+        _fail(EXIT_CONFIG, f"no agent file found under {where} (agent.yaml or *.agent.yaml)")
         return None
-    return found[0]
+    return found
 
 
-async def _run(
-    session: RunSession, progress: TerminalProgress | None, ctrl_c: _CtrlC
-) -> RunOutcome:
+async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC) -> RunOutcome:
     cancel = asyncio.Event()
     with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
         return await session.run(progress, cancel)
-
-
-class _CtrlC:
-    """SIGINT for the whole command. The first Ctrl-C cancels gracefully: during the run it
-    sets the run's `cancel` event (sessions closed, unanswered turns skipped as `cancelled`);
-    before the run it makes the run start cancelled; after it, the reports are still written.
-    The second Ctrl-C interrupts at once (KeyboardInterrupt, as Python's default)."""
-
-    def __init__(self) -> None:
-        self.pressed = False
-        self._wake: Callable[[], object] | None = None
-        self._previous: Any = None
-        self._installed = False
-
-    def __enter__(self) -> _CtrlC:
-        try:
-            previous = signal.getsignal(signal.SIGINT)
-            if previous is not signal.SIG_IGN:  # e.g. started in the background: keep ignoring
-                signal.signal(signal.SIGINT, self._on_interrupt)
-                self._previous, self._installed = previous, True
-        except ValueError:  # not the main thread: Ctrl-C is not ours to handle
-            pass
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            previous = self._previous if self._previous is not None else signal.SIG_DFL
-            signal.signal(signal.SIGINT, previous)
-
-    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
-        if self.pressed:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            raise KeyboardInterrupt
-        self.pressed = True
-        if self._wake is not None:
-            self._wake()
-
-    @contextlib.contextmanager
-    def cancelling(self, loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> Iterator[None]:
-        """While the run goes on, Ctrl-C sets `cancel`. The handler runs between bytecodes of
-        the main thread, maybe while the loop waits in select: `call_soon_threadsafe` wakes it."""
-        if self.pressed:
-            cancel.set()
-        self._wake = lambda: loop.call_soon_threadsafe(cancel.set)
-        try:
-            yield
-        finally:
-            self._wake = None
 
 
 @dataclass(frozen=True, slots=True)
 class _Output:
     path: Path
     render: Callable[[], str]
+    what: str = "report"
 
 
-def _write_outputs(args: argparse.Namespace, outcome: RunOutcome, redactor: Redactor) -> int:
+def _write_outputs(
+    args: argparse.Namespace, outcome: RunOutcome, redactor: Redactor, stream: TextStream
+) -> int:
     masked, recording = outcome.report, outcome.recording
     outputs: list[_Output] = []
     if args.report_json:
@@ -291,7 +386,7 @@ def _write_outputs(args: argparse.Namespace, outcome: RunOutcome, redactor: Reda
     if args.junit:
         outputs.append(_Output(args.junit, lambda: junit.render(masked)))
     if args.record and recording is not None:
-        outputs.append(_Output(args.record, recording.render))
+        outputs.append(_Output(args.record, recording.render, "cassette"))
     status = EXIT_PASSED
     for output in outputs:
         try:
@@ -299,6 +394,7 @@ def _write_outputs(args: argparse.Namespace, outcome: RunOutcome, redactor: Reda
             # The renderers already saw masked data; masking the text too catches a secret
             # split or re-encoded by a renderer in a way the data pass could not see.
             output.path.write_text(redactor.text(output.render()), encoding="utf-8")
+            stream.write(f"{output.what} written to {output.path}\n")
         except OSError as error:
             status = _fail(
                 EXIT_CANNOT_RUN, f"cannot write {output.path}: {error.strerror or error}"

@@ -42,6 +42,7 @@ from holodeck_lsp.runner.cassette import (
     ReplayBackend,
     load_cassette,
 )
+from holodeck_lsp.runner.connection_watch import ConnectionCounts, WatchedBackend
 from holodeck_lsp.runner.executor import RunOptions, run_suite
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
@@ -104,6 +105,9 @@ class RunRequest:
     rejudge: bool = False
     #: Judge calls at once; None: $HOLODECK_JUDGE_CONCURRENCY, else 8.
     judge_concurrency: int | None = None
+    #: Stop at the first failing case: the cases still running are cancelled (their
+    #: unanswered turns reported as `cancelled`), no new case starts.
+    fail_fast: bool = False
 
 
 class RunCannotStart(Exception):
@@ -123,6 +127,11 @@ class RunOutcome:
     #: With `Live(record=True)`: what the backend answered (and what the judges said),
     #: secrets masked.
     recording: Cassette | None = None
+    #: A live run where every send failed to reach the model's server: why (secrets masked).
+    #: The CLI exits 3 on it; the run did not test the agent at all.
+    unreachable: str | None = None
+    #: With `fail_fast`: the label of the case whose failure stopped the run.
+    stopped_after: str | None = None
 
 
 class RunSession:
@@ -138,6 +147,7 @@ class RunSession:
         redactor: Redactor,
         environment: dict[str, str],
         judges: JudgePool,
+        connections: ConnectionCounts | None = None,
     ) -> None:
         self.request = request
         #: Where the judged metrics' verdicts come from (see runner/judges/pool.py).
@@ -148,6 +158,7 @@ class RunSession:
         self.backend = backend
         self.redactor = redactor
         self._environment = environment
+        self._connections = connections
         self._closed = False
 
     @classmethod
@@ -166,12 +177,17 @@ class RunSession:
         environment = {"mode": _mode(request.answers)}
         answers = request.answers
         recorded: Cassette | None = None
+        connections = None
         try:
             if isinstance(answers, Live):
                 agent, overridden = with_backend_overrides(agent, request.backend_overrides)
                 if overridden:
                     environment["backend_overrides"] = ", ".join(overridden)
-                backend = _live_backend(agent, request.agent_path.parent, answers.record)
+                watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
+                connections = watched.counts
+                backend: AgentBackend = (
+                    RecordingBackend(watched, agent.name) if answers.record else watched
+                )
             elif isinstance(answers, Replay):
                 recorded = load_cassette(answers.path)
                 backend = ReplayBackend(recorded, agent)
@@ -193,7 +209,9 @@ class RunSession:
         )
         judges.prepare(_judged_metrics(agent, planned))
         environment["judges"] = judges.mode.value
-        return cls(request, agent, planned, backend, redactor, environment, judges)
+        return cls(
+            request, agent, planned, backend, redactor, environment, judges, connections
+        )
 
     @property
     def mode(self) -> str:
@@ -217,7 +235,13 @@ class RunSession:
             config_path=request.agent_path,
             environment=self._environment,
         )
-        sink = _MaskedProgress(progress, self.redactor) if progress is not None else None
+        sink: ProgressSink | None = (
+            _MaskedProgress(progress, self.redactor) if progress is not None else None
+        )
+        stopper: _FailFast | None = None
+        if request.fail_fast:
+            cancel = cancel if cancel is not None else asyncio.Event()
+            sink = stopper = _FailFast(sink, cancel)
         try:
             report = await run_suite(
                 self.agent,
@@ -238,7 +262,24 @@ class RunSession:
             cassette = self.backend.cassette()
             _add_judgements(cassette, self.judges)
             recording = self.redactor.model(cassette)
-        return RunOutcome(report=self.redactor.report(report), recording=recording)
+        unreachable = None
+        counts = self._connections
+        if counts is not None and counts.all_unreachable:
+            unreachable = self.redactor.text(
+                f"every turn failed to reach the model's server ({counts.unreachable} of "
+                f"{counts.sends} sends), so the agent was not tested; first error: "
+                f"{counts.first_error}"
+            )
+        return RunOutcome(
+            report=self.redactor.report(report),
+            recording=recording,
+            unreachable=unreachable,
+            stopped_after=(
+                self.redactor.text(stopper.stopped_after)
+                if stopper is not None and stopper.stopped_after is not None
+                else None
+            ),
+        )
 
     async def aclose(self) -> None:
         """Close the backend (once); a failing cleanup is only logged — the report is done."""
@@ -294,12 +335,38 @@ def _mode(answers: Answers) -> str:
     return "replay" if isinstance(answers, Replay) else "regrade"
 
 
-def _live_backend(agent: Agent, agent_dir: Path, record: bool) -> AgentBackend:
+def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
     # Only now: importing the backends package (and an SDK) is what a live run pays for.
+    # (It checks first that the model's endpoint answers: runner/preflight.py.)
     from holodeck_lsp.runner.backends import create_backend
 
     backend: AgentBackend = create_backend(agent, agent_dir)
-    return RecordingBackend(backend, agent.name) if record else backend
+    return backend
+
+
+class _FailFast:
+    """Passes events on; the first failed case sets `cancel` (the executor then starts no
+    new case and skips unanswered turns as `cancelled`)."""
+
+    def __init__(self, inner: ProgressSink | None, cancel: asyncio.Event) -> None:
+        self._inner = inner
+        self._cancel = cancel
+        self.stopped_after: str | None = None
+
+    def case_started(self, case: CaseRef) -> None:
+        if self._inner is not None:
+            self._inner.case_started(case)
+
+    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
+        if self._inner is not None:
+            self._inner.turn_finished(case, turn)
+
+    def case_finished(self, case: CaseRef, result: TestResult) -> None:
+        if not result.passed and self.stopped_after is None and not self._cancel.is_set():
+            self.stopped_after = case.label
+            self._cancel.set()
+        if self._inner is not None:
+            self._inner.case_finished(case, result)
 
 
 class _MaskedProgress:

@@ -1,13 +1,17 @@
-"""Which part of a suite a run covers: every case, one case, or one turn of one case.
+"""Which part of a suite a run covers: every case, some cases, or one turn of one case.
 
 Cases and turns are numbered from 0, as in reports (`test_cases[0]`, `turn 0`). A case is
 chosen by name first; a selector that names no case but is a number is taken as a position.
+Selectors with `*`, `?` or `[` are shell-style globs over the names (`--case 'rev*'`); `-k`
+is an expression over names (see keyword_expression). Chosen cases run in file order.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
+from holodeck_lsp.runner.keyword_expression import KeywordError, compile_keyword
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.test_case import TestCase
 
@@ -23,6 +27,14 @@ class Selection:
     #: With `case`: grade and report only this turn (0-based). Turns before it are still sent,
     #: in order and in the same session, so the agent has the conversation's context.
     turn: int | None = None
+    #: More selectors (`--case` given several times): names, positions or globs; the union.
+    cases: tuple[str, ...] = ()
+    #: `-k EXPR` over case names; combined with the selectors above, both must match.
+    keyword: str | None = None
+
+    @property
+    def narrows(self) -> bool:
+        return self.case is not None or bool(self.cases) or self.keyword is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,15 +60,20 @@ def plan_cases(agent: Agent, selection: Selection | None = None) -> list[Planned
     """The cases to run, in file order. Raises SelectionError for an unknown case or turn."""
     selection = selection or Selection()
     cases = agent.test_cases or []
-    if selection.case is None:
+    if not selection.narrows:
         if selection.turn is not None:
             raise SelectionError("a turn can only be chosen together with a case (--case)")
         return [PlannedCase(index, case) for index, case in enumerate(cases)]
-    index = _find_case(cases, selection.case)
-    case = cases[index]
+    chosen = _chosen(cases, selection)
     turn = selection.turn
     if turn is None:
-        return [PlannedCase(index, case)]
+        return [PlannedCase(index, cases[index]) for index in chosen]
+    if len(chosen) != 1:
+        raise SelectionError(
+            f"--turn needs exactly one case, but the selection chose {len(chosen)}"
+        )
+    index = chosen[0]
+    case = cases[index]
     count = len(case.turns) if case.turns is not None else 1
     if not 0 <= turn < count:
         label = case.name or f"test_cases[{index}]"
@@ -68,16 +85,59 @@ def plan_cases(agent: Agent, selection: Selection | None = None) -> list[Planned
     return [PlannedCase(index, case, turn if case.turns is not None else None)]
 
 
+def _chosen(cases: list[TestCase], selection: Selection) -> list[int]:
+    selectors: list[str | int] = [] if selection.case is None else [selection.case]
+    selectors += selection.cases
+    if selectors:
+        chosen: set[int] = set()
+        for selector in selectors:
+            chosen.update(_select(cases, selector))
+    else:
+        chosen = set(range(len(cases)))
+    if selection.keyword is not None:
+        try:
+            matches = compile_keyword(selection.keyword)
+        except KeywordError as error:
+            raise SelectionError(str(error)) from None
+        chosen = {index for index in chosen if matches(_label(cases, index))}
+        if not chosen:
+            raise SelectionError(
+                f"-k {selection.keyword!r} matches no case (names: {_names(cases)})"
+            )
+    return sorted(chosen)
+
+
+def _select(cases: list[TestCase], selector: str | int) -> list[int]:
+    if isinstance(selector, str) and any(mark in selector for mark in "*?["):
+        found = [
+            index
+            for index in range(len(cases))
+            if fnmatch.fnmatchcase(_label(cases, index), selector)
+        ]
+        if not found:
+            raise SelectionError(f"--case {selector!r} matches no case (names: {_names(cases)})")
+        return found
+    return [_find_case(cases, selector)]
+
+
+def _label(cases: list[TestCase], index: int) -> str:
+    return cases[index].name or f"test_cases[{index}]"
+
+
+def _names(cases: list[TestCase]) -> str:
+    names = [case.name for case in cases if case.name]
+    known = ", ".join(repr(name) for name in names[:10]) or "none of the cases has a name"
+    more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+    return known + more
+
+
 def _find_case(cases: list[TestCase], wanted: str | int) -> int:
     if isinstance(wanted, str):
         for index, case in enumerate(cases):
             if case.name == wanted:
                 return index
         if not wanted.strip().isdigit():
-            names = [case.name for case in cases if case.name]
-            known = ", ".join(repr(name) for name in names[:10]) or "none of the cases has a name"
-            more = f" and {len(names) - 10} more" if len(names) > 10 else ""
-            raise SelectionError(f"no test case named {wanted!r} (names: {known}{more})")
+            raise SelectionError(f"no test case named {wanted!r} (names: {_names(cases)})")
         wanted = int(wanted)
     if not 0 <= wanted < len(cases):
         raise SelectionError(

@@ -12,7 +12,8 @@ from enum import StrEnum
 
 class Code(StrEnum):
     """Diagnostic codes. HD0xx: YAML and file level; HD1xx: schema and FR-025 faults;
-    HD2xx: lints beyond what HoloDeck itself checks (never errors)."""
+    HD2xx: lints beyond what HoloDeck itself checks (never errors). HD125 is the one
+    deliberate difference: an error HoloDeck does not report (see config/matcher_typos.py)."""
 
     INTERNAL_ERROR = "HD000"
     YAML_SYNTAX = "HD001"
@@ -43,6 +44,8 @@ class Code(StrEnum):
     BAD_COUNT = "HD122"
     BAD_TOLERANCE = "HD123"
     BAD_EXPECTED_TOOL = "HD124"
+    #: Was the lint HD203 (a warning) until it became an error; HD203 is retired.
+    MISSPELT_MATCHER = "HD125"
 
     BAD_GRADER_PATH = "HD130"
     GRADER_MODULE_NOT_FOUND = "HD131"
@@ -60,7 +63,6 @@ class Code(StrEnum):
 
     UNDECLARED_TOOL = "HD201"
     UNKNOWN_TOOL_PARAMETER = "HD202"
-    MISSPELT_MATCHER = "HD203"
     NON_STRING_ARG_NAME = "HD204"
     RAG_WITHOUT_CONTEXT = "HD205"
     JUDGES_EXTRA_MISSING = "HD206"
@@ -93,6 +95,7 @@ TITLES: dict[Code, str] = {
     Code.BAD_COUNT: "expected_tools count must be at least 1",
     Code.BAD_TOLERANCE: "Invalid numeric tolerance",
     Code.BAD_EXPECTED_TOOL: "expected_tools entry has an invalid shape",
+    Code.MISSPELT_MATCHER: "Matcher key is a misspelt matcher kind (fuzy, regx, literl)",
     Code.BAD_GRADER_PATH: "Grader path is not module.path:callable",
     Code.GRADER_MODULE_NOT_FOUND: "Grader module not found",
     Code.GRADER_ATTRIBUTE_MISSING: "Grader module has no such attribute",
@@ -106,7 +109,6 @@ TITLES: dict[Code, str] = {
     Code.EXCLUSIVE_FIELDS: "Mutually exclusive fields",
     Code.UNDECLARED_TOOL: "Expected tool matches no declared tool",
     Code.UNKNOWN_TOOL_PARAMETER: "Asserted argument is not a parameter of the tool",
-    Code.MISSPELT_MATCHER: "Literal dict looks like a misspelt matcher",
     Code.NON_STRING_ARG_NAME: "Asserted argument name is not a string",
     Code.RAG_WITHOUT_CONTEXT: "rag metric where no graded turn has retrieval_context",
     Code.JUDGES_EXTRA_MISSING: "G-Eval / RAG metric without the judges extra (deepeval)",

@@ -140,13 +140,15 @@ def test_discovery_names_every_missing_path(tmp_path: Path) -> None:
     assert raised.value.paths == (tmp_path / "x", tmp_path / "y")
 
 
-def test_a_directory_without_agents_warns_and_passes(
+def test_a_directory_without_agents_fails_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_loader: FakeLoader
 ) -> None:
-    assert main(["--check", str(tmp_path)]) == 0
+    # Checking nothing is not a pass: a CI job pointed at the wrong folder must go red.
+    assert main(["--check", str(tmp_path)]) == 2
     captured = capsys.readouterr()
-    assert "no agent.yaml" in captured.err
-    assert captured.out == "0 errors, 0 warnings in 0 files\n"
+    assert f"no agent files found under {tmp_path}" in captured.err
+    assert captured.out == ""
+    assert fake_loader.calls == []
 
 
 # --- exit codes and formats, with a stub loader ----------------------------------------------

@@ -112,7 +112,7 @@ def test_empty_report() -> None:
 def test_text_lines_are_one_based_and_sorted(report: Report) -> None:
     assert text.render(report).splitlines() == [
         "b/agent.yaml:1:1: error: name [HD101]",
-        "b/agent.yaml:2:1: hint: typo? [HD203]",
+        "b/agent.yaml:2:1: hint: typo? [HD125]",
         "b/agent.yaml:8:5: warning: no tool [HD201]",
         "b/cases.yaml:3:19: error: value is not a string [HD102]",
         "2 errors, 1 warning, 1 note in 3 files",
@@ -262,14 +262,14 @@ def test_sarif_structure(report: Report, tmp_path: Path) -> None:
     assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == [
         "HD101",
         "HD102",
+        "HD125",
         "HD201",
-        "HD203",
     ]
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
     levels = [(r["ruleId"], r["level"]) for r in run["results"]]
     assert levels == [
         ("HD101", "error"),
-        ("HD203", "note"),
+        ("HD125", "note"),
         ("HD201", "warning"),
         ("HD102", "error"),
     ]
@@ -317,7 +317,7 @@ def test_sarif_without_results_is_still_valid(tmp_path: Path) -> None:
 def test_github_commands(report: Report, tmp_path: Path) -> None:
     assert github.render(report, cwd=tmp_path).splitlines() == [
         "::error file=b/agent.yaml,line=1,col=1,endLine=1,endColumn=4,title=HD101::name",
-        "::notice file=b/agent.yaml,line=2,col=1,endLine=2,endColumn=5,title=HD203::typo?",
+        "::notice file=b/agent.yaml,line=2,col=1,endLine=2,endColumn=5,title=HD125::typo?",
         "::warning file=b/agent.yaml,line=8,col=5,endLine=8,endColumn=9,title=HD201::no tool",
         "::error file=b/cases.yaml,line=3,col=19,endLine=3,endColumn=23,title=HD102::"
         "value is not a string",

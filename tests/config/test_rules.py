@@ -128,7 +128,7 @@ def clean(result: LoadResult) -> None:
     [
         ("description: a: b\n", "description: a: b"),
         ("tools:\n  - name: x\n   type: function\n", "   type: function"),
-        ('description: "never closed\nauthor: me\n', "author: me"),
+        ('description: "never closed\nauthor: me\n', 'description: "never closed'),
     ],
     ids=["mapping-in-plain-value", "bad-indentation", "unclosed-quote"],
 )
@@ -871,22 +871,39 @@ def test_no_parameter_lint_when_the_function_takes_kwargs(check: Check, tmp_path
     clean(check(text))
 
 
-@pytest.mark.parametrize(("key", "intended"), [("fuzy", "fuzzy"), ("Regex", "regex")])
-def test_misspelt_matcher(check: Check, key: str, intended: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "intended"), [("fuzy", "fuzzy"), ("Regex", "regex"), ("regx", "regex")]
+)
+def test_misspelt_matcher_kind_is_an_error(check: Check, key: str, intended: str) -> None:
+    # A deliberate difference: HoloDeck loads it and compares with the literal mapping, which
+    # no call sends, so the case could never pass (docs/diagnostics.md, HD125).
     text = _args(f'a: {{{key}: "3"}}\n')
     result = check(text)
     diagnostic = only(result, Code.MISSPELT_MATCHER)
-    assert diagnostic.severity is Severity.WARNING
+    assert diagnostic.severity is Severity.ERROR
+    assert diagnostic.code.value == "HD125"
     assert line(diagnostic) == line_of(text, f"{key}:")
     assert f"did you mean `{intended}`" in diagnostic.message
+    assert diagnostic.data == {"suggestion": intended}
     assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.message
-    agent = result.agent
-    assert agent is not None and agent.test_cases is not None
-    turns = agent.test_cases[0].turns
-    assert turns is not None and turns[1].expected_tools is not None
-    entry = turns[1].expected_tools[0]
-    assert not isinstance(entry, str) and entry.args is not None
-    assert entry.args["a"] == LiteralMatcher({key: "3"})  # compared literally
+    assert "although HoloDeck loads the file" in diagnostic.message
+    assert result.agent is None  # an error: `run` refuses the file
+
+
+@pytest.mark.parametrize("key", ["literl", "literal", "Literal"])
+def test_a_literal_kind_key_is_an_error_saying_to_write_the_bare_value(
+    check: Check, key: str
+) -> None:
+    result = check(_args(f'a: {{{key}: "3"}}\n'))
+    diagnostic = only(result, Code.MISSPELT_MATCHER)
+    assert diagnostic.severity is Severity.ERROR
+    assert 'a literal is written as the bare value (`a: "3"`)' in diagnostic.message
+    assert diagnostic.data == {}
+
+
+@pytest.mark.parametrize("key", ["region", "format", "fuzzyness", "mode"])
+def test_a_real_one_key_argument_mapping_is_left_alone(check: Check, key: str) -> None:
+    clean(check(_args(f'a: {{{key}: "3"}}\n')))
 
 
 # --------------------------------------------------------------------------- whole files

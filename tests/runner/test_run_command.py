@@ -87,7 +87,10 @@ def test_the_folder_is_enough_and_quiet_prints_only_the_summary(
     tape = cassette(suite, ("206588", "181001", "yes"))
     assert main(["run", str(suite), "--replay", str(tape), "--quiet"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("2 passed, 0 failed")
+    assert len(lines) == 2 and lines[1].startswith("2 passed, 0 failed")
+    assert lines[0] == (
+        "agent tokens: 12 (9 prompt, 3 completion); cost not computed (no price list)"
+    )
 
 
 def test_a_failing_case_exits_1(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:

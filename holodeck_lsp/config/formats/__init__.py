@@ -17,6 +17,7 @@ from typing import Literal
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.terminal import PLAIN, Palette
 
 Format = Literal["text", "json", "sarif", "github"]
 FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "github")
@@ -88,13 +89,16 @@ def build_report(checked: Iterable[Checked], *, cwd: Path | None = None) -> Repo
     return Report(tuple(files))
 
 
-def render(report: Report, fmt: Format, *, cwd: Path | None = None) -> str:
-    """The report in `fmt`; `cwd` is the root SARIF and GitHub paths are made relative to."""
+def render(
+    report: Report, fmt: Format, *, cwd: Path | None = None, palette: Palette | None = None
+) -> str:
+    """The report in `fmt`; `cwd` is the root SARIF and GitHub paths are made relative to;
+    `palette` colours the text format (the machine formats are never coloured)."""
     # Imported here, not at the top: the renderers import `Report` from this module.
     from holodeck_lsp.config.formats import github, json_report, sarif, text
 
     if fmt == "text":
-        return text.render(report)
+        return text.render(report, palette or PLAIN)
     if fmt == "json":
         return json_report.render(report)
     if fmt == "sarif":

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.config.formats import Report, Summary
+from holodeck_lsp.terminal import PLAIN, Palette
 
 
-def render(report: Report) -> str:
+def render(report: Report, palette: Palette = PLAIN) -> str:
+    """`palette` colours the severities (on a terminal only: see `holodeck_lsp.terminal`)."""
     lines = [
-        format_diagnostic(file.path, diagnostic)
+        format_diagnostic(file.path, diagnostic, palette)
         for file in report.files
         for diagnostic in file.diagnostics
     ]
@@ -22,14 +24,14 @@ def render(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_diagnostic(path: str, diagnostic: Diagnostic) -> str:
+def format_diagnostic(path: str, diagnostic: Diagnostic, palette: Palette = PLAIN) -> str:
     start = diagnostic.range.start
     # One diagnostic per line is the format's promise (grep, editors' error parsers), so a
     # multi-line message is folded onto one line.
     message = " ".join(diagnostic.message.splitlines())
     return (
         f"{path}:{start.line + 1}:{start.character + 1}: "
-        f"{diagnostic.severity.label}: {message} [{diagnostic.code.value}]"
+        f"{palette.severity(diagnostic.severity.label)}: {message} [{diagnostic.code.value}]"
     )
 
 

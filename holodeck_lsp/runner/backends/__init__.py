@@ -14,6 +14,7 @@ from pathlib import Path
 
 from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
 from holodeck_lsp.runner.function_tools import load_function_tools
+from holodeck_lsp.runner.preflight import check_endpoint
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import Provider
 
@@ -32,8 +33,11 @@ def create_backend(
     """The backend for `agent.model.provider`, with the agent's function tools loaded.
 
     Raises BackendInitError with what to do when the backend cannot be used (missing extra,
-    missing API key, …)."""
+    missing API key, …; `preflight.BackendUnreachable` when its endpoint does not answer)."""
     module_name, class_name, extra = _BACKENDS[agent.model.provider]
+    environment = dict(os.environ if env is None else env)
+    # Before the SDK import: a server that is down is reported at once, not as N failed turns.
+    check_endpoint(agent, environment)
     try:
         module = importlib.import_module(f"holodeck_lsp.runner.backends.{module_name}")
     except ImportError as error:
@@ -43,6 +47,5 @@ def create_backend(
         ) from error
     backend_class = getattr(module, class_name)
     tools = load_function_tools(agent, agent_dir)
-    environment = dict(os.environ if env is None else env)
     backend: AgentBackend = backend_class(agent, tools, environment, agent_dir=agent_dir)
     return backend

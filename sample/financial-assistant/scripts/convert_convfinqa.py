@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Convert ConvFinQA dialogues into HoloDeck multi-turn test cases.
 
-    python scripts/convert_convfinqa.py \\
-        --source ../../../shared/data/convfinqa/convfinqa_dataset_dev.json --split dev --n 10 \\
+    python scripts/convert_convfinqa.py --split dev --n 10 \\
         --out data/convfinqa_subset.json --agent-yaml agent.yaml
+
+`--source` is the ConvFinQA JSON file; without it the script looks for
+`$CONVFINQA_SOURCE`, then `shared/data/convfinqa/convfinqa_dataset_dev.json` beside the
+repository or any folder above it, then the workspace's `/work/shared`.
 
 Writes, deterministically (the same source gives the same bytes):
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -439,6 +443,23 @@ def subset_json(source: Path, split: str, count: int, selection: Selection) -> s
     return json.dumps(subset, indent=2, ensure_ascii=False) + "\n"
 
 
+_SHARED_DEV = Path("shared") / "data" / "convfinqa" / "convfinqa_dataset_dev.json"
+
+
+def default_source() -> Path | None:
+    """$CONVFINQA_SOURCE, else the shared folder's dev split beside the repository (or any
+    folder above it: a clone may sit deeper than the workspace), else /work/shared's."""
+    explicit = os.environ.get("CONVFINQA_SOURCE")
+    if explicit:
+        return Path(explicit)
+    here = Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / _SHARED_DEV).is_file():
+            return folder / _SHARED_DEV
+    fallback = Path("/work") / _SHARED_DEV
+    return fallback if fallback.is_file() else None
+
+
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8", newline="\n")
@@ -446,7 +467,11 @@ def write(path: Path, text: str) -> None:
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", type=Path, required=True, help="ConvFinQA JSON file")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        help="ConvFinQA JSON file (default: $CONVFINQA_SOURCE or the shared folder's dev split)",
+    )
     parser.add_argument("--split", default="dev", help="top-level key of the source (dev)")
     parser.add_argument("--n", type=int, default=10, help="dialogues to take (10)")
     parser.add_argument("--out", type=Path, required=True, help="the subset JSON to write")
@@ -454,6 +479,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = parser.parse_args(None if argv is None else list(argv))
     if args.n < 1:
         parser.error("--n must be at least 1")
+    if args.source is None:
+        args.source = default_source()
+        if args.source is None:
+            parser.error(
+                "no ConvFinQA file found: pass --source FILE or set CONVFINQA_SOURCE "
+                f"(looked for {_SHARED_DEV} beside the repository and the folders above it)"
+            )
 
     selection = select(load_split(args.source, args.split), args.n)
     if len(selection.chosen) < args.n:

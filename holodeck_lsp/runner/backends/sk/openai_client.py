@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from holodeck_lsp.runner.backend import (
+    BackendConnectionError,
     BackendError,
     BackendInitError,
     BackendSessionError,
@@ -151,7 +152,7 @@ def session_error(error: Exception, where: str) -> BackendError:
             recoverable=status not in _FATAL_STATUSES,
         )
     if isinstance(cause, openai.APIConnectionError):
-        return BackendSessionError(f"{where}: connection failed: {cause}", recoverable=True)
+        return BackendConnectionError(f"{where}: connection failed: {cause}", recoverable=True)
     return BackendSessionError(f"{where}: {type(error).__name__}: {error}", recoverable=True)
 
 

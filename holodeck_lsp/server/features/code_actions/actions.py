@@ -28,7 +28,7 @@ from holodeck_lsp.server.documents.positions import PositionConverter
 from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
-    from holodeck_lsp.server.features.code_actions.quick_fixes import Edit, Fix
+    from holodeck_lsp.config.fixes import Edit, Fix
     from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
@@ -70,7 +70,7 @@ def _offset(lines: EditorLines, converter: PositionConverter, where: types.Posit
 
 def _compute(request: _Request) -> list[_Found]:
     # Imported in the worker: it pulls in the YAML parser and schema (see `core.warm_up`).
-    from holodeck_lsp.server.features.code_actions.quick_fixes import fixes_for, to_turns
+    from holodeck_lsp.config.fixes import fixes_for, to_turns
 
     converter = PositionConverter(request.text, request.encoding)
     lines = EditorLines(request.text)

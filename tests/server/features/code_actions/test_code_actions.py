@@ -175,7 +175,7 @@ async def test_did_you_mean_fixes(client: LanguageClient, tmp_path: Path) -> Non
     )
     document = open_file(client, tmp_path / "agent.yaml", text)
     titles = []
-    codes = ("HD103", "HD103", "HD100", "HD201", "HD203")
+    codes = ("HD103", "HD103", "HD100", "HD201", "HD125")
     for version, code in enumerate(codes, start=1):
         action, text = await fix(client, document, text, version, code)
         titles.append(action.title)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.server.features.code_actions.quick_fixes import fixes_for, to_turns
+from holodeck_lsp.config.fixes import fixes_for, to_turns
 
 FAULTY = """name: x
 model: {provider: openia, name: m}
@@ -24,7 +24,7 @@ test_cases:
         ground_truth: |
           block
 """
-CODES = ("HD100", "HD102", "HD103", "HD111", "HD120", "HD131", "HD132", "HD201", "HD203")
+CODES = ("HD100", "HD102", "HD103", "HD111", "HD120", "HD131", "HD132", "HD201", "HD125")
 
 
 def test_every_prefix_and_offset_is_safe(tmp_path: Path) -> None:

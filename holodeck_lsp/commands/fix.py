@@ -1,0 +1,102 @@
+"""`check --fix` writes the safe quick fixes (config/fixes/safe.py) and prints each change;
+`check --diff` prints them as a unified diff and writes nothing."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.config.fixes.safe import fix_text
+from holodeck_lsp.config.loader import load_agent_file
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.terminal import Palette
+
+
+def apply_fixes(
+    files: Iterable[Path], *, write: bool, palette: Palette, out: TextIO | None = None
+) -> int:
+    """Fix every document of `files` (an include's faults are fixed in the include). With
+    `write` False (`--diff`): exit status 2 when something would change, as `ruff --diff`
+    fails, so CI can demand a fixed tree. `out` receives the "fixed" lines and the diff
+    (stdout by default; stderr when stdout carries a machine format)."""
+    stream: TextIO = out or sys.stdout
+    status = EXIT_OK
+    changed = 0
+    for agent in files:
+        diagnostics = load_agent_file(agent).diagnostics
+        by_file: dict[str, list[Diagnostic]] = {}
+        for diagnostic in diagnostics:
+            by_file.setdefault(diagnostic.file or str(agent), []).append(diagnostic)
+        for name, found in by_file.items():
+            path = Path(name)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                print(f"holodeck-lsp: error: cannot read {path}: {error}", file=sys.stderr)
+                status = EXIT_FAILED
+                continue
+            fixed = fix_text(text, found, path.parent)
+            if not fixed.applied:
+                continue
+            changed += 1
+            shown = _shown(path, agent)
+            if write:
+                try:
+                    # newline="" keeps the file's own line endings: the edits carry none.
+                    path.write_text(fixed.text, encoding="utf-8", newline="")
+                except OSError as error:
+                    print(f"holodeck-lsp: error: cannot write {path}: {error}", file=sys.stderr)
+                    status = EXIT_FAILED
+                    continue
+                for item in fixed.applied:
+                    start = item.diagnostic.range.start
+                    print(
+                        f"{shown}:{start.line + 1}:{start.character + 1}: "
+                        f"{palette.paint('fixed', 'green', 'bold')}: {item.title}: "
+                        f"{item.before} -> {item.after} [{item.diagnostic.code.value}]",
+                        file=stream,
+                    )
+            else:
+                stream.writelines(_diff(text, fixed.text, shown, palette))
+    if write:
+        noun = "file" if changed == 1 else "files"
+        print(f"fixed {changed} {noun}" if changed else "nothing to fix safely", file=sys.stderr)
+    elif not changed:
+        print("nothing to fix safely", file=sys.stderr)
+    stream.flush()
+    if not write and changed:
+        return EXIT_FAILED
+    return status
+
+
+def _shown(path: Path, agent: Path) -> str:
+    """The path as the check shows it: as given, or relative to the current directory."""
+    if path == agent:
+        return str(agent)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _diff(before: str, after: str, shown: str, palette: Palette) -> list[str]:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{shown}",
+        tofile=f"b/{shown}",
+    )
+    out = []
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        if line.startswith("+") and not line.startswith("+++"):
+            line = palette.paint(line.rstrip("\n"), "green") + "\n"
+        elif line.startswith("-") and not line.startswith("---"):
+            line = palette.paint(line.rstrip("\n"), "red") + "\n"
+        out.append(line)
+    return out

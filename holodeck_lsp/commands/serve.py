@@ -1,0 +1,40 @@
+"""`holodeck-lsp serve [--stdio | --tcp --port N [--host H]]`: the language server."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="holodeck-lsp serve",
+        description="The language server (see docs/editors/README.md).",
+    )
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="over stdio (the default)")
+    transport.add_argument(
+        "--tcp", action="store_true", help="over TCP, one client (for debugging; needs --port)"
+    )
+    parser.add_argument("--host", metavar="HOST", help=f"TCP address (default: {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, metavar="N", help="TCP port of --tcp")
+    try:
+        options = parser.parse_args(list(argv))
+        if not options.tcp and (options.host or options.port is not None):
+            parser.error("--host and --port only apply to --tcp")
+        if options.tcp and options.port is None:
+            parser.error("--tcp needs --port N")
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+    # Imported here: pygls and lsprotocol are only needed by the server.
+    from holodeck_lsp.server.app import serve_stdio, serve_tcp
+
+    if options.tcp:
+        serve_tcp(options.host or DEFAULT_HOST, options.port)
+    else:
+        serve_stdio()
+    return EXIT_OK

@@ -1,0 +1,214 @@
+"""Plain Python values from a composed node tree, as HoloDeck's PyYAML loader builds them:
+YAML 1.1 scalars, merge keys, the last duplicate key wins. Problems are recorded with ranges,
+never raised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from holodeck_lsp.config.diagnostics import Severity
+from holodeck_lsp.config.suite_locator import is_merge_key
+from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
+from holodeck_lsp.config.yaml_compose import Problem, node_range
+from holodeck_lsp.schema.codes import Code
+
+if TYPE_CHECKING:
+    from holodeck_lsp.config.yaml_document import YamlDocument
+
+#: Deeper nesting than any real agent.yaml; beyond it we stop instead of recursing further.
+MAX_DEPTH = 100
+#: Values an alias may expand to in total (a "billion laughs" file would need billions).
+MAX_EXPANDED_NODES = 500_000
+#: `${NAME}` as HoloDeck substitutes it.
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+
+#: A `test_cases` item carried over from an earlier parse: its value and problems.
+Reused = tuple[Any, Sequence[Problem]]
+
+
+class Converter:
+    """Builds Python values from nodes, PyYAML-style, recording problems with ranges."""
+
+    def __init__(
+        self,
+        document: YamlDocument,
+        env: Mapping[str, str],
+        cases: SequenceNode | None = None,
+        reused: Mapping[int, Reused] | None = None,
+    ) -> None:
+        self.document = document
+        self.env = env
+        # id(node) -> (value, expanded size) of every collection node converted so far.
+        self.collections: dict[int, tuple[Any, int]] = {}
+        self.visits = 0
+        #: The `test_cases` sequence, whose items' values and problems are recorded.
+        self.cases = cases
+        self.reused: Mapping[int, Reused] = reused or {}
+        self.case_values: list[Any] | None = None
+        self.case_spans: list[tuple[int, int]] = []
+
+    def problem(self, code: Code, message: str, node: Node, severity: Severity) -> None:
+        self.document.problems.append(Problem(code, severity, message, node_range(node)))
+
+    def convert(self, node: Node, depth: int) -> Any:
+        if isinstance(node, ScalarNode):
+            self.visits += 1
+            return self.scalar(node)
+        # An alias is the very node object it refers to (the C composer does not keep
+        # `anchor` on nodes), so collections are converted once per object and each re-use
+        # is charged its full size: a "billion laughs" file is cut short, not expanded.
+        seen = self.collections.get(id(node))
+        if seen is not None:
+            shared, size = seen
+            self.visits += size
+            if self.visits > MAX_EXPANDED_NODES:
+                self.problem(
+                    Code.TOO_DEEP,
+                    f"aliases expand to more than {MAX_EXPANDED_NODES:,} values; "
+                    "not checked further",
+                    node,
+                    Severity.ERROR,
+                )
+                return None
+            return shared
+        if depth > MAX_DEPTH:
+            self.problem(
+                Code.TOO_DEEP,
+                f"nested more than {MAX_DEPTH} levels deep; not checked further",
+                node,
+                Severity.ERROR,
+            )
+            return None
+        before = self.visits
+        self.visits += 1
+        if node is self.cases:
+            value: Any = self.case_items(node, depth)
+        elif isinstance(node, SequenceNode):
+            value = [self.convert(child, depth + 1) for child in node.value]
+        elif isinstance(node, MappingNode):
+            value = self.mapping(node, depth)
+        else:  # pragma: no cover - the composer only makes these three kinds
+            value = None
+        self.collections[id(node)] = (value, self.visits - before)
+        return value
+
+    def case_items(self, node: Node, depth: int) -> list[Any]:
+        problems = self.document.problems
+        values: list[Any] = []
+        for child in node.value:
+            start = len(problems)
+            known = self.reused.get(id(child))
+            if known is None:
+                values.append(self.convert(child, depth + 1))
+            else:
+                values.append(known[0])
+                problems.extend(known[1])
+            self.case_spans.append((start, len(problems)))
+        self.case_values = values
+        return values
+
+    def substitute(self, node: ScalarNode, text: str) -> str:
+        unset = False
+
+        def value_of(match: re.Match[str]) -> str:
+            nonlocal unset
+            found = self.env.get(match.group(1))
+            if found is None:
+                unset = True
+                return match.group(0)
+            return found
+
+        text = ENV_REFERENCE.sub(value_of, text)
+        if unset:
+            self.document.unresolved.append(node_range(node))
+        return text
+
+    def scalar(self, node: ScalarNode) -> Any:
+        text: str = node.value
+        if "${" in text:
+            text = self.substitute(node, text)
+        explicit = self.document.text.startswith("!", node.start_mark.index)
+        if not explicit:
+            # Plain scalars follow YAML 1.1; quoted and block scalars are strings.
+            if node.style:
+                return text
+            try:
+                return resolve_plain(text)
+            except ValueError as error:
+                self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+                return text
+        tag = str(node.tag)
+        if not tag.startswith(_STANDARD_TAG_PREFIX):
+            self.problem(
+                Code.YAML_SYNTAX,
+                f"HoloDeck's YAML loader has no constructor for the tag {tag!r}; remove it",
+                node,
+                Severity.ERROR,
+            )
+            return text
+        try:
+            return resolve_tagged(tag, text)
+        except ValueError as error:
+            self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+            return text
+
+    def key(self, node: Node, depth: int) -> Any:
+        value = self.convert(node, depth + 1)
+        try:
+            hash(value)
+        except TypeError:
+            self.problem(
+                Code.YAML_SYNTAX,
+                "a mapping key must be a plain value, not a list or mapping",
+                node,
+                Severity.ERROR,
+            )
+            return None
+        return value
+
+    def mapping(self, node: MappingNode, depth: int) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        merged: dict[Any, Any] = {}
+        key_nodes: dict[Any, Node] = {}
+        for key_node, value_node in node.value:
+            if is_merge_key(key_node):
+                self.merge_into(merged, value_node, depth)
+                continue
+            key = self.key(key_node, depth)
+            previous = key_nodes.get(key)
+            if previous is not None:
+                self.problem(
+                    Code.DUPLICATE_KEY,
+                    f"duplicate key {key!r} (first at line {previous.start_mark.line + 1}); "
+                    "HoloDeck silently keeps this last value — remove one of them "
+                    "(holodeck-lsp check: YAML requires unique keys)",
+                    key_node,
+                    Severity.WARNING,
+                )
+            key_nodes[key] = key_node
+            result[key] = self.convert(value_node, depth + 1)
+        if merged:
+            merged.update(result)
+            return merged
+        return result
+
+    def merge_into(self, merged: dict[Any, Any], value_node: Node, depth: int) -> None:
+        """`<<: *base` / `<<: [*a, *b]`: earlier sources win over later ones."""
+        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        for source in reversed(sources):
+            value = self.convert(source, depth + 1)
+            if isinstance(value, dict):
+                merged.update(value)
+            else:
+                self.problem(
+                    Code.YAML_SYNTAX,
+                    "a merge key `<<` takes a mapping or a list of mappings",
+                    source,
+                    Severity.ERROR,
+                )

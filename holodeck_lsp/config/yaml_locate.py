@@ -1,0 +1,83 @@
+"""Following a validation path (field names, list indexes) back to its node in the tree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from holodeck_lsp.config.suite_locator import mapping_entries
+from holodeck_lsp.config.yaml11 import resolve_plain
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a validation path lands in the node tree.
+
+    `node` is the deepest node reached; `key` the key node of the last mapping entry walked
+    into (None at the root or inside a sequence item); `rest` the path elements that could
+    not be followed (e.g. a missing field's name)."""
+
+    node: Node
+    key: Node | None
+    rest: tuple[str | int, ...]
+
+
+def _scalar_key(node: Node) -> Any:
+    if not isinstance(node, ScalarNode):
+        return None
+    if node.style:
+        return node.value
+    try:
+        return resolve_plain(node.value)
+    except ValueError:
+        return node.value
+
+
+def locate(root: Node, path: Sequence[str | int]) -> Located:
+    """Follow a validation path (field names and list indexes) through the node tree.
+
+    Elements written `<like-this>` are union tags added by pydantic, not YAML keys: skipped.
+    """
+    node, key = root, None
+    elements = [element for element in path if not _is_union_tag(element)]
+    for position, element in enumerate(elements):
+        child: Node | None = None
+        child_key: Node | None = None
+        if isinstance(node, MappingNode):
+            for key_node, value_node in mapping_entries(node):
+                if _scalar_key(key_node) == element:
+                    child, child_key = value_node, key_node
+                    break
+        elif (
+            isinstance(node, SequenceNode)
+            and isinstance(element, int)
+            and 0 <= element < len(node.value)
+        ):
+            child, child_key = node.value[element], None
+        if child is None:
+            return Located(node, key, tuple(elements[position:]))
+        node, key = child, child_key
+    return Located(node, key, ())
+
+
+def _is_union_tag(element: str | int) -> bool:
+    return isinstance(element, str) and element.startswith("<") and element.endswith(">")
+
+
+def key_node_for(mapping: Node, name: str) -> Node | None:
+    """The key node of `name` in a mapping node, if present."""
+    if isinstance(mapping, MappingNode):
+        for key_node, _ in mapping_entries(mapping):
+            if _scalar_key(key_node) == name:
+                return key_node
+    return None
+
+
+def first_key(mapping: Node) -> Node | None:
+    if isinstance(mapping, MappingNode) and mapping.value:
+        first: Node = mapping.value[0][0]
+        return first
+    return None

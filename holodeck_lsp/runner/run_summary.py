@@ -1,0 +1,95 @@
+"""The lines `holodeck-lsp run` ends with: the totals, tokens, and why a run proved nothing.
+
+Built in one place so that every run flavour (live, replay, and later ones) ends the same
+way; each line is its own function so a new total (the judges' tokens, say) is one more line.
+"""
+
+from __future__ import annotations
+
+from holodeck_lsp.schema.results import TestReport, TokenUsage
+from holodeck_lsp.terminal import PLAIN, Palette
+
+
+def summary_lines(
+    report: TestReport,
+    elapsed: float,
+    *,
+    unreachable: str | None = None,
+    stopped_early: str | None = None,
+    palette: Palette = PLAIN,
+) -> list[str]:
+    # The totals line stays last but for a backend that is down: CI logs are read from the end.
+    lines = []
+    tokens = agent_tokens_line(report)
+    if tokens is not None:
+        lines.append(tokens)
+    judged = judge_tokens_line(report)
+    if judged is not None:
+        lines.append(judged)
+    lines.append(totals_line(report, elapsed, stopped_early, palette))
+    if unreachable is not None:
+        lines.append(palette.paint(f"the backend is down: {unreachable}", "red", "bold"))
+    return lines
+
+
+def totals_line(
+    report: TestReport, elapsed: float, stopped_early: str | None, palette: Palette = PLAIN
+) -> str:
+    summary = report.summary
+    if stopped_early is not None:
+        note = f" ({stopped_early})"
+    elif report.environment.get("cancelled"):
+        note = " (cancelled)"
+    else:
+        note = ""
+    passed = palette.paint(f"{summary.passed} passed", "green") if summary.passed else "0 passed"
+    failed = (
+        palette.paint(f"{summary.failed} failed", "red", "bold") if summary.failed else "0 failed"
+    )
+    return (
+        f"{passed}, {failed} of {summary.total_tests} test cases"
+        f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s{note}"
+    )
+
+
+def agent_tokens(report: TestReport) -> TokenUsage | None:
+    """The agent's tokens over the run (None when the backend reported none, e.g. a replay of
+    a cassette recorded without usage)."""
+    total: TokenUsage | None = None
+    for result in report.results:
+        usage = result.token_usage
+        if usage is None and result.turns:
+            for turn in result.turns:
+                if turn.token_usage is not None:
+                    total = turn.token_usage if total is None else total + turn.token_usage
+            continue
+        if usage is not None:
+            total = usage if total is None else total + usage
+    return total
+
+
+def agent_tokens_line(report: TestReport) -> str | None:
+    usage = agent_tokens(report)
+    if usage is None or usage.total_tokens == 0:
+        return None
+    cached = f", {usage.cache_read_tokens:,} read from cache" if usage.cache_read_tokens else ""
+    # No price list is kept: prices change and differ by contract, a wrong cost is worse
+    # than none. The count is what a bill is computed from.
+    return (
+        f"agent tokens: {usage.total_tokens:,} ({usage.prompt_tokens:,} prompt, "
+        f"{usage.completion_tokens:,} completion{cached}); cost not computed (no price list)"
+    )
+
+
+def judge_tokens_line(report: TestReport) -> str | None:
+    """`judge tokens: N (agent: M)` — what grading cost, apart from the agent's answers; a
+    replay says the verdicts (and their tokens) were recorded."""
+    judge = report.summary.judge_token_usage
+    if judge is None:
+        return None
+    agent = agent_tokens(report)
+    source = "recorded; " if report.environment.get("judges") == "replay" else ""
+    return (
+        f"judge tokens: {judge.total_tokens:,} "
+        f"({source}agent: {agent.total_tokens if agent is not None else 0:,})"
+    )
