@@ -1,6 +1,8 @@
 """The arrows of docs/architecture.md, read from the source (with `ast`, nothing imported):
 each layer imports only the layers below it — at module level, inside functions and under
-`TYPE_CHECKING` alike — and nothing imports `server` or `cli`."""
+`TYPE_CHECKING` alike — and nothing imports `server`, `commands` or `cli`. The two shared
+leaf modules (`terminal`: colour; `exit_codes`) may be imported by any layer and import
+nothing of ours."""
 
 from __future__ import annotations
 
@@ -18,7 +20,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     "engine": frozenset({"schema"}),
     "runner": frozenset({"schema", "config", "engine"}),
     "server": frozenset({"schema", "config", "engine", "runner"}),
+    "commands": frozenset({"schema", "config", "engine", "runner", "server"}),
 }
+
+#: Top-level modules every layer may use; they import nothing of ours.
+LEAVES = frozenset({"terminal", "exit_codes"})
 
 
 def _ours(tree: ast.AST) -> list[tuple[int, str]]:
@@ -43,11 +49,30 @@ def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for line, module in _ours(tree):
             target = _layer_of(module)
-            if target in (None, layer) or target == "__version__":
+            if target in (None, layer) or target == "__version__" or target in LEAVES:
                 continue
             if target not in ALLOWED[layer]:
                 wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_leaf_modules_import_nothing_of_ours() -> None:
+    for leaf in sorted(LEAVES):
+        path = PACKAGE / f"{leaf}.py"
+        assert _ours(ast.parse(path.read_text(encoding="utf-8"))) == [], path
+
+
+def test_nothing_below_the_entry_points_imports_commands() -> None:
+    importers = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "cli.py" and "commands" not in path.relative_to(PACKAGE).parts[:1]
+        and any(
+            module.startswith("holodeck_lsp.commands")
+            for _, module in _ours(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert importers == []
 
 
 def test_the_layer_list_covers_every_package() -> None:

@@ -143,5 +143,6 @@ def test_the_quick_start_works_in_a_fresh_clone(tmp_path: Path) -> None:
     )
     # The replay ends with 1 on purpose (7 turns answered wrongly: README says so).
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "0 errors, 0 warnings in 1 file" in done.stdout
+    # A plain `pip install -e .` has no deepeval: HD206 adds a note about the G-Eval metric.
+    assert re.search(r"^0 errors, 0 warnings(, 1 note)? in 1 file$", done.stdout, re.M)
     assert "6 failed of 10 test cases (27/34 turns)" in done.stdout
