@@ -29,8 +29,17 @@ async def test_run_all_and_progress(client: LanguageClient, tmp_path: Path) -> N
     assert titles[5:] == ["✓ Run case", "↻ Re-grade", "✓ Run turn 0"]
     [reports] = client.progress_reports.values()
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
-    assert sum(isinstance(r, types.WorkDoneProgressReport) for r in reports) == 3
+    messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    # Begun before the backend is built ("starting backend…"), then one report per turn.
+    assert messages == [
+        "starting backend…",
+        "running 3 turns…",
+        "two-turns turn 0 ✓ (1/3)",
+        "two-turns turn 1 ✗ (2/3)",
+        "single turn 0 ✓ (3/3)",
+    ]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == "1 passed, 1 failed"
 
 
 @pytest.mark.parametrize("how", ["progress", "command"])
