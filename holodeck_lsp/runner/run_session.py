@@ -164,8 +164,7 @@ class RunSession:
     @classmethod
     def open(cls, request: RunRequest) -> RunSession:
         """Raises `RunCannotStart`. Masks the run's secrets in the process's logs from now."""
-        env = os.environ if request.env is None else request.env
-        redactor = Redactor(_secrets(request, env))
+        redactor = redactor_for(request)
         mask_logs(redactor)
         agent = request.agent
         try:
@@ -294,6 +293,13 @@ class RunSession:
             await self.judges.aclose()
         except Exception:
             _log.warning("closing the judges' clients failed", exc_info=True)
+
+
+def redactor_for(request: RunRequest) -> Redactor:
+    """What a session opened for `request` masks with — for text shown before it is open (the
+    editor's progress title while the backend starts)."""
+    env = os.environ if request.env is None else request.env
+    return Redactor(_secrets(request, env))
 
 
 def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:

@@ -38,6 +38,9 @@ class Settings:
     #: Stored for the run features; not used by diagnostics.
     cassette_path: str | None = None
     backends: dict[str, Any] = field(default_factory=dict)
+    #: Re-grade edited cases from their recorded answers as the file is checked (quietly:
+    #: Information diagnostics); False turns it off — results then come from runs only.
+    regrade_on_edit: bool = True
 
     def apply_initialization_options(self, options: object) -> None:
         if not isinstance(options, Mapping):
@@ -63,6 +66,9 @@ class Settings:
             cassette = _pick(raw, "cassettePath", "cassette_path")
             if cassette is None or isinstance(cassette, str):
                 self.cassette_path = cassette or None
+        regrade = _pick(raw, "regradeOnEdit", "regrade_on_edit")
+        if isinstance(regrade, bool):
+            self.regrade_on_edit = regrade
         backends = _pick(raw, "backends")
         if isinstance(backends, Mapping):
             self.backends = dict(backends)

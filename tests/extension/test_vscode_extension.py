@@ -71,6 +71,7 @@ def test_manifest_contributes_the_documented_settings(built: dict[str, str]) -> 
         "holodeck.parallelTestCases": None,
         "holodeck.debounceMs": 50,
         "holodeck.inlayHints.enabled": True,
+        "holodeck.regradeOnEdit": True,
     }
     for key, default in expected_defaults.items():
         assert key in settings, key

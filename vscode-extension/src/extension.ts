@@ -17,6 +17,7 @@ import {
   type RunResultParams,
 } from "./protocol";
 import { onInterpreterChanged, selectedPython } from "./python";
+import { turnCounts } from "./resultMessages";
 import type { StepSummary } from "./runSession";
 import { findOnPath, resolveServerCommand, type Resolution } from "./serverCommand";
 import { readSettings, type HolodeckSettings } from "./settings";
@@ -122,7 +123,7 @@ class Extension implements vscode.Disposable {
     if (!resolution.found) {
       this.setState("notFound");
       this.output.appendLine(resolution.message);
-      void this.notFound(resolution.message, resolution.installCommand);
+      void this.notFound(resolution.message, resolution.installCommand, resolution.fix);
       return;
     }
     const trusted = this.trusted();
@@ -174,10 +175,12 @@ class Extension implements vscode.Disposable {
     await this.start();
   }
 
-  private async notFound(message: string, installCommand: string): Promise<void> {
+  private async notFound(message: string, installCommand: string, fix: "setting" | "install"): Promise<void> {
     const copy = "Copy install command";
     const configure = "Open settings";
-    const choice = await vscode.window.showWarningMessage(`HoloDeck: ${message}`, copy, configure);
+    // The fix the message names first is the first button.
+    const choices = fix === "setting" ? [configure, copy] : [copy, configure];
+    const choice = await vscode.window.showWarningMessage(`HoloDeck: ${message}`, ...choices);
     if (choice === copy) {
       await vscode.env.clipboard.writeText(installCommand);
     } else if (choice === configure) {
@@ -194,16 +197,20 @@ class Extension implements vscode.Disposable {
 
   private runResult(params: RunResultParams): void {
     this.gutter.record(params);
+    this.redraw();
+    // A re-grade while typing is a preview, shown in the file (hints, gutter, information
+    // diagnostics): it is not a run, so neither the Testing view nor the status bar reports it.
+    if (params.quiet === true) return;
     void this.testing.showExternalResult(params);
-    const passed = params.result.passed ? 1 : 0;
+    // Turns, as the Testing view counts them (see runSession.reportCase).
+    const { passed, failed } = turnCounts(params.result);
     this.lastRun = {
       label: `${params.result.test_name ?? `test_cases[${params.caseIndex}]`}${params.regraded ? ", re-graded" : ""}`,
       passed,
-      failed: 1 - passed,
+      failed,
       status: "done",
     };
     this.render();
-    this.redraw();
   }
 
   private runFinished(label: string, summaries: StepSummary[]): void {

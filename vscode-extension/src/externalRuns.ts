@@ -1,7 +1,8 @@
 // Runs the Testing view did not start — a "Run case" / "Run turn" code lens, the command
-// palette, the server's re-grade after an edit — still belong in the Testing view: each
+// palette, the ↻ Re-grade lens — still belong in the Testing view: each
 // `holodeck/runResult` for such a run becomes a small test run of its own, reported through
-// the same RunSession as the Testing view's runs (same messages, diffs and states).
+// the same RunSession as the Testing view's runs (same messages, diffs and states). The
+// server's quiet re-grades while the file is edited do not (extension.ts: runResult).
 import type { RunResponse, RunResultParams } from "./protocol";
 import { stepFor, type RunStep } from "./runPlan";
 import type { TestRef } from "./testIds";
@@ -27,7 +28,7 @@ export function externalResult(params: RunResultParams): ExternalResult {
       summary: { total_tests: 1, passed, failed: 1 - passed, pass_rate: passed },
       results: [params.result],
     },
-    name: params.regraded ? "HoloDeck: re-graded after an edit" : "HoloDeck: run from the editor",
+    name: params.regraded ? "HoloDeck: re-graded from transcript" : "HoloDeck: run from the editor",
   };
 }
 

@@ -37,6 +37,8 @@ export interface DiscoveredTurn {
   index: number;
   range: LspRange;
   inputRange: LspRange;
+  /** The turn's `input:` as written (null when not a plain string; absent from older servers). */
+  input?: string | null;
 }
 
 export interface DiscoveredCase {
@@ -126,6 +128,8 @@ export interface RunResultParams {
   caseIndex: number;
   turn: number | null;
   regraded: boolean;
+  /** Re-graded by the server while the file was edited (not a run the user started). */
+  quiet?: boolean;
   result: TestResultJson;
 }
 

@@ -101,6 +101,15 @@ export function caseOutcomes(result: TestResultJson): TurnOutcome[] {
   return turnsOf(result).map(turnOutcome);
 }
 
+/** Passed and failed (errored included, skipped not) turns of a result: what the status bar
+ *  and the Testing view both count. */
+export function turnCounts(result: TestResultJson): { passed: number; failed: number } {
+  const outcomes = caseOutcomes(result);
+  const passed = outcomes.filter((o) => o.state === "passed").length;
+  const failed = outcomes.filter((o) => o.state === "failed" || o.state === "errored").length;
+  return { passed, failed };
+}
+
 /** A one-line verdict for the case item itself (whole-case runs only). */
 export function caseSummary(result: TestResultJson): { state: TurnState; text: string } {
   const outcomes = caseOutcomes(result);

@@ -24,7 +24,13 @@ export type ServerSource = "setting" | "python" | "python-module" | "path";
 
 export type Resolution =
   | { found: true; command: string; args: string[]; source: ServerSource }
-  | { found: false; message: string; installCommand: string };
+  | {
+      found: false;
+      message: string;
+      installCommand: string;
+      /** What to fix first: the `holodeck.server.path` setting, or the installation. */
+      fix: "setting" | "install";
+    };
 
 function scriptNames(platform: NodeJS.Platform): string[] {
   return platform === "win32" ? ["holodeck-lsp.exe", "holodeck-lsp.cmd", "holodeck-lsp"] : ["holodeck-lsp"];
@@ -48,8 +54,9 @@ export async function resolveServerCommand(env: ResolveEnv): Promise<Resolution>
     if (resolved !== undefined) return { found: true, command: resolved, args: [], source: "setting" };
     return {
       found: false,
-      message: `holodeck-lsp was not found at ${configured} (setting holodeck.server.path). Fix the setting or clear it to use the selected Python interpreter.`,
+      message: `holodeck-lsp was not found at ${configured} (setting holodeck.server.path). Fix the setting to the holodeck-lsp executable, or clear it to use the one of the selected Python interpreter.`,
       installCommand: installCommandFor(env.pythonPath),
+      fix: "setting",
     };
   }
   if (env.pythonPath) {
@@ -75,6 +82,7 @@ export async function resolveServerCommand(env: ResolveEnv): Promise<Resolution>
     found: false,
     message: `holodeck-lsp was not found in ${where}. Install it with: ${installCommandFor(env.pythonPath)}`,
     installCommand: installCommandFor(env.pythonPath),
+    fix: "install",
   };
 }
 

@@ -1,6 +1,6 @@
 // The extension's settings (contributed in package.json under `holodeck.*`) and what the
 // server is sent: the server reads camelCase keys of section `holodeck` through
-// workspace/configuration (agentGlobs, debounceMs, cassettePath, backends); client-only
+// workspace/configuration (agentGlobs, debounceMs, cassettePath, backends, regradeOnEdit); client-only
 // keys are left out, and parallelTestCases is forwarded as `parallel` for a future server
 // (today's server ignores it).
 import type { TrustOverride } from "./trust";
@@ -18,6 +18,7 @@ export interface HolodeckSettings {
   debounceMs: number;
   inlayHintsEnabled: boolean;
   backends: Record<string, unknown>;
+  regradeOnEdit: boolean;
 }
 
 /** Reads like `vscode.WorkspaceConfiguration.get` on section `holodeck`. */
@@ -44,6 +45,7 @@ export function readSettings(get: SettingReader): HolodeckSettings {
     debounceMs: typeof debounce === "number" && debounce >= 0 ? debounce : DEFAULT_DEBOUNCE_MS,
     inlayHintsEnabled: get("inlayHints.enabled") !== false,
     backends: typeof backends === "object" && backends !== null ? (backends as Record<string, unknown>) : {},
+    regradeOnEdit: get("regradeOnEdit") !== false,
   };
 }
 
@@ -53,6 +55,7 @@ export function serverSettings(settings: HolodeckSettings): Record<string, unkno
     agentGlobs: settings.agentGlobs,
     debounceMs: settings.debounceMs,
     backends: settings.backends,
+    regradeOnEdit: settings.regradeOnEdit,
   };
   if (settings.cassettePath !== undefined) out.cassettePath = settings.cassettePath;
   if (settings.parallelTestCases !== undefined) out.parallel = settings.parallelTestCases;

@@ -22,7 +22,8 @@ const WORDS: Record<ServerState, string> = {
   starting: "starting",
   running: "running",
   stopped: "stopped",
-  notFound: "holodeck-lsp not installed",
+  // "not found", not "not installed": a wrong holodeck.server.path is not a missing install.
+  notFound: "holodeck-lsp not found",
   failed: "server failed",
 };
 

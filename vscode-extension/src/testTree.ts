@@ -27,8 +27,15 @@ export function caseLabel(index: number, name: string | null): string {
   return name !== null && name !== "" ? name : `test_cases[${index}]`;
 }
 
-export function turnLabel(index: number): string {
-  return `turn ${index}`;
+/** The longest input shown in a turn's label (the Testing view is narrow). */
+export const TURN_INPUT_LIMIT = 40;
+
+/** `turn 1: And 100 minus 85?` — the input on one line, cut to TURN_INPUT_LIMIT with `…`. */
+export function turnLabel(index: number, input?: string | null): string {
+  const flat = (input ?? "").split(/\s+/).filter((word) => word !== "").join(" ");
+  if (flat === "") return `turn ${index}`;
+  const shown = flat.length <= TURN_INPUT_LIMIT ? flat : `${flat.slice(0, TURN_INPUT_LIMIT - 1)}…`;
+  return `turn ${index}: ${shown}`;
 }
 
 /** Fill `file`'s children from `discovery` (null: the document has no tests right now). */
@@ -54,7 +61,7 @@ export function syncFileItem<I extends TestItemLike<R>, R>(
       const turns = factory.children(item);
       turns.replace(
         found.turns.map((turn) => {
-          const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index), uri);
+          const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index, turn.input), uri);
           child.range = factory.toRange(turn.range);
           return child;
         }),

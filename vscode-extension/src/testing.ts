@@ -149,23 +149,23 @@ export class HolodeckTesting implements vscode.Disposable {
     return this.childrenOf(ref).flatMap((child) => this.turnsUnder(child));
   }
 
-  private message(item: vscode.TestItem, spec: MessageSpec): vscode.TestMessage {
-    const message =
-      spec.kind === "diff"
-        ? vscode.TestMessage.diff(spec.text, spec.expected, spec.actual)
-        : new vscode.TestMessage(spec.text);
-    if (item.uri !== undefined && item.range !== undefined) {
-      message.location = new vscode.Location(item.uri, item.range);
-    }
-    return message;
+  // No `location` on the messages: VS Code draws a located failure message at the end of its
+  // line, over the server's inlay hint on that same `input:` line. The hint stays (it is in
+  // every editor, shows passes too and follows re-grades; the `holodeck-run` diagnostic
+  // marks the failing line); the message, with its expected/actual diff, is in Test Results
+  // and the test's peek, reached from the Testing view.
+  private message(spec: MessageSpec): vscode.TestMessage {
+    return spec.kind === "diff"
+      ? vscode.TestMessage.diff(spec.text, spec.expected, spec.actual)
+      : new vscode.TestMessage(spec.text);
   }
 
   private session(run: vscode.TestRun): RunSession<vscode.TestItem> {
     const sink: RunSink<vscode.TestItem> = {
       started: (item) => run.started(item),
       passed: (item, ms) => run.passed(item, ms),
-      failed: (item, specs, ms) => run.failed(item, specs.map((s) => this.message(item, s)), ms),
-      errored: (item, specs, ms) => run.errored(item, specs.map((s) => this.message(item, s)), ms),
+      failed: (item, specs, ms) => run.failed(item, specs.map((s) => this.message(s)), ms),
+      errored: (item, specs, ms) => run.errored(item, specs.map((s) => this.message(s)), ms),
       skipped: (item) => run.skipped(item),
       output: (text, item) => run.appendOutput(text, undefined, item),
     };

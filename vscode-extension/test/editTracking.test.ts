@@ -51,6 +51,6 @@ test("status bar text: state, trust and last run summary", () => {
   const after = statusText("running", true, { label: "agent.yaml", passed: 3, failed: 1, status: "done" });
   assert.equal(after.text, "$(beaker) HoloDeck $(error) 3/4");
   assert.match(after.tooltip, /Last run \(agent.yaml\): 3 passed, 1 failed/);
-  assert.equal(statusText("notFound", true, undefined).text, "$(warning) HoloDeck: holodeck-lsp not installed");
+  assert.equal(statusText("notFound", true, undefined).text, "$(warning) HoloDeck: holodeck-lsp not found");
   assert.match(statusText("running", true, { label: "a", passed: 0, failed: 0, status: "refused", reason: "busy" }).tooltip, /refused: busy/);
 });

@@ -27,16 +27,16 @@ test("a 'Run turn' lens result marks that turn only, with the same message a Tes
   assert.deepEqual(failed.messages[0], { kind: "diff", text: "numeric 0.00: the response does not match ground_truth", expected: "25.14", actual: "99.99" });
 });
 
-test("a 'Run case' lens result or a re-grade marks every turn and the case", () => {
+test("a 'Run case' lens result or a re-grade marks every turn (the case shows their state)", () => {
   const result = multiTurn(1, [turn({ turn_index: 0 }), turn({ turn_index: 1 })]);
   const { step, response, name } = externalResult({ uri: URI, caseIndex: 1, turn: null, regraded: true, result });
-  assert.equal(name, "HoloDeck: re-graded after an edit");
+  assert.equal(name, "HoloDeck: re-graded from transcript");
   const { run, session: s } = stubSession();
   s.begin(step);
   s.finish(step, response);
   assert.equal(run.stateOf(turnId(URI, 1, 0)), "passed");
   assert.equal(run.stateOf(turnId(URI, 1, 1)), "passed");
-  assert.equal(run.stateOf(caseId(URI, 1)), "passed");
+  assert.equal(run.stateOf(caseId(URI, 1)), undefined);
 });
 
 test("OwnRuns counts overlapping Testing-view runs per document", () => {

@@ -25,8 +25,8 @@ export function discovery(uri = URI): Discovery {
         name: null,
         range: range(11, 16, 30),
         turns: [
-          { index: 0, range: range(13, 14, 30), inputRange: range(13, 13, 30, 8) },
-          { index: 1, range: range(15, 16, 30), inputRange: range(15, 15, 30, 8) },
+          { index: 0, range: range(13, 14, 30), inputRange: range(13, 13, 30, 8), input: "What is 206588 minus 181001, and why?" },
+          { index: 1, range: range(15, 16, 30), inputRange: range(15, 15, 30, 8), input: "And then\n  subtract   85 from the result you got before" },
         ],
       },
     ],

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseOutcomes, caseSummary, turnOutcome, turnsOf } from "../src/resultMessages";
+import { caseOutcomes, caseSummary, turnCounts, turnOutcome, turnsOf } from "../src/resultMessages";
 import { metric, multiTurn, singleTurn, turn } from "./fixtures";
 
 test("a single-turn result is its one turn 0, from the case-level fields", () => {
@@ -84,4 +84,10 @@ test("case outcomes and summary roll the turns up", () => {
   assert.equal(caseSummary(multiTurn(1, [turn({})])).state, "passed");
   assert.equal(caseSummary(multiTurn(1, [turn({ passed: false })])).state, "failed");
   assert.equal(caseSummary(multiTurn(1, [turn({ passed: false, skipped: true })])).state, "skipped");
+});
+
+test("turnCounts: the turns the status bar and the Testing view both count", () => {
+  const result = multiTurn(1, [turn({ turn_index: 0 }), turn({ turn_index: 1, passed: false }), turn({ turn_index: 2, passed: false, skipped: true })]);
+  assert.deepEqual(turnCounts({ ...result, passed: false }), { passed: 1, failed: 1 });
+  assert.deepEqual(turnCounts(singleTurn(0, { passed: false, errors: ["HTTP 500"] })), { passed: 0, failed: 1 });
 });

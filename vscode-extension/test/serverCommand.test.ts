@@ -32,6 +32,10 @@ test("a setting that points nowhere is reported, not silently replaced", async (
   const result = await resolveServerCommand(env(["/usr/bin/holodeck-lsp"], { configuredPath: "/opt/nope/holodeck-lsp" }));
   assert.equal(result.found, false);
   assert.ok(!result.found && result.message.includes("holodeck.server.path"));
+  // "not found" (the path is wrong), not "not installed"; the fix is the setting.
+  assert.ok(!result.found && result.message.startsWith("holodeck-lsp was not found at /opt/nope/holodeck-lsp"));
+  assert.ok(!result.found && !result.message.includes("not installed") && result.fix === "setting");
+  assert.match(result.message, /Fix the setting .* or clear it/);
 });
 
 test("a bare command name in the setting is looked up on PATH", async () => {
@@ -68,6 +72,7 @@ test("nothing found: a message with the install command for that interpreter", a
   assert.ok(!result.found);
   assert.equal(result.installCommand, '"/sys/bin/python3" -m pip install holodeck-lsp');
   assert.match(result.message, /not found in the selected Python interpreter \(\/sys\/bin\/python3\) or PATH/);
+  assert.ok(!result.found && result.fix === "install");
   const plain = await resolveServerCommand(env([]));
   assert.ok(!plain.found && plain.installCommand === "pip install holodeck-lsp" && plain.message.includes("pip install holodeck-lsp"));
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { caseId, fileId, parseTestId, turnId } from "../src/testIds";
-import { syncFileItem } from "../src/testTree";
+import { syncFileItem, TURN_INPUT_LIMIT } from "../src/testTree";
 import { discovery, URI } from "./fixtures";
 import { StubRange, StubTestItem, stubFactory } from "./vscode-stub";
 
@@ -28,9 +28,12 @@ test("discovery builds file -> cases -> turns with labels and ranges", () => {
   assert.deepEqual(cases[0]?.range, new StubRange(8, 0, 10, 20));
   const turns = cases[1]?.children.all() ?? [];
   assert.deepEqual(turns.map((t) => [t.id, t.label]), [
-    [turnId(URI, 1, 0), "turn 0"],
-    [turnId(URI, 1, 1), "turn 1"],
+    // Labelled with the input, on one line, cut at TURN_INPUT_LIMIT (40) characters.
+    [turnId(URI, 1, 0), "turn 0: What is 206588 minus 181001, and why?"],
+    [turnId(URI, 1, 1), "turn 1: And then subtract 85 from the result yo…"],
   ]);
+  assert.equal(turns[1]?.label.length, "turn 1: ".length + TURN_INPUT_LIMIT);
+  assert.equal(cases[0]?.children.all()[0]?.label, "turn 0", "no input known: the index alone");
   assert.deepEqual(turns[1]?.range, new StubRange(15, 0, 16, 30));
   assert.equal(cases[0]?.children.size, 1, "a single-turn case has its one turn 0");
 });

@@ -45,8 +45,9 @@ test("settings: defaults, validation and what the server is sent", () => {
     debounceMs: 50,
     inlayHintsEnabled: true,
     backends: {},
+    regradeOnEdit: true,
   });
-  assert.deepEqual(serverSettings(defaults), { agentGlobs: ["agent.yaml", "*.agent.yaml"], debounceMs: 50, backends: {} });
+  assert.deepEqual(serverSettings(defaults), { agentGlobs: ["agent.yaml", "*.agent.yaml"], debounceMs: 50, backends: {}, regradeOnEdit: true });
   const values: Record<string, unknown> = {
     "server.path": "  ",
     agentGlobs: ["suites/*.yml"],
@@ -55,6 +56,7 @@ test("settings: defaults, validation and what the server is sent", () => {
     debounceMs: -3,
     "inlayHints.enabled": false,
     trustOverride: "trusted",
+    regradeOnEdit: false,
   };
   const custom = readSettings((key) => values[key]);
   assert.equal(custom.serverPath, undefined);
@@ -64,6 +66,7 @@ test("settings: defaults, validation and what the server is sent", () => {
     agentGlobs: ["suites/*.yml"],
     debounceMs: 50,
     backends: {},
+    regradeOnEdit: false,
     cassettePath: "cassettes/run.json",
     parallel: 4,
   });

@@ -22,6 +22,7 @@ RUN_TURN: Final = "holodeck.runTurn"
 REGRADE_CASE: Final = "holodeck.regradeCase"
 CANCEL_RUN: Final = "holodeck.cancelRun"
 LAST_REPORT: Final = "holodeck.lastRunReport"
+WHY_NO_RUN: Final = "holodeck.whyNoRun"
 
 
 class BadArguments(ValueError):
@@ -133,6 +134,18 @@ class LastRunReport:
 
     @classmethod
     def parse(cls, arguments: Sequence[Any]) -> LastRunReport:
+        return cls(_optional_uri(arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class WhyNoRun:
+    """The command of the lens shown instead of the run lenses when a run would be refused."""
+
+    command: ClassVar[str] = WHY_NO_RUN
+    uri: str | None
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> WhyNoRun:
         return cls(_optional_uri(arguments))
 
 

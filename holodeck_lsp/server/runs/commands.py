@@ -21,11 +21,12 @@ from holodeck_lsp.server.runs.arguments import (
     RunArguments,
     RunCase,
     RunTurn,
+    WhyNoRun,
 )
 from holodeck_lsp.server.runs.editor_run import execute, show
 from holodeck_lsp.server.runs.hints import inlay_hints
 from holodeck_lsp.server.runs.inline_results import InlineResults
-from holodeck_lsp.server.runs.lenses import code_lenses
+from holodeck_lsp.server.runs.lenses import RefusalWatch, code_lenses, run_refusal
 from holodeck_lsp.server.runs.regrade_on_edit import RegradeOnEdit
 from holodeck_lsp.server.runs.state import Runner
 
@@ -60,10 +61,21 @@ def last_report(runner: Runner, arguments: LastRunReport) -> dict[str, str]:
     return {"status": "done", "markdown": render(report)}
 
 
+def why_no_run(runner: Runner, arguments: WhyNoRun) -> dict[str, str]:
+    """`holodeck.whyNoRun [uri]` (the lens shown instead of the run lenses): show why a run
+    of the document would be refused; answers `refused` with the reason, or `runnable`."""
+    refusal = run_refusal(runner, arguments.uri) if arguments.uri is not None else None
+    if refusal is None:
+        return {"status": "runnable"}
+    show(runner, types.MessageType.Warning, refusal[1])
+    return {"status": "refused", "reason": refusal[1]}
+
+
 def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     runner = Runner(server, InlineResults(server), engine)
     engine.contributors.append(runner.results.contribute)
     engine.check_listeners.append(RegradeOnEdit(runner).checked)
+    engine.check_listeners.append(RefusalWatch(runner).checked)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @answer_or(list, "codeLens")
@@ -100,5 +112,10 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     @answer_or(_failed, LastRunReport.command)
     def last_run_report(*arguments: Any) -> Any:
         return last_report(runner, LastRunReport.parse(list(arguments)))
+
+    @server.command(WhyNoRun.command)
+    @answer_or(_failed, WhyNoRun.command)
+    def explain_refusal(*arguments: Any) -> Any:
+        return why_no_run(runner, WhyNoRun.parse(list(arguments)))
 
     return runner

@@ -29,6 +29,7 @@ from holodeck_lsp.server.runs.worker_thread import RunHandle, ServerSink, in_own
 if TYPE_CHECKING:
     from holodeck_lsp.runner.progress import CaseRef
     from holodeck_lsp.runner.run_session import Answers, RunOutcome, RunRequest, RunSession
+    from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.results import TestResult, TurnResult
 
 log = logging.getLogger("holodeck_lsp.server.runs")
@@ -38,6 +39,8 @@ UNTRUSTED_MESSAGE: Final = (
     "agent's function tools and code graders. Trust this workspace in your editor to run it."
 )
 NO_ANSWERS: Final = "run the case first: there are no answers to re-grade"
+#: The progress report while the run's backend is built (before any turn runs).
+STARTING: Final = "starting backend…"
 
 
 def show(runner: Runner, kind: types.MessageType, message: str) -> None:
@@ -95,9 +98,25 @@ async def run_in_worker(
     return outcome
 
 
+def _what(agent: Agent, case: int | None, turn: int | None) -> str:
+    """What a run runs, for its progress title: `2 cases`, `two-turns turn 1`."""
+    cases = agent.test_cases or []
+    if case is None:
+        return f"{len(cases)} case{'s' if len(cases) != 1 else ''}"
+    name = cases[case].name if case < len(cases) else None
+    return (name or f"test_cases[{case}]") + (f" turn {turn}" if turn is not None else "")
+
+
 async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> dict[str, Any]:
     from holodeck_lsp.runner.cassette import Cassette, transcript_of
-    from holodeck_lsp.runner.run_session import Live, Replay, RunFailed, RunRequest, Transcript
+    from holodeck_lsp.runner.run_session import (
+        Live,
+        Replay,
+        RunFailed,
+        RunRequest,
+        Transcript,
+        redactor_for,
+    )
     from holodeck_lsp.runner.selection import Selection
 
     uri, case, turn = arguments.uri, arguments.case_index, arguments.turn
@@ -120,21 +139,25 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         backend_overrides=runner.server.settings.backends,
         agent_text=document.agent_text,
     )
-    session = await open_session(request)
+    # The progress begins before the backend is built: building it may import an SDK for
+    # seconds, and the user should see at once that the click was heard.
+    progress = RunProgress(runner.server)
+    what = redactor_for(request).text(_what(agent, case, turn))
+    await progress.begin(f"HoloDeck: run {what}", handle)
+    progress.report(STARTING)
+    try:
+        session = await open_session(request)
+    except RunRefused as refused:
+        progress.end(f"not run: {refused}")
+        raise
     if regrade and answered is None:
         await session.aclose()
+        progress.end(f"not run: {NO_ANSWERS}")
         raise RunRefused(NO_ANSWERS)
     planned = session.planned
-    total_turns = sum(1 if item.graded_turn is not None else item.turn_count for item in planned)
-    what = (
-        f"{len(planned)} cases"
-        if case is None
-        else (planned[0].case.name or f"test_cases[{planned[0].index}]")
-        + (f" turn {turn}" if turn is not None else "")
+    progress.planned(
+        sum(1 if item.graded_turn is not None else item.turn_count for item in planned)
     )
-    what = session.redactor.text(what)
-    progress = RunProgress(runner.server, total_turns)
-    await progress.begin(f"HoloDeck: run {what}", handle)
 
     def on_case(ref: CaseRef, result: TestResult) -> None:
         if not regrade and (result.turns is None or turn is None):

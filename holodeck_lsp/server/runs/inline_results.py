@@ -13,6 +13,12 @@ document (pushed or pulled; see `DiagnosticsEngine.contributors`), after the che
 A result re-graded from a recorded transcript (no model called: `regrade_on_edit` after an
 edit, or the `holodeck.regradeCase` command of `editor_run`) says so in its hint, its
 diagnostics and its lens title.
+
+Severities: a failure of a run the user started — Run all / case / turn, or the ↻ Re-grade
+command — is an Error, as a failing test is. A failure found by re-grading while the user
+types (`regrade_on_edit`, "quiet") is Information: it is a preview of what the edited case
+would get, the text is valid, and red squiggles on a key still being typed would read as a
+mistake in it. Running the case turns it into a real result (Error when it fails).
 """
 
 from __future__ import annotations
@@ -80,6 +86,17 @@ class CaseRecord:
     turns: dict[int, TurnResult] = field(default_factory=dict)
     #: Turns graded again from recorded answers, not by a run of the agent.
     regraded: set[int] = field(default_factory=set)
+    #: Of those, the turns re-graded while the user typed (not by a command): see `severity`.
+    quiet: set[int] = field(default_factory=set)
+
+    def severity(self, turn: int) -> types.DiagnosticSeverity:
+        """The severity of the turn's failures (the module doc says why)."""
+        if turn in self.quiet:
+            return types.DiagnosticSeverity.Information
+        return types.DiagnosticSeverity.Error
+
+    def regraded_turn(self, turn: int) -> bool:
+        return turn in self.regraded
 
 
 def mark(turn: TurnResult) -> str:
@@ -222,13 +239,20 @@ class InlineResults:
         graded_turn: int | None,
         *,
         regraded: bool = False,
+        quiet: bool = False,
     ) -> None:
         cases = self.records.setdefault(uri, {})
         turns = {turn.turn_index: turn for turn in turns_of(result)}
         previous = cases.get(index)
         if graded_turn is None or previous is None or previous.case_text != case_text:
             kept = result if graded_turn is None else None
-            cases[index] = CaseRecord(case_text, kept, turns, set(turns) if regraded else set())
+            cases[index] = CaseRecord(
+                case_text,
+                kept,
+                turns,
+                set(turns) if regraded else set(),
+                set(turns) if regraded and quiet else set(),
+            )
         else:
             previous.turns.update(turns)
             previous.result = None
@@ -236,6 +260,10 @@ class InlineResults:
                 previous.regraded.update(turns)
             else:
                 previous.regraded.difference_update(turns)
+            if regraded and quiet:
+                previous.quiet.update(turns)
+            else:
+                previous.quiet.difference_update(turns)
 
     def current(
         self, parsed: Parsed | None, uri: str, *, every_case: bool = True
@@ -307,11 +335,11 @@ class InlineResults:
         return [
             types.Diagnostic(
                 range=_range(span, converter),
-                message=f"{message} ({REGRADED})" if regraded else message,
-                severity=types.DiagnosticSeverity.Error,
+                message=f"{message} ({REGRADED})" if record.regraded_turn(where.index) else message,
+                severity=record.severity(where.index),
                 source=SOURCE,
             )
-            for where, turn, regraded in _turns_with_results(suite, cases)
+            for where, turn, record in _turns_with_results(suite, cases)
             if not turn.passed
             for span, message in turn_failures(turn, where, suite)
         ]
@@ -324,18 +352,18 @@ class InlineResults:
         return [
             types.InlayHint(
                 position=types.Position(*converter.to_client(where.input[0][0], 1 << 30)),
-                label=hint_label(turn, regraded),
+                label=hint_label(turn, record.regraded_turn(where.index)),
                 padding_left=True,
             )
-            for where, turn, regraded in _turns_with_results(suite, cases)
+            for where, turn, record in _turns_with_results(suite, cases)
         ]
 
 
 def _turns_with_results(
     suite: SuiteLocation, cases: dict[int, CaseRecord]
-) -> Iterator[tuple[TurnLocation, TurnResult, bool]]:
+) -> Iterator[tuple[TurnLocation, TurnResult, CaseRecord]]:
     """Each turn of the document that has a stored result, with where it is written and
-    whether it was re-graded."""
+    its case's record."""
     for case in suite.cases:
         record = cases.get(case.index)
         if record is None:
@@ -343,7 +371,7 @@ def _turns_with_results(
         for where in case.turns:
             turn = record.turns.get(where.index)
             if turn is not None:
-                yield where, turn, where.index in record.regraded
+                yield where, turn, record
 
 
 def case_status(record: CaseRecord | None) -> tuple[str, str] | None:

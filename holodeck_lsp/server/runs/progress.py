@@ -1,6 +1,8 @@
-"""`window/workDoneProgress` for a run: created when the client supports it, one report per
-finished turn, cancellable — cancelling the progress cancels the run (the executor still
-returns the partial report, with the rest skipped as `cancelled`)."""
+"""`window/workDoneProgress` for a run: created when the client supports it, begun before the
+run's backend is built (which may take seconds importing an SDK) with the report `starting
+backend…`, then one report per finished turn; cancellable — cancelling the progress cancels
+the run (the executor still returns the partial report, with the rest skipped as
+`cancelled`; cancelled while the backend starts, no case is run)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ log = logging.getLogger("holodeck_lsp.server.runs")
 class RunProgress:
     """The progress of one run (does nothing when the client takes no progress)."""
 
-    def __init__(self, server: HolodeckServer, total_turns: int) -> None:
+    def __init__(self, server: HolodeckServer, total_turns: int = 0) -> None:
         self._server = server
         self._total = total_turns
         self._done = 0
@@ -48,6 +50,17 @@ class RunProgress:
         if future is not None:
             future.add_done_callback(lambda f: handle.cancel() if f.cancelled() else None)
         self._token = token
+
+    def report(self, message: str) -> None:
+        if self._token is not None:
+            self._server.work_done_progress.report(
+                self._token, types.WorkDoneProgressReport(message=message, cancellable=True)
+            )
+
+    def planned(self, total_turns: int) -> None:
+        """The backend is up: the run's turns are counted from here."""
+        self._total = total_turns
+        self.report(f"running {total_turns} turn{'s' if total_turns != 1 else ''}…")
 
     def turn_finished(self, ref: CaseRef, result: TurnResult) -> None:
         self._done += 1

@@ -4,7 +4,15 @@ session's last run of it, else the case in the `cassettePath` cassette — in a 
 milliseconds and without calling the model. Its results say "re-graded from transcript"
 (`regraded: true` in `holodeck/runResult`). An edited turn `input` no longer matches the
 transcript: that turn reports the stale answer. Runs through `run_session` like any run, so
-its results are masked the same way."""
+its results are masked the same way.
+
+Quiet, because it happens while the user types: only cases with answers the user asked for
+are re-graded — ones run in this session, or found in the cassette the user named in the
+`cassettePath` setting (setting it is the opt-in to grade against that recording) — only
+when the check found no errors (a half-typed key that does not parse or validate re-grades
+nothing), and its failures are published as Information, not Error (`quiet: true` in
+`holodeck/runResult`; see `inline_results`). The `regradeOnEdit` setting (default on) turns
+it off."""
 
 from __future__ import annotations
 
@@ -44,8 +52,13 @@ class RegradeOnEdit:
         from holodeck_lsp.server.runs.run_locations import case_texts
 
         runner = self.runner
-        if not runner.server.settings.trusted:
+        settings = runner.server.settings
+        if not settings.trusted:
             return  # nothing is ever run or re-graded (trust restarts the server)
+        if not settings.regrade_on_edit:
+            # Forget what was seen: turned on again, it starts from the text of that moment.
+            runner.graded_texts.pop(uri, None)
+            return
         if uri not in runner.answers and not runner.server.settings.cassette_path:
             runner.graded_texts.pop(uri, None)  # no answers to re-grade from
             return
@@ -122,7 +135,9 @@ class RegradeOnEdit:
             )
 
             def on_case(ref: CaseRef, result: TestResult) -> None:
-                runner.finished(uri, ref.index, texts.get(ref.index), result, None, True)
+                runner.finished(
+                    uri, ref.index, texts.get(ref.index), result, None, True, quiet=True
+                )
 
             try:
                 session = await open_session(request)

@@ -56,6 +56,8 @@ class TurnLocation:
     metrics: dict[str, Span] = field(default_factory=dict)
     #: Where the turn's text ends (a single turn: the case's end).
     end: Point | None = None
+    #: The `input:` as written, when it is a plain string (a test's label in a Testing view).
+    input_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +149,14 @@ def _turn(
         tools=_tools(tools[1] if tools else None),
         metrics=metrics,
         end=end,
+        input_text=_text_of(found[1]) if found is not None else None,
     )
+
+
+def _text_of(node: Node) -> str | None:
+    if isinstance(node, ScalarNode) and isinstance(node.value, str) and node.value:
+        return node.value
+    return None
 
 
 def locate_suite(root: Node | None, only: Collection[int] | None = None) -> SuiteLocation | None:

@@ -51,13 +51,18 @@ class Runner:
         result: TestResult,
         turn: int | None,
         regraded: bool,
+        *,
+        quiet: bool = False,
     ) -> None:
         """Store one finished case (its secrets already masked by the run session),
-        announce it (`holodeck/runResult`) and show it."""
+        announce it (`holodeck/runResult`) and show it. `quiet`: re-graded while the user
+        types (`regrade_on_edit`), shown as information rather than as a failed run."""
         if case_text is not None:
             # A single-turn case run by its turn is the whole case.
             graded = turn if result.turns is not None else None
-            self.results.record(uri, index, case_text, result, graded, regraded=regraded)
+            self.results.record(
+                uri, index, case_text, result, graded, regraded=regraded, quiet=quiet
+            )
             self.graded_texts.setdefault(uri, {})[index] = case_text
         self.server.protocol.notify(
             RESULT_NOTIFICATION,
@@ -66,6 +71,7 @@ class Runner:
                 "caseIndex": index,
                 "turn": turn,
                 "regraded": regraded,
+                "quiet": quiet,
                 "result": result.model_dump(mode="json"),
             },
         )

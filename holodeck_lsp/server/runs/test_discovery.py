@@ -5,10 +5,12 @@ Request params: `{"uri": "<document uri>"}`. Result: `null` when the document is
 (or an included test-case file of one) or does not parse; otherwise
 
     {"uri", "agentUri", "range",          # the `test_cases:` key (an include: its first line)
-     "cases": [{"index", "name", "range", "turns": [{"index", "range", "inputRange"}]}]}
+     "cases": [{"index", "name", "range",
+                "turns": [{"index", "range", "inputRange", "input"}]}]}
 
 `range` of a case or turn is the whole item (its first line to its last); `inputRange` is the
-turn's `input: …` (where run results are reported). Indexes are the ones the run commands take.
+turn's `input: …` (where run results are reported), `input` its text as written (null when
+it is not a plain string) — the turn's label. Indexes are the ones the run commands take.
 A single-turn case has one turn, index 0, whose range is the case's.
 """
 
@@ -62,6 +64,7 @@ async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str
                         "index": turn.index,
                         "range": _range(converter, turn.start, turn.end or case.end),
                         "inputRange": _range(converter, *turn.input),
+                        "input": turn.input_text,
                     }
                     for turn in case.turns
                 ],

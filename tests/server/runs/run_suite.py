@@ -94,9 +94,11 @@ async def start(
     trusted: bool,
     cassette: bool = True,
     diagnostics: str = "push",
+    settings: dict[str, Any] | None = None,
 ) -> str:
-    """Like `lsp_client.initialize`, with the capabilities the run features use."""
-    settings = {"cassettePath": "run.cassette.json"} if cassette else {}
+    """Like `lsp_client.initialize`, with the capabilities the run features use; `settings`
+    are added to the `holodeck` section."""
+    settings = {**({"cassettePath": "run.cassette.json"} if cassette else {}), **(settings or {})}
     await initialize(
         client,
         root=root,

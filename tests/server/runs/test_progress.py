@@ -4,6 +4,7 @@ end; cancelling the progress (or `holodeck.cancelRun`) cancels the run."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,17 @@ async def test_run_all_and_progress(client: LanguageClient, tmp_path: Path) -> N
     assert titles[5:] == ["✓ Run case", "↻ Re-grade", "✓ Run turn 0"]
     [reports] = client.progress_reports.values()
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
-    assert sum(isinstance(r, types.WorkDoneProgressReport) for r in reports) == 3
+    messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    # Begun before the backend is built ("starting backend…"), then one report per turn.
+    assert messages == [
+        "starting backend…",
+        "running 3 turns…",
+        "two-turns turn 0 ✓ (1/3)",
+        "two-turns turn 1 ✗ (2/3)",
+        "single turn 0 ✓ (3/3)",
+    ]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == "1 passed, 1 failed"
 
 
 @pytest.mark.parametrize("how", ["progress", "command"])
@@ -60,3 +70,71 @@ async def test_cancelling_the_progress_cancels_the_run(
     turns = answer["results"][0]["turns"]
     assert turns[1]["skipped"] and "cancelled" in turns[1]["errors"][0]
     assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)
+
+
+#: A function tool whose module takes as long to import as the test wants: while `gate`
+#: exists (an SDK or a tool module that is slow to import).
+GATED_TOOL = """import pathlib
+import time
+
+_gate = pathlib.Path(__file__).with_name("gate")
+for _ in range(600):
+    if not _gate.exists():
+        break
+    time.sleep(0.05)
+
+
+def subtract(a: int, b: int) -> int:
+    return a - b
+"""
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("semantic_kernel") is None, reason="the openai backend's SDK"
+)
+@pytest.mark.slow
+async def test_progress_begins_before_the_backend_is_built(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A live run whose backend takes long to build (here its tool module, held by a gate
+    file) shows its progress — `starting backend…` — while the backend is still being built."""
+    document_uri = await start(client, tmp_path, trusted=True, cassette=False)
+    (tmp_path / "gated_tool.py").write_text(GATED_TOOL, encoding="utf-8")
+    text = AGENT.replace(
+        "  name: gpt-4o-mini\n",
+        '  name: gpt-4o-mini\n  endpoint: "http://127.0.0.1:9/v1"\n',  # nothing listens
+    ).replace(
+        "evaluations:\n",
+        "tools:\n  - name: subtract\n    type: function\n    description: a minus b\n"
+        "    file: gated_tool.py\n    function: subtract\nevaluations:\n",
+    )
+    change_file(client, document_uri, text, version=2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2)
+    assert [d.message for d in params.diagnostics if d.severity == 1] == []
+    gate = tmp_path / "gate"
+    gate.touch()
+    running = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="holodeck.runCase", arguments=[document_uri, 1])
+        )
+    )
+
+    def messages() -> list[str | None]:
+        return [
+            getattr(report, "message", None) or getattr(report, "title", None)
+            for reports in client.progress_reports.values()
+            for report in reports
+        ]
+
+    try:
+        async with asyncio.timeout(30):
+            while "starting backend…" not in messages():
+                await asyncio.sleep(0.01)
+        assert not running.done()  # the backend is still being built (the gate holds)
+        assert messages() == ["HoloDeck: run single", "starting backend…"]
+    finally:
+        gate.unlink()
+    answer = await asyncio.wait_for(running, 60)
+    assert answer["status"] in ("done", "refused")  # no API key here: refused, and says so
+    [reports] = client.progress_reports.values()
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import change_file, wait_for
@@ -85,3 +86,63 @@ async def test_results_without_answers_are_dropped_when_the_case_is_edited(
     change_file(client, document_uri, AGENT.replace('"q0"', '"q0 edited"'), version=2)
     await wait_for(client, document_uri, lambda p: p.version == 2)
     assert await hints(client, document_uri) == []
+
+
+async def test_typing_a_key_under_args_is_regraded_quietly(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """The issue's case: never run since opened, a recording opted into (`cassettePath`), the
+    user types `extra: ` under `args:` — the re-grade's failure is Information, not Error."""
+    document_uri = await start(client, tmp_path, trusted=True)
+    received = record_results(client)
+    # Half-typed (`extra` alone does not parse): nothing is re-graded, only the parse error.
+    typing = AGENT.replace("              b: 5\n", "              b: 5\n              extra\n")
+    change_file(client, document_uri, typing, version=2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2)
+    assert not run_items(params) and not received
+    typed = AGENT.replace("              b: 5\n", "              b: 5\n              extra: \n")
+    change_file(client, document_uri, typed, version=3)
+    params = await wait_for(client, document_uri, lambda p: p.version == 3 and bool(run_items(p)))
+    assert [d for d in params.diagnostics if d.severity == types.DiagnosticSeverity.Error] == []
+    assert {d.severity for d in run_items(params)} == {types.DiagnosticSeverity.Information}
+    assert all(d.message.endswith("(re-graded from transcript)") for d in run_items(params))
+    assert [(r["caseIndex"], r["regraded"], r["quiet"]) for r in map(_plain, received)] == [
+        (0, True, True)
+    ]
+
+
+async def test_a_run_failure_stays_an_error(client: LanguageClient, tmp_path: Path) -> None:
+    """Runs the user starts (and the ↻ Re-grade command) keep Error severity; a quiet re-grade
+    after it is Information; running again makes it an Error again."""
+    document_uri = await start(client, tmp_path, trusted=True)
+    await run(client, "holodeck.runAll", document_uri)
+    params = await wait_for(client, document_uri, lambda p: bool(run_items(p)))
+    assert {d.severity for d in run_items(params)} == {types.DiagnosticSeverity.Error}
+    change_file(client, document_uri, AGENT.replace("b: 5", "b: 7"), version=2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2 and bool(run_items(p)))
+    assert {d.severity for d in run_items(params)} == {types.DiagnosticSeverity.Information}
+    await run(client, "holodeck.regradeCase", document_uri, 0)
+    params = await wait_for(
+        client,
+        document_uri,
+        lambda p: p.version == 2
+        and {d.severity for d in run_items(p)} == {types.DiagnosticSeverity.Error},
+    )
+    assert run_items(params)[0].range.start.line == ARG_B_LINE
+
+
+async def test_the_setting_turns_it_off(client: LanguageClient, tmp_path: Path) -> None:
+    document_uri = await start(client, tmp_path, trusted=True, settings={"regradeOnEdit": False})
+    received = record_results(client)
+    change_file(client, document_uri, AGENT.replace('ground_truth: "7"', 'ground_truth: "8"'), 2)
+    params = await wait_for(client, document_uri, lambda p: p.version == 2)
+    # A check later (the re-grade would have been published by then): still nothing.
+    change_file(client, document_uri, AGENT.replace('ground_truth: "7"', 'ground_truth: "9"'), 3)
+    params = await wait_for(client, document_uri, lambda p: p.version == 3)
+    assert not run_items(params) and not received
+    assert await hints(client, document_uri) == []
+
+
+def _plain(params: object) -> dict[str, object]:
+    """A notification's params as a dict (pytest-lsp gives an attribute object)."""
+    return {key: getattr(params, key) for key in ("caseIndex", "regraded", "quiet")}

@@ -40,7 +40,10 @@ async def test_discover_tests_lists_cases_and_turns_with_ranges(
         (0, TURN0_LINE, TURN0_LINE),
         (1, TURN1_LINE, TURN1_LINE),
     ]
+    # Each turn's input as written: the Testing view labels the turn with it.
+    assert [t.input for t in first.turns] == ["q0", "q1"]
     [single] = second.turns
+    assert single.input == "q2"
     assert (single.index, single.range.start.line, single.inputRange.start.line) == (
         0,
         SINGLE_LINE,
