@@ -164,6 +164,7 @@ class RunSession:
     @classmethod
     def open(cls, request: RunRequest) -> RunSession:
         """Raises `RunCannotStart`. Masks the run's secrets in the process's logs from now."""
+        env = os.environ if request.env is None else request.env
         redactor = redactor_for(request)
         mask_logs(redactor)
         agent = request.agent

@@ -306,13 +306,13 @@ class InlineResults:
         if suite is None:
             return None
         shown: list[str] = []
-        for where, turn, regraded in _turns_with_results(suite, cases):
+        for where, turn, record in _turns_with_results(suite, cases):
             for metric in turn.metric_results:
                 span = where.metrics.get(metric.metric_name) or suite.metrics.get(
                     metric.metric_name
                 )
                 if span is not None and span[0] <= (line, character) <= span[1]:
-                    shown.append(metric_hover(metric, where.index, regraded))
+                    shown.append(metric_hover(metric, where.index, record.regraded_turn(where.index)))
         if not shown:
             return None
         more = len(shown) - _HOVER_TURNS
