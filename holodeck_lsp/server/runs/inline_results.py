@@ -312,7 +312,8 @@ class InlineResults:
                     metric.metric_name
                 )
                 if span is not None and span[0] <= (line, character) <= span[1]:
-                    shown.append(metric_hover(metric, where.index, record.regraded_turn(where.index)))
+                    regraded = record.regraded_turn(where.index)
+                    shown.append(metric_hover(metric, where.index, regraded))
         if not shown:
             return None
         more = len(shown) - _HOVER_TURNS
