@@ -348,7 +348,8 @@ export async function testingRows(page) {
 
 /** The row of turn `n` ("turn 1" + "1.0ms" once run reads "turn 11.0ms"). */
 export function turnRow(rows, n) {
-  return rows.find((r) => new RegExp(`^turn ${n}(\\d+(\\.\\d+)?m?s)?$`).test(r.text ?? ""));
+  // "turn 1: <the turn's input, truncated>" (plus a duration after a run), or "turn 1" alone.
+  return rows.find((r) => new RegExp(`^turn ${n}(: .*|(\\d+(\\.\\d+)?m?s)?)$`).test(r.text ?? ""));
 }
 
 /** Copy a screenshot to --out, if given (the repository's images are made this way). */
