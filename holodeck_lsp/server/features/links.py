@@ -25,7 +25,6 @@ async def document_links(server: HolodeckServer, uri: str) -> list[types.Documen
             types.DocumentLink(
                 range=types.Range(types.Position(*start), types.Position(*end)),
                 target=path_to_uri(value.target),
-                tooltip=f"Open {value.target.name}",
             )
         )
     return links
