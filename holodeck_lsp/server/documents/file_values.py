@@ -54,7 +54,9 @@ def resolve(path: tuple[PathElement, ...], text: str, folder: Path) -> tuple[Pat
     return (target, len(text)) if target.is_file() else None
 
 
-def _walk(node: Node, path: tuple[PathElement, ...], depth: int) -> Iterator[tuple[tuple[PathElement, ...], Node]]:
+def _walk(
+    node: Node, path: tuple[PathElement, ...], depth: int
+) -> Iterator[tuple[tuple[PathElement, ...], Node]]:
     if depth > MAX_DEPTH:
         return
     if isinstance(node, MappingNode):

@@ -58,7 +58,7 @@ class SuiteFiles:
         for uri in list(self.server.workspace.text_documents):
             open_path = uri_to_path(uri)
             if open_path is not None and path_key(open_path) == key:
-                return uri
+                return str(uri)
         return None
 
     def load(self, path: Path) -> SuiteFile | None:

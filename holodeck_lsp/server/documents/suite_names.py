@@ -11,20 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from holodeck_lsp.config.suite_locator import case_nodes, scalar_text, turn_nodes, value_of
+from holodeck_lsp.server.documents.name_kinds import NameKind
 
 TOOLS_KEY = "tools"
 EXPECTED_KEY = "expected_tools"
-
-
-class NameKind(StrEnum):
-    TOOL = "tool"  # a declared tool's `name:`
-    EXPECTED_TOOL = "expected_tool"  # an expected_tools entry
-    CASE = "case"  # a test case's `name:`
 
 
 @dataclass(frozen=True, slots=True)

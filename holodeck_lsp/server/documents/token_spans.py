@@ -10,30 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from enum import IntEnum
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from holodeck_lsp.schema.matchers import MATCHER_KEYS
+from holodeck_lsp.server.documents.name_kinds import NameKind
 from holodeck_lsp.server.documents.node_at import MAX_DEPTH, PathElement
-from holodeck_lsp.server.documents.suite_names import NameKind, suite_names, text_span
+from holodeck_lsp.server.documents.suite_names import suite_names, text_span
+from holodeck_lsp.server.documents.token_legend import DECLARATION, READONLY, TokenType
 
-#: Standard LSP token types, so that every theme colours them; the index is the legend's.
-TOKEN_TYPES = ("keyword", "function", "namespace", "variable", "enumMember")
-TOKEN_MODIFIERS = ("declaration", "readonly")
 _STEP = re.compile(r"(?<![\w#])#\d+\b")
-
-
-class TokenType(IntEnum):
-    MATCHER = 0  # keyword
-    TOOL = 1  # function
-    MODULE = 2  # namespace
-    STEP = 3  # variable (readonly)
-    METRIC = 4  # enumMember
-
-
-DECLARATION = 1 << 0
-READONLY = 1 << 1
 
 #: (line, start, length, type, modifiers)
 Span = tuple[int, int, int, int, int]
@@ -89,7 +75,9 @@ def token_spans(root: Node | None) -> list[Span]:
     spans = list(_walk(root, (), 0))
     for name in suite_names(root):
         if name.kind is NameKind.TOOL:
-            spans.append((name.line, name.start, name.end - name.start, TokenType.TOOL, DECLARATION))
+            spans.append(
+                (name.line, name.start, name.end - name.start, TokenType.TOOL, DECLARATION)
+            )
         elif name.kind is NameKind.EXPECTED_TOOL:
             spans.append((name.line, name.start, name.end - name.start, TokenType.TOOL, 0))
     spans.sort()

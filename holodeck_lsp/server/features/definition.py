@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
     """(file, line, first column, last column) in code points of what the cursor refers to."""
     from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.server.documents.file_values import names_file, resolve
     from holodeck_lsp.server.documents.references import (
         Target,
         declared_tool,
@@ -32,8 +33,6 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
         reference_at,
         tool_function,
     )
-
-    from holodeck_lsp.server.documents.file_values import names_file, resolve
 
     agent_dir = parsed.agent_dir
     if agent_dir is not None and not at.on_key and names_file(at.path):

@@ -15,14 +15,19 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
-from holodeck_lsp.server.documents.suite_files import SuiteFile, suite_files
-from holodeck_lsp.server.documents.suite_names import NameKind, NameSpan, matches_tool
+from holodeck_lsp.server.documents.name_kinds import NameKind
 from holodeck_lsp.server.guard import answer_or
+
+if TYPE_CHECKING:
+    # The YAML reader is imported with the first request, not at start-up.
+    from holodeck_lsp.server.documents.suite_files import SuiteFile
+    from holodeck_lsp.server.documents.suite_names import NameSpan
 
 #: A name written plain in YAML without changing its meaning (else it is written quoted).
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*(?: [A-Za-z0-9_.\-]+)*")
@@ -51,6 +56,8 @@ def _suite(
     server: HolodeckServer, uri: str, agents_including: Callable[[str], set[str]]
 ) -> tuple[SuiteFile, list[SuiteFile]] | None:
     """The file at `uri` and every file of its suite (itself first)."""
+    from holodeck_lsp.server.documents.suite_files import suite_files
+
     path = uri_to_path(uri)
     if path is None:
         return None
@@ -90,6 +97,8 @@ def named_at(
 
 def hits(named: Named) -> list[Hit]:
     """Every place naming the same tool or case; `exact` when it is written the same."""
+    from holodeck_lsp.server.documents.suite_names import matches_tool
+
     found: list[Hit] = []
     for file in named.files:
         for span in file.names:

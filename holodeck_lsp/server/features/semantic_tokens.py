@@ -14,7 +14,7 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.documents.positions import PositionConverter
-from holodeck_lsp.server.documents.token_spans import TOKEN_MODIFIERS, TOKEN_TYPES
+from holodeck_lsp.server.documents.token_legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from holodeck_lsp.server.guard import answer_or
 
 LEGEND = types.SemanticTokensLegend(

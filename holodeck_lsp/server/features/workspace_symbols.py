@@ -14,8 +14,7 @@ from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_key, uri_to_path
-from holodeck_lsp.server.documents.suite_files import suite_files
-from holodeck_lsp.server.documents.suite_names import NameKind
+from holodeck_lsp.server.documents.name_kinds import NameKind
 from holodeck_lsp.server.guard import answer_or
 
 #: Cap on agent files read for one request (a huge monorepo must stay responsive).
@@ -56,6 +55,8 @@ def _agents(server: HolodeckServer) -> list[Path]:
 
 
 def workspace_symbols(server: HolodeckServer, query: str) -> list[types.WorkspaceSymbol]:
+    from holodeck_lsp.server.documents.suite_files import suite_files
+
     cache = suite_files(server)
     symbols: list[types.WorkspaceSymbol] = []
     seen: set[tuple[str, int, int]] = set()

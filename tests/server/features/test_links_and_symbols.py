@@ -23,13 +23,18 @@ async def test_document_links_and_definition_on_paths(
     found = sorted((link.range.start.line, link.target) for link in links)
     tools_at, grader_at = position("file: tools.py"), position("graders:exact")
     assert found == sorted(
-        [(tools_at.line, uri(tmp_path / "tools.py")), (grader_at.line, uri(tmp_path / "graders.py"))]
+        [
+            (tools_at.line, uri(tmp_path / "tools.py")),
+            (grader_at.line, uri(tmp_path / "graders.py")),
+        ]
     )
     grader_link = next(link for link in links if link.range.start.line == grader_at.line)
     assert grader_link.range.end.character - grader_link.range.start.character == len("graders")
 
     target = await client.text_document_definition_async(
-        types.DefinitionParams(types.TextDocumentIdentifier(document), position("tools.py", offset=8))
+        types.DefinitionParams(
+            types.TextDocumentIdentifier(document), position("tools.py", offset=8)
+        )
     )
     assert isinstance(target, types.Location) and target.uri == uri(tmp_path / "tools.py")
     # A missing file has no link (its diagnostic says so).
@@ -49,7 +54,9 @@ async def test_workspace_symbols(client: LanguageClient, tmp_path: Path) -> None
         "test_cases_file: cases.yaml\n",
         encoding="utf-8",
     )
-    (other.parent / "cases.yaml").write_text("- name: closing price\n  input: x\n", encoding="utf-8")
+    (other.parent / "cases.yaml").write_text(
+        "- name: closing price\n  input: x\n", encoding="utf-8"
+    )
     symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=""))
     assert isinstance(symbols, list)
     names = sorted((s.name, s.kind) for s in symbols)

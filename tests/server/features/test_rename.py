@@ -55,7 +55,9 @@ def at(text: str, needle: str, occurrence: int = 0, offset: int = 1) -> types.Po
 
 def apply(text: str, edits: list[types.TextEdit]) -> str:
     lines = text.split("\n")
-    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+    for edit in sorted(
+        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+    ):
         start, end = edit.range.start, edit.range.end
         assert start.line == end.line
         line = lines[start.line]
@@ -114,7 +116,7 @@ async def test_references_and_rename_of_a_tool_across_the_include(
 async def test_rename_from_the_include_and_of_a_case(
     client: LanguageClient, tmp_path: Path
 ) -> None:
-    document, cases = await suite(client, tmp_path)
+    document, _cases = await suite(client, tmp_path)
     include = open_file(client, tmp_path / "cases.yaml")
     await wait_for(client, include)
     edit = await client.text_document_rename_async(

@@ -62,7 +62,8 @@ async def test_semantic_tokens_full_and_delta(client: LanguageClient, tmp_path: 
 
     edited = AGENT.replace(
         '      - input: "😀 and the change?"\n        ground_truth: 5',
-        '      - input: "😀 and the change?"\n        ground_truth: "subtract(1, 2), divide(#0, 3)"',
+        '      - input: "😀 and the change?"\n'
+        '        ground_truth: "subtract(1, 2), divide(#0, 3)"',
     ).replace("a: {fuzzy:", "a: {regex:")
     change_file(client, document, edited, 2)
     delta = await client.text_document_semantic_tokens_full_delta_async(
