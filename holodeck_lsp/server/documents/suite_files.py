@@ -108,6 +108,23 @@ class SuiteFiles:
             self._cache[key] = (stamp, found)
         return found
 
+    def offer(self, path: Path, text: str, root: Node | None) -> None:
+        """The checker composed the include at `path` from `text`: keep its tree while the
+        file on disk still holds that text (so a rename need not compose it again)."""
+        if self._open_uri(path) is not None:
+            return  # an open include is read from the editor
+        try:
+            status = os.stat(path)
+            if path.read_text(encoding="utf-8-sig") != text:
+                return
+        except (OSError, UnicodeDecodeError):
+            return
+        found = SuiteFile(
+            path_to_uri(path), path, text, root, suite_names(root), self.server.converter(text)
+        )
+        with self._lock:
+            self._cache[path_key(path)] = (("disk", status.st_mtime_ns, status.st_size), found)
+
     def suite(self, agent: Path) -> list[SuiteFile]:
         """The agent file and its include (when it has one that can be read)."""
         loaded = self.load(agent)
