@@ -1,7 +1,8 @@
 """What semantic highlighting colours, found in a composed YAML tree: argument matcher kinds
 (`fuzzy:` / `regex:` under `args:`), tool names (declared and in `expected_tools`), grader
-references (`module.path:callable`), `#N` step references in ConvFinQA-style programs (a
-`ground_truth` such as `subtract(60.94, 25.14), divide(#0, 25.14)`), and metric names.
+references (`module.path:callable`), `#N` step references in ConvFinQA-style programs (any
+value written as one, such as a `ground_truth` or the sample's `turn_program`
+`subtract(60.94, 25.14), divide(#0, 25.14)`), and metric names.
 
 A pure function of the nodes — no I/O. Columns are code points; spans stay on one line.
 """
@@ -20,6 +21,8 @@ from holodeck_lsp.server.documents.suite_names import suite_names, text_span
 from holodeck_lsp.server.documents.token_legend import DECLARATION, READONLY, TokenType
 
 _STEP = re.compile(r"(?<![\w#])#\d+\b")
+#: A ConvFinQA-style program starts with an operation's call: `subtract(`, `divide(`.
+_PROGRAM = re.compile(r"\s*[A-Za-z_]\w*\(")
 
 #: (line, start, length, type, modifiers)
 Span = tuple[int, int, int, int, int]
@@ -48,7 +51,9 @@ def _walk(node: Node, path: tuple[PathElement, ...], depth: int) -> Iterator[Spa
 
 def _scalar(node: ScalarNode, path: tuple[PathElement, ...]) -> Iterator[Span]:
     key = path[-1]
-    if key not in ("grader", "metric", "metric_type", "ground_truth"):
+    text = node.value
+    program = isinstance(text, str) and "#" in text and _PROGRAM.match(text) is not None
+    if key not in ("grader", "metric", "metric_type") and not program:
         return
     span = text_span(node)
     if span is None:
@@ -63,7 +68,7 @@ def _scalar(node: ScalarNode, path: tuple[PathElement, ...]) -> Iterator[Span]:
     elif key in ("metric", "metric_type"):
         if text.strip():
             yield line, start, end - start, TokenType.METRIC, 0
-    elif "(" in text:
+    elif program:
         for match in _STEP.finditer(text):
             yield line, start + match.start(), match.end() - match.start(), TokenType.STEP, READONLY
 
