@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.documents.index import looks_like_agent, uri_to_path
 from holodeck_lsp.server.documents.name_kinds import NameKind
 from holodeck_lsp.server.guard import answer_or
 
@@ -66,7 +66,7 @@ def _suite(
     if here is None:
         return None
     files = cache.suite(path)
-    if len(files) <= 1 and here.include() is None:
+    if len(files) <= 1 and here.include() is None and not looks_like_agent(here.text):
         # Perhaps an include: the agents naming it bring the rest of the suite.
         for agent_uri in sorted(agents_including(uri)):
             agent = uri_to_path(agent_uri)

@@ -174,6 +174,7 @@ async def test_argument_names_grader_shape_and_matcher_docs(
         "tools:\n  - name: subtract\n    type: function\n    description: d\n"
         "    file: tools.py\n    function: subtract\n"
         "evaluations:\n  metrics:\n    - type: code\n      grader: \n"
+        "    - type: standard\n      metric: \n"
         "test_cases:\n  - input: q\n    expected_tools:\n      - name: subtract\n"
         "        args:\n          a: 1\n          \n"
     )
@@ -194,6 +195,8 @@ async def test_argument_names_grader_shape_and_matcher_docs(
         ("b", "float = 0.0"),
         ("rounding", "int = 2"),
     ]
+    metrics = await labels_at(14, len("      metric: "))
+    assert {"equality", "numeric"} <= {i.label for i in metrics}
     graders = await labels_at(12, len("      grader: "))
     # Not the import, the class, the constant, the two-argument or the private function.
     assert [i.label for i in graders] == ["graders:exact", "tools:subtract"]
