@@ -8,6 +8,7 @@ read from the editor. The walk runs in a worker thread, off the event loop.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -19,6 +20,9 @@ from holodeck_lsp.server.guard import answer_or
 
 #: Cap on agent files read for one request (a huge monorepo must stay responsive).
 MAX_AGENTS = 500
+#: Editors ask again on every keystroke of the symbol picker: the folder walk is re-used this
+#: long (the files themselves are re-read when they change, see `suite_files`).
+WALK_REUSE_S = 5.0
 
 
 def matches(query: str, name: str) -> bool:
@@ -27,8 +31,30 @@ def matches(query: str, name: str) -> bool:
     return all(char in remaining for char in query.casefold() if not char.isspace())
 
 
+_walks: dict[tuple[Path, ...], tuple[float, list[Path]]] = {}
+
+
+def _walk(roots: list[Path]) -> list[Path]:
+    """The agent files under `roots`, as `--check DIR` finds them (re-used briefly)."""
+    from holodeck_lsp.config.discovery import find_agent_files
+
+    key = tuple(roots)
+    cached = _walks.get(key)
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < WALK_REUSE_S:
+        return cached[1]
+    found: list[Path] = []
+    for root in roots:
+        try:
+            found.extend(find_agent_files([root])[:MAX_AGENTS])
+        except Exception:  # a folder removed since the client named it
+            continue
+    _walks[key] = (now, found)
+    return found
+
+
 def _agents(server: HolodeckServer) -> list[Path]:
-    from holodeck_lsp.config.discovery import find_agent_files, is_agent_file
+    from holodeck_lsp.config.discovery import is_agent_file
 
     roots: list[Path] = []
     for folder in list(server.workspace.folders.values()):
@@ -42,15 +68,8 @@ def _agents(server: HolodeckServer) -> list[Path]:
         path = uri_to_path(uri)
         if path is not None and is_agent_file(path.name):
             found[path_key(path)] = path
-    for root in roots:
-        try:
-            files = find_agent_files([root])
-        except Exception:  # a folder removed since the client named it
-            continue
-        for path in files:
-            found.setdefault(path_key(path), path)
-            if len(found) >= MAX_AGENTS:
-                break
+    for path in _walk(roots):
+        found.setdefault(path_key(path), path)
     return list(found.values())[:MAX_AGENTS]
 
 
