@@ -387,7 +387,7 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
     )
     assert result["renamed"] + "\n" == expected  # the buffer's lines, joined
     if version == "0.11":
-        assert result["tokens"] == {"fuzzy": ["keyword"], "step": ["variable"]}, result
+        assert result["tokens"] == {"fuzzy": ["type"], "step": ["variable"]}, result
     else:
         assert result["tokens"] == [] or result["tokens"] == {}, result  # 0.7: none
 

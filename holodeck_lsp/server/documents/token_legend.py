@@ -7,12 +7,14 @@ from __future__ import annotations
 from enum import IntEnum
 
 #: The index of a type here is its number on the wire.
-TOKEN_TYPES = ("keyword", "function", "namespace", "variable", "enumMember")
+TOKEN_TYPES = ("type", "function", "namespace", "variable", "enumMember")
 TOKEN_MODIFIERS = ("declaration", "readonly")
 
 
 class TokenType(IntEnum):
-    MATCHER = 0  # keyword: `fuzzy` / `regex` under `args:`
+    #: type: `fuzzy` / `regex` under `args:`, the type of comparison. Not `keyword`: VS Code's
+    #: default themes colour keywords as they colour YAML keys, so a matcher would not stand out.
+    MATCHER = 0
     TOOL = 1  # function: tool names, a grader's callable
     MODULE = 2  # namespace: a grader's module
     STEP = 3  # variable (readonly): `#N` in a program

@@ -1,5 +1,5 @@
 """textDocument/semanticTokens/full and …/full/delta over `token_spans`, with the standard
-token types (keyword, function, namespace, variable, enumMember) so any theme colours them.
+token types (type, function, namespace, variable, enumMember) so any theme colours them.
 
 The delta is one edit: the changed middle between the previous answer's common prefix and
 suffix (what an edit to one line gives); the previous answer is kept per document.

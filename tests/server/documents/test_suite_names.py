@@ -66,7 +66,7 @@ def test_token_spans() -> None:
         (lines[line][start : start + length], TOKEN_TYPES[kind])
         for line, start, length, kind, _ in spans
     ]
-    assert ("fuzzy", "keyword") in found
+    assert ("fuzzy", "type") in found
     assert ("#0", "variable") in found
     assert ("numeric", "enumMember") in found
     assert ("graders", "namespace") in found and ("exact", "function") in found

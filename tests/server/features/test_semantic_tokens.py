@@ -45,7 +45,7 @@ async def test_semantic_tokens_full_and_delta(client: LanguageClient, tmp_path: 
     assert isinstance(provider, types.SemanticTokensOptions)
     assert isinstance(provider.full, types.SemanticTokensFullDelta) and provider.full.delta
     legend = provider.legend
-    assert {"keyword", "function", "namespace", "enumMember"} <= set(legend.token_types)
+    assert {"type", "function", "namespace", "enumMember"} <= set(legend.token_types)
     full = await client.text_document_semantic_tokens_full_async(
         types.SemanticTokensParams(types.TextDocumentIdentifier(document))
     )
@@ -54,7 +54,7 @@ async def test_semantic_tokens_full_and_delta(client: LanguageClient, tmp_path: 
     tokens = {(text_of(lines, t), t[3]) for t in decode(full.data, legend.token_types)}
     assert tokens == {
         ("subtract", "function"),
-        ("fuzzy", "keyword"),
+        ("fuzzy", "type"),
         ("graders", "namespace"),
         ("exact", "function"),
         ("numeric", "enumMember"),
@@ -79,5 +79,5 @@ async def test_semantic_tokens_full_and_delta(client: LanguageClient, tmp_path: 
     assert again is not None and data == list(again.data)
     new_lines = edited.split("\n")
     tokens = {(text_of(new_lines, t), t[3]) for t in decode(data, legend.token_types)}
-    assert ("#0", "variable") in tokens and ("regex", "keyword") in tokens
-    assert ("fuzzy", "keyword") not in tokens
+    assert ("#0", "variable") in tokens and ("regex", "type") in tokens
+    assert ("fuzzy", "type") not in tokens
