@@ -52,7 +52,12 @@ async function main() {
 
     // 1. rename across the agent and its include
     await timed("open_agent", async () => openFromExplorer(page, "agent.yaml", "financial-assistant"));
-    await page.waitForTimeout(1500); // the server has checked the agent (and read its include)
+    // The server is up and has answered for this file once its document links are drawn (the
+    // `file: tools.py` values): only then does the editor have a rename provider, and Rename
+    // Symbol is in the command palette.
+    await page.locator(".editor-instance .monaco-editor .view-lines .detected-link", { hasText: "tools.py" }).first()
+      .waitFor({ timeout: 60000 }).catch(() => fail("no document link on `file: tools.py` within 60 s"));
+    await page.waitForTimeout(500);
     await goToLine(page, tool, 12);
     await timed("rename", async () => {
       await runCommand("Rename Symbol"); // F2 (a key the browser page may not pass on)
