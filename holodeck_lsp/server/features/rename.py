@@ -72,8 +72,8 @@ def _suite(
             agent = uri_to_path(agent_uri)
             if agent is not None:
                 files.extend(f for f in cache.suite(agent) if f.uri != here.uri)
-    seen: set[str] = set()
-    unique = [f for f in files if not (f.uri in seen or seen.add(f.uri))]  # type: ignore[func-returns-value]
+    # One entry per file (two agents including the same file bring it twice).
+    unique = list({file.uri: file for file in files}.values())
     return here, unique
 
 
