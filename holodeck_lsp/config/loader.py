@@ -77,6 +77,8 @@ class LoadResult:
     validated_cases: ValidatedCases | None = None
     #: The agent's test cases the shape checks and lints found nothing in, likewise.
     clean_cases: CleanCases | None = None
+    #: The parsed `test_cases_file` include by file (editor features re-use its tree).
+    included: dict[str, YamlDocument] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -143,6 +145,7 @@ class _Load:
         self.unresolved: list[tuple[str, Range]] = []
         self.dependencies: list[Path] = []
         self.included_sources: list[CheckedSource] = []
+        self.included: dict[str, YamlDocument] = {}
         #: Text of every document diagnostics may point into, to put ranges in editor terms.
         self.texts: dict[str, str] = {}
         self.editor_lines: dict[str, tuple[EditorLines, YamlLines | None]] = {}
@@ -151,6 +154,7 @@ class _Load:
         earlier = self.previous.document if self.previous is not None else None
         document = self.parse(self.text, self.file, earlier)
         result = LoadResult(self.path, None, self.diagnostics, document, self.dependencies)
+        result.included = self.included
         if document.root is None and document.problems:
             return self.finish(result)
         if document.root is None:
@@ -255,6 +259,7 @@ class _Load:
             return None
         file = str(include)
         document = self.parse(text, file)
+        self.included[file] = document
         if document.root is None:
             return None
         value, list_node = document.value, document.root

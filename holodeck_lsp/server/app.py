@@ -11,7 +11,17 @@ another, in any order.
 from __future__ import annotations
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.features import configuration, definition, folding, hover, symbols
+from holodeck_lsp.server.features import (
+    configuration,
+    definition,
+    folding,
+    hover,
+    links,
+    rename,
+    semantic_tokens,
+    symbols,
+    workspace_symbols,
+)
 from holodeck_lsp.server.features.code_actions import actions as code_actions
 from holodeck_lsp.server.features.completion import candidates as completion
 from holodeck_lsp.server.features.diagnostics import pull, sync
@@ -35,6 +45,10 @@ def create_server() -> HolodeckServer:
     definition.register(server)
     symbols.register(server)  # the outline
     folding.register(server)
+    links.register(server)  # documentLink on file paths and grader modules
+    rename.register(server, engine.agents_including)  # references, rename across includes
+    workspace_symbols.register(server)  # cases and tools of the workspace's agents
+    semantic_tokens.register(server)  # matcher kinds, tool, grader and metric names
     runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
     result_hovers.append(runner.results.hover_text)
     test_discovery.register(server, runner)  # holodeck/discoverTests

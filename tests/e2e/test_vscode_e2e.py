@@ -104,3 +104,12 @@ def test_runs_from_the_testing_view(e2e: dict[str, str]) -> None:
     output = run_script(e2e, "vscode_run_test.mjs")
     assert "PASS: run from the gutter" in output, output
     assert (artifacts_dir() / "holodeck-e2e-run" / "screenshots" / "03-failure-peek.png").is_file()
+
+
+def test_rename_across_files_and_semantic_colours(e2e: dict[str, str]) -> None:
+    """F2 on a tool renames it in the agent and in its `test_cases_file` include (saved to
+    disk); a matcher kind is coloured by the server's semantic tokens, unlike a YAML key."""
+    output = run_script(e2e, "vscode_navigation.mjs")
+    assert "PASS: rename across the agent and its include" in output, output
+    shots = artifacts_dir() / "holodeck-e2e-nav" / "screenshots"
+    assert (shots / "02-semantic-tokens.png").is_file()

@@ -14,9 +14,9 @@ vim.notify = function(message, level, opts) -- what the user commands tell the u
 end
 
 local attached = vim.wait(10000, function()
-  return #vim.lsp.buf_get_clients(bufnr) > 0
+  return #common.clients(bufnr) > 0
 end, 20)
-result.clients = #vim.lsp.buf_get_clients(bufnr)
+result.clients = #common.clients(bufnr)
 if not attached then
   table.insert(result.errors, "no client attached within 10 s")
 end

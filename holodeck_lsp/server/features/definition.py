@@ -1,5 +1,6 @@
 """Go to definition: from an expected tool's name, a tool's `name:` or `function:` to the
-function tool's `def`; from a `grader:` value to the grader's definition. Files are found and
+function tool's `def`; from a `grader:` value to the grader's definition; from a value naming a
+file (`file:`, `test_cases_file:`, a case's files' `path:`) to that file. Files are found and
 parsed statically (never imported). Answers null when the text does not parse or the target
 cannot be found."""
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
     """(file, line, first column, last column) in code points of what the cursor refers to."""
     from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.server.documents.file_values import names_file, resolve
     from holodeck_lsp.server.documents.references import (
         Target,
         declared_tool,
@@ -32,8 +34,11 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
         tool_function,
     )
 
-    reference = reference_at(at)
     agent_dir = parsed.agent_dir
+    if agent_dir is not None and not at.on_key and names_file(at.path):
+        named = resolve(at.path, str(at.node.value), agent_dir)
+        return None if named is None else (named[0], 0, 0, 0)
+    reference = reference_at(at)
     if reference is None or agent_dir is None:
         return None
     data = parsed.document.value

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.documents.matcher_docs import FUZZY_DOC, LITERAL_DOC, REGEX_DOC
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.guard import answer_or
 
@@ -31,46 +32,6 @@ if TYPE_CHECKING:
     from holodeck_lsp.server.documents.node_at import NodeAt
     from holodeck_lsp.server.documents.parsed import Parsed
     from holodeck_lsp.server.documents.references import Reference
-
-FUZZY_DOC = """\
-**`fuzzy`** — normalised comparison (not edit distance, not "close enough").
-
-Both sides are turned into text, lower-cased, trimmed, runs of white space collapsed, and
-the separators `,` `_` and U+202F (narrow no-break space) removed. A trailing `%` means ÷100
-on either side. When both sides then parse as numbers they are compared numerically,
-otherwise as text.
-
-| expected | matches | does not match |
-|---|---|---|
-| `fuzzy: "206,588"` | `206588`, `"206 588"`, `206588.0` | `206589` |
-| `fuzzy: "14.14%"` | `0.1414`, `"14.14 %"` | `14.14` |
-| `fuzzy: "Net Income"` | `"net  income"` | `"net income (loss)"` |
-| `fuzzy: "true"` | `True` | `1` |
-"""
-
-REGEX_DOC = """\
-**`regex`** — the pattern must match **all** of `str(actual)` (a full match, not a search).
-
-Python `re` semantics, exactly as `re.fullmatch` reads the pattern (`{e<=1}` and
-`[[:digit:]]` mean what they mean in `re`), with a time limit (1 s per argument by default).
-
-| expected | matches | does not match |
-|---|---|---|
-| `regex: "^2009.*$"` | `"2009 annual"` | `"fy2009"` |
-| `regex: "\\\\d+"` | `2009` (text `2009`) | `2009.0` (text `2009.0`) |
-| `regex: "True"` | `True` | `true` |
-"""
-
-LITERAL_DOC = """\
-**literal argument** — compared as a value, exactly.
-
-* numbers: `int` and `float` are equivalent (`206588` = `206588.0`; `1e3` = `1000`);
-* strings: exact — no case, space or separator changes (`"206,588"` ≠ `206588`);
-* booleans are strict: `true` ≠ `1`; `null` only matches `None`; NaN never matches;
-* lists / mappings: deep equality, numbers compared as numbers inside.
-
-Use `{fuzzy: "..."}` for normalised text / numbers, `{regex: "..."}` for a pattern.
-"""
 
 ARG_DOC = """\
 **argument `{name}`** of the expected call — it must be present and match; arguments that are

@@ -18,6 +18,7 @@ from lsprotocol import types
 from holodeck_lsp.schema.annotations import members
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
+from holodeck_lsp.server.documents.matcher_docs import MATCHER_DOCS
 from holodeck_lsp.server.features.completion.context import Context, Mode, context_at, parse_line
 from holodeck_lsp.server.guard import answer_or
 
@@ -31,9 +32,10 @@ CASE_SNIPPET = (
     '{i}    - input: "$4"\n{i}      ground_truth: "$5"'
 )
 EXPECTED_TOOL_SNIPPET = '- name: ${{1:{tool}}}\n{i}  args:\n{i}    ${{2:arg}}: {{fuzzy: "$3"}}'
-MATCHERS = (
-    ("fuzzy", '{fuzzy: "$1"}', "Fuzzy match: numbers within tolerance, text normalised."),
-    ("regex", '{regex: "$1"}', "Regular expression matched against the argument."),
+#: (label, snippet, documentation): the documentation is hover's (`matcher_docs`).
+MATCHERS = tuple(
+    (kind, f'{{{kind}: "$1"}}', types.MarkupContent(types.MarkupKind.Markdown, doc))
+    for kind, doc in MATCHER_DOCS
 )
 
 
@@ -101,7 +103,7 @@ class _Builder:
         kind: types.CompletionItemKind,
         *,
         snippet: bool = False,
-        documentation: str | None = None,
+        documentation: str | types.MarkupContent | None = None,
         detail: str | None = None,
     ) -> None:
         self.items.append(
@@ -161,6 +163,53 @@ def _declared_tools(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _tool_fields(lines: list[str]) -> dict[str, dict[str, str]]:
+    """Each `tools:` entry's scalar keys (name, type, file, function), read from the text."""
+    tools: dict[str, dict[str, str]] = {}
+    inside = False
+    item_column: int | None = None
+    current: dict[str, str] = {}
+    for text in lines:
+        line = parse_line(text)
+        if line.blank:
+            continue
+        if line.indent == 0 and not line.dashes:
+            inside = line.key == "tools"
+            continue
+        if not inside:
+            continue
+        if line.dashes and (item_column is None or line.content == item_column):
+            item_column = line.content
+            current = {}
+        if line.key is not None and line.content == item_column:
+            current[line.key] = line.value.strip("\"'")
+            if line.key == "name":
+                tools[current["name"]] = current
+    return tools
+
+
+def _arguments(ctx: Context, out: _Builder, lines: list[str], line: int, agent_dir: Path) -> None:
+    """Inside an expected tool's `args:`: the tool function's parameters, from its `def`."""
+    from holodeck_lsp.config.python_source.signatures import function_signature
+    from holodeck_lsp.server.features.completion.context import owner_siblings
+
+    name = owner_siblings(lines, line, ctx.column).get("name", "").strip("\"'")
+    tool = _tool_fields(lines).get(name)
+    if not tool or tool.get("type") != "function" or not tool.get("file"):
+        return
+    signature = function_signature(agent_dir / tool["file"], tool.get("function", ""))
+    if signature is None:
+        return
+    keywordable = set(signature.keyword_names)
+    for parameter in signature.parameters:
+        if parameter.name not in keywordable or parameter.name in ctx.siblings:
+            continue
+        detail = parameter.annotation or "any"
+        if parameter.default is not None:
+            detail += f" = {parameter.default}"
+        out.add(parameter.name, f"{parameter.name}: $0", Kind.Field, snippet=True, detail=detail)
+
+
 def _functions(path: Path) -> list[tuple[str, str]]:
     from holodeck_lsp.config.python_source.bindings import Callability
     from holodeck_lsp.config.python_source.module_names import top_level_names
@@ -173,6 +222,24 @@ def _functions(path: Path) -> list[tuple[str, str]]:
     ]
 
 
+def grader_shaped(path: Path, name: str) -> bool:
+    """A function defined in `path` that can be called as a grader is: with one positional
+    argument (the grading context). Imports, classes and constants are not graders."""
+    from holodeck_lsp.config.python_source.signatures import ParameterKind, function_signature
+
+    signature = function_signature(path, name)
+    if signature is None or signature.path != path:
+        return False
+    positional = (ParameterKind.POSITIONAL_ONLY, ParameterKind.POSITIONAL_OR_KEYWORD)
+    params = signature.parameters
+    takes_one = any(p.kind in positional or p.kind is ParameterKind.VAR_POSITIONAL for p in params)
+    required = [p for p in params if p.kind in positional and p.default is None]
+    keyword_required = [
+        p for p in params if p.kind is ParameterKind.KEYWORD_ONLY and p.default is None
+    ]
+    return takes_one and len(required) <= 1 and not keyword_required
+
+
 def _graders(agent_dir: Path) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     try:
@@ -181,7 +248,8 @@ def _graders(agent_dir: Path) -> list[tuple[str, str]]:
         return found
     for file in files[:MAX_PATHS]:
         for name, description in _functions(file):
-            found.append((f"{file.stem}:{name}", f"{description} in {file.name}"))
+            if grader_shaped(file, name):
+                found.append((f"{file.stem}:{name}", f"{description} in {file.name}"))
     return found
 
 
@@ -328,6 +396,9 @@ def completions(
         # `- ` is already typed: the item's lines continue two columns further in.
         _items(ctx, out, lines, " " * (ctx.column - 2))
     else:
+        if ctx.path and ctx.path[-1] == "args" and agent_dir is not None:
+            _arguments(ctx, out, lines, line, agent_dir)
+            return out.items
         if len(ctx.path) >= 2 and ctx.path[-2] == "args":
             # Inside one argument's mapping: the matcher keys.
             for label, _body, doc in MATCHERS:

@@ -214,3 +214,17 @@ def context_at(lines: Sequence[str], line: int, character: int) -> Context | Non
     if path is None:
         return None
     return Context(Mode.KEY, path, word, column, column, siblings=reader.siblings(line, column))
+
+
+def owner_siblings(lines: Sequence[str], line: int, column: int) -> dict[str, str]:
+    """The keys of the mapping that holds the mapping at `column` around line `line` (for
+    `args:` keys: the expected tool's `name:` next to `args:`)."""
+    reader = _Lines(lines)
+    for above in range(line - 1, -1, -1):
+        parent = reader[above]
+        if parent.blank or parent.indent >= column:
+            continue
+        if parent.key is not None and not parent.value and parent.content < column:
+            return {**reader.siblings(above, parent.content), parent.key: ""}
+        break
+    return {}

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -44,6 +45,9 @@ from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
 from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse
 from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
 from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
+
+if TYPE_CHECKING:
+    from holodeck_lsp.config.yaml_document import YamlDocument
 
 log = logging.getLogger(__name__)
 
@@ -275,7 +279,22 @@ class DiagnosticsEngine:
         self.results[uri] = result
         if analysis.document is not None:
             parsed_documents(self.server).offer(uri, analysis.version, analysis.document)
+        if analysis.checked is not None and analysis.checked.included:
+            self._offer_includes(analysis.checked.included)
         return result
+
+    def _offer_includes(self, included: dict[str, YamlDocument]) -> None:
+        """Hand the include trees to rename / references (`suite_files`), off the loop: it
+        reads each file once to see it is unchanged. The import waits for the first include."""
+        from holodeck_lsp.server.documents.suite_files import suite_files
+
+        files = suite_files(self.server)
+
+        def offer() -> None:
+            for file, document in included.items():
+                files.offer(Path(file), document.text, document.root)
+
+        self.executor.submit(offer)
 
     # -- publishing --------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from tests.server.lsp_client import initialize, open_file
 TOOLS = (
     "def subtract(a: float, b: float) -> float:\n    return a - b\n\n\ndef _hidden():\n    pass\n"
 )
-GRADERS = "def exact(test_case, result):\n    return 1.0\n"
+GRADERS = "def exact(ctx):\n    return 1.0\n"
 
 AGENT = """\
 name: comp
@@ -121,7 +121,8 @@ async def test_functions_graders_and_paths(client: LanguageClient, tmp_path: Pat
     items = await complete(client, document_uri, at("    function: "))
     assert set(items) == {"subtract"}
     items = await complete(client, document_uri, at("        grader: "))
-    assert "graders:exact" in items and "tools:subtract" in items
+    # Only grader-shaped callables (one positional argument): not the two-argument tool.
+    assert "graders:exact" in items and "tools:subtract" not in items
     items = await complete(client, document_uri, at("    file: tools.py", 10))
     assert {"tools.py", "graders.py", "data"} <= set(items)
     assert text(items["data"]) == "data/"
@@ -147,3 +148,59 @@ async def test_garbage_gives_no_error(client: LanguageClient, tmp_path: Path) ->
     for line in range(5):
         for character in (0, 1, 3, 20):
             await complete(client, document_uri, (line, character))
+
+
+async def test_argument_names_grader_shape_and_matcher_docs(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Inside `args:` the tool's real parameters with type and default; `grader:` offers only
+    grader-shaped functions; the `fuzzy` documentation is hover's."""
+    from holodeck_lsp.server.documents.matcher_docs import FUZZY_DOC
+
+    await initialize(client, root=tmp_path)
+    (tmp_path / "tools.py").write_text(
+        "def subtract(a: float, b: float = 0.0, *, rounding: int = 2) -> float:\n"
+        "    return a - b\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "graders.py").write_text(
+        "import os\nfrom math import isclose\nLIMIT = 3\nclass Box: pass\n"
+        "def exact(ctx):\n    return 1.0\ndef two(a, b):\n    return 0\n"
+        "def _private(ctx):\n    return 0\n",
+        encoding="utf-8",
+    )
+    text = (
+        "name: a\nmodel: {provider: openai, name: gpt-4o}\ninstructions: {inline: x}\n"
+        "tools:\n  - name: subtract\n    type: function\n    description: d\n"
+        "    file: tools.py\n    function: subtract\n"
+        "evaluations:\n  metrics:\n    - type: code\n      grader: \n"
+        "    - type: standard\n      metric: \n"
+        "test_cases:\n  - input: q\n    expected_tools:\n      - name: subtract\n"
+        "        args:\n          a: 1\n          \n"
+    )
+    document = open_file(client, tmp_path / "agent.yaml", text)
+    lines = text.split("\n")
+
+    async def labels_at(line: int, character: int) -> list[types.CompletionItem]:
+        result = await client.text_document_completion_async(
+            types.CompletionParams(
+                types.TextDocumentIdentifier(document), types.Position(line, character)
+            )
+        )
+        assert isinstance(result, types.CompletionList)
+        return result.items
+
+    args = await labels_at(len(lines) - 2, 10)
+    assert [(i.label, i.detail) for i in args] == [
+        ("b", "float = 0.0"),
+        ("rounding", "int = 2"),
+    ]
+    metrics = await labels_at(14, len("      metric: "))
+    assert {"equality", "numeric"} <= {i.label for i in metrics}
+    graders = await labels_at(12, len("      grader: "))
+    # Not the import, the class, the constant, the two-argument or the private function.
+    assert [i.label for i in graders] == ["graders:exact", "tools:subtract"]
+    matchers = await labels_at(len(lines) - 3, len("          a: "))
+    fuzzy = next(i for i in matchers if i.label == "fuzzy")
+    assert isinstance(fuzzy.documentation, types.MarkupContent)
+    assert fuzzy.documentation.value == FUZZY_DOC

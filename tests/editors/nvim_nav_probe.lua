@@ -1,0 +1,69 @@
+-- Test driver for navigation, run after the config: document links, semantic tokens (0.9+)
+-- and a rename with vim.lsp.buf.rename(), then writes JSON and quits.
+-- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "tokens": {name: [line, character]},
+-- "rename": {"at": [line, character], "to": name}} (0-based).
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
+local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
+local bufnr = vim.api.nvim_get_current_buf()
+local uri = vim.uri_from_bufnr(bufnr)
+local result = {
+  version = ("%d.%d"):format(vim.version().major, vim.version().minor),
+  clients = 0,
+  links = {},
+  tokens = {},
+  renamed = vim.NIL,
+  errors = {},
+}
+
+local function fail(message)
+  table.insert(result.errors, message)
+end
+
+repeat -- one pass; `break` on a failure skips to writing the result
+  if not vim.wait(10000, function()
+    return #common.clients(bufnr) > 0
+  end, 20) then
+    fail("no client attached within 10 s")
+    break
+  end
+  result.clients = #common.clients(bufnr)
+
+  local responses, err = vim.lsp.buf_request_sync(
+    bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 10000
+  )
+  if err then
+    fail("documentLink: " .. tostring(err))
+  end
+  for _, response in pairs(responses or {}) do
+    for _, link in ipairs(response.result or {}) do
+      table.insert(result.links, { line = link.range.start.line, target = link.target })
+    end
+  end
+
+  if vim.lsp.semantic_tokens and vim.lsp.semantic_tokens.get_at_pos then -- 0.9+
+    for name, at in pairs(spec.tokens) do
+      local found = {}
+      vim.wait(10000, function()
+        found = vim.lsp.semantic_tokens.get_at_pos(bufnr, at[1], at[2]) or {}
+        return #found > 0
+      end, 20)
+      local types = {}
+      for _, token in ipairs(found) do
+        table.insert(types, token.type)
+      end
+      result.tokens[name] = types
+    end
+  end
+
+  local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+  vim.api.nvim_win_set_cursor(0, { spec.rename.at[1] + 1, spec.rename.at[2] })
+  vim.lsp.buf.rename(spec.rename.to)
+  if not vim.wait(10000, function()
+    return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
+  end, 20) then
+    fail("the rename changed nothing within 10 s")
+  end
+  result.renamed = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+until true
+
+common.finish(result, spec.out)
