@@ -195,7 +195,8 @@ def test_neovim_gets_diagnostics_and_hover(tmp_path: Path, version: str) -> None
     assert value.strip(), hover
     assert "model" in value
     # The documented default is untrusted: the run command is refused (and says so).
-    assert result["messages"] == ["holodeck.runTurn: refused: untrusted"], result
+    # The file's one lens says why, and the run command shows it.
+    assert result["messages"] == ["holodeck.runTurn: ⊘ Cannot run: untrusted workspace"], result
 
 
 # -- running turns of the sample from Neovim ---------------------------------------------------
