@@ -152,6 +152,32 @@ class TestResult(_Result):
     token_usage: TokenUsage | None = None
     turns: list[TurnResult] | None = None
 
+    def turn_results(self) -> list[TurnResult]:
+        """The case's turns; a single-turn case as its one turn 0, built from the case-level
+        fields (never sent when it has errors and no answer). What the editor shows per turn
+        and what a transcript of the case records."""
+        if self.turns is not None:
+            return list(self.turns)
+        return [
+            TurnResult(
+                turn_index=0,
+                input=self.test_input or "-",
+                response=self.agent_response,
+                ground_truth=self.ground_truth,
+                expected_tools=self.expected_tools,
+                tool_calls=self.tool_calls,
+                tool_invocations=self.tool_invocations,
+                tools_matched=self.tools_matched,
+                arg_match_details=self.arg_match_details,
+                metric_results=self.metric_results,
+                passed=self.passed,
+                execution_time_ms=self.execution_time_ms,
+                token_usage=self.token_usage,
+                errors=self.errors,
+                skipped=bool(self.errors) and self.agent_response is None,
+            )
+        ]
+
 
 class ReportSummary(_Result):
     """Counts test cases, not turns (turns are reporting detail)."""

@@ -13,7 +13,7 @@ from holodeck_lsp.runner.cassette.format import (
     CassetteTurn,
     cassette_usage,
 )
-from holodeck_lsp.schema.results import MetricResult, TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.results import MetricResult, TestReport, TestResult
 
 
 def transcript_of(result: TestResult, index: int) -> CassetteCase:
@@ -21,7 +21,7 @@ def transcript_of(result: TestResult, index: int) -> CassetteCase:
     the first turn that was never sent: what re-grading the case replays. Matched by index
     (the name may have been edited since)."""
     turns: list[CassetteTurn] = []
-    for turn in _turns_of(result):
+    for turn in result.turn_results():
         if turn.skipped:
             break
         turns.append(
@@ -67,26 +67,6 @@ def judgements_of(results: list[MetricResult]) -> list[CassetteJudgement]:
             )
         )
     return judgements
-
-
-def _turns_of(result: TestResult) -> list[TurnResult]:
-    """What was sent and answered; a single-turn case as its one turn (never sent when it
-    has errors and no answer)."""
-    if result.turns is not None:
-        return list(result.turns)
-    return [
-        TurnResult(
-            turn_index=0,
-            input=result.test_input or "-",
-            response=result.agent_response,
-            tool_invocations=result.tool_invocations,
-            token_usage=result.token_usage,
-            execution_time_ms=result.execution_time_ms,
-            errors=result.errors,
-            metric_results=result.metric_results,  # its judges' verdicts, for re-grading
-            skipped=bool(result.errors) and result.agent_response is None,
-        )
-    ]
 
 
 # -- comparing reports ------------------------------------------------------------------------

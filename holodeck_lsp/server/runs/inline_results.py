@@ -48,33 +48,6 @@ REGRADED: Final = "re-graded from transcript"
 _HINT_RESPONSE_LIMIT = 40
 
 
-def turns_of(result: TestResult) -> list[TurnResult]:
-    """The result's turns; a single-turn case as its one turn 0."""
-    from holodeck_lsp.schema.results import TurnResult
-
-    if result.turns is not None:
-        return list(result.turns)
-    return [
-        TurnResult(
-            turn_index=0,
-            input=result.test_input or "-",
-            response=result.agent_response,
-            ground_truth=result.ground_truth,
-            expected_tools=result.expected_tools,
-            tool_calls=result.tool_calls,
-            tool_invocations=result.tool_invocations,
-            tools_matched=result.tools_matched,
-            arg_match_details=result.arg_match_details,
-            metric_results=result.metric_results,
-            passed=result.passed,
-            execution_time_ms=result.execution_time_ms,
-            token_usage=result.token_usage,
-            errors=result.errors,
-            skipped=bool(result.errors) and result.agent_response is None,
-        )
-    ]
-
-
 @dataclass(slots=True)
 class CaseRecord:
     """The last results of one case: the whole case (Run case / Run all) and its turns."""
@@ -242,7 +215,7 @@ class InlineResults:
         quiet: bool = False,
     ) -> None:
         cases = self.records.setdefault(uri, {})
-        turns = {turn.turn_index: turn for turn in turns_of(result)}
+        turns = {turn.turn_index: turn for turn in result.turn_results()}
         previous = cases.get(index)
         if graded_turn is None or previous is None or previous.case_text != case_text:
             kept = result if graded_turn is None else None
@@ -383,7 +356,7 @@ def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
     regraded = " (re-graded)" if record.regraded else ""
     if record.result.passed:
         return PASSED, regraded
-    turns: Sequence[TurnResult] = turns_of(record.result)
+    turns: Sequence[TurnResult] = record.result.turn_results()
     if len(turns) > 1:
         passed = sum(turn.passed for turn in turns)
         return FAILED, f" ({passed}/{len(turns)} turns){regraded}"
