@@ -3,8 +3,8 @@ as the CLI's test (tests/runner/test_run_secrets.py): a tool echoing the API key
 of the instructions repeated by the model, a backend error quoting the key. Checked in the
 `holodeck/runResult` notifications, the commands' responses (run and re-grade), code lens
 titles, inlay hints, published diagnostics (with the `holodeck-run` ones), the
-`holodeck.lastRunReport` Markdown, `window/logMessage` / `showMessage`, and the server's
-stderr (where a user tool's log line goes)."""
+`holodeck.lastRunReport` Markdown and HTML page, `window/logMessage` / `showMessage`, and the
+server's stderr (where a user tool's log line goes)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,8 @@ async def test_the_server_masks_every_secret_it_sends(
     assert hints and any(MASK in str(hint.label) for hint in hints), hints
     report = await command(client, "holodeck.lastRunReport", document_uri)
     assert report["status"] == "done" and MASK in report["markdown"]
+    page = await command(client, "holodeck.lastRunReport", document_uri, {"format": "html"})
+    assert page["status"] == "done" and MASK in page["html"]
     await asyncio.sleep(0.5)  # the last publish and stderr lines reach the client
     notified = [params for params in NOTIFIED if params.uri == document_uri]
     assert len(notified) == 4  # three cases run, one re-graded
@@ -120,6 +122,7 @@ async def test_the_server_masks_every_secret_it_sends(
         as_text([str(hint.label) for hint in hints]),
         as_text([[d.message for d in p.diagnostics] for p in diagnostics]),
         report["markdown"],
+        page["html"],
         as_text([m.message for m in client.log_messages]),
         as_text([m.message for m in client.messages]),
         stderr,

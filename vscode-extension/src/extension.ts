@@ -20,6 +20,7 @@ import { onInterpreterChanged, selectedPython } from "./python";
 import { turnCounts } from "./resultMessages";
 import type { StepSummary } from "./runSession";
 import { findOnPath, resolveServerCommand, type Resolution } from "./serverCommand";
+import { pagePolicy, panelTitle, parseReveal, revealRange, type LastReportHtmlResponse } from "./reportView";
 import { readSettings, type HolodeckSettings } from "./settings";
 import { statusText, type LastRun, type ServerState } from "./statusText";
 import { HolodeckTesting } from "./testing";
@@ -58,6 +59,8 @@ class Extension implements vscode.Disposable {
   private readonly testing: HolodeckTesting;
   private readonly disposables: vscode.Disposable[] = [];
   private startGeneration = 0;
+  /** One "Open Run Report" panel per document, re-drawn when asked again. */
+  private readonly reportPanels = new Map<string, vscode.WebviewPanel>();
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.decorations = new GutterDecorations(context.extensionUri);
@@ -79,6 +82,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand("holodeck.restartServer", () => this.restart()),
       vscode.commands.registerCommand("holodeck.showOutput", () => this.output.show(true)),
       vscode.commands.registerCommand("holodeck.openLastReport", (uri?: vscode.Uri) => this.openLastReport(uri)),
+      vscode.commands.registerCommand("holodeck.openRunReport", (uri?: vscode.Uri) => this.openRunReport(uri)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         // The server takes trust at start only (initializationOptions): start a new one.
         this.output.appendLine("Workspace trusted: restarting holodeck-lsp with runs enabled.");
@@ -264,6 +268,61 @@ class Extension implements vscode.Disposable {
     await vscode.commands.executeCommand("markdown.showPreview", report);
   }
 
+  /** "HoloDeck: Open Run Report": the last run's HTML page in a webview; a click on a turn
+   * reveals it in the file. */
+  private async openRunReport(given?: vscode.Uri): Promise<void> {
+    const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
+    if (uri === undefined) {
+      void vscode.window.showInformationMessage("HoloDeck: open an agent file to see its last run report.");
+      return;
+    }
+    if (this.client?.state !== State.Running) {
+      void vscode.window.showWarningMessage("HoloDeck: holodeck-lsp is not running.");
+      return;
+    }
+    const key = uri.toString();
+    const answer = (await this.client.sendRequest("workspace/executeCommand", {
+      command: ServerCommands.lastRunReport,
+      arguments: [key, { format: "html" }],
+    })) as LastReportHtmlResponse | null;
+    if (answer === null || answer.status !== "done" || typeof answer.html !== "string") {
+      const reason = answer !== null && answer.status !== "done" ? answer.reason : "no answer from holodeck-lsp";
+      void vscode.window.showInformationMessage(`HoloDeck: no report — ${reason}.`);
+      return;
+    }
+    if (pagePolicy(answer.html) === undefined) {
+      // The page must bring its own locked-down policy: a webview runs its scripts.
+      void vscode.window.showErrorMessage("HoloDeck: the report page has no safe Content Security Policy; not shown. Update holodeck-lsp.");
+      return;
+    }
+    let panel = this.reportPanels.get(key);
+    if (panel === undefined) {
+      panel = vscode.window.createWebviewPanel("holodeck.runReport", panelTitle(key), vscode.ViewColumn.Beside, {
+        enableScripts: true,
+        localResourceRoots: [],
+      });
+      const opened = panel;
+      this.reportPanels.set(key, opened);
+      opened.onDidDispose(() => {
+        if (this.reportPanels.get(key) === opened) this.reportPanels.delete(key);
+      });
+      opened.webview.onDidReceiveMessage((message: unknown) => void this.revealFromReport(uri, message));
+    } else {
+      panel.reveal(vscode.ViewColumn.Beside);
+    }
+    panel.webview.html = answer.html;
+  }
+
+  private async revealFromReport(uri: vscode.Uri, message: unknown): Promise<void> {
+    const reveal = parseReveal(message);
+    if (reveal === undefined) return;
+    const range = revealRange(reveal, this.testing.discoveries.get(uri.toString()));
+    if (range === undefined) return;
+    const at = new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
+    const editor = await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.One, selection: at });
+    editor.revealRange(at, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
   private setState(state: ServerState): void {
     this.state = state;
     this.render();
@@ -276,6 +335,7 @@ class Extension implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    for (const panel of [...this.reportPanels.values()]) panel.dispose();
     await this.stop();
     for (const disposable of this.disposables) disposable.dispose();
   }

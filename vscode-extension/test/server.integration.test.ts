@@ -12,6 +12,7 @@ import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
 import { DISCOVER_TESTS, RUN_RESULT_NOTIFICATION, type Discovery, type RunResultParams } from "../src/protocol";
+import { pagePolicy, parseReveal, revealRange } from "../src/reportView";
 import { stepFor } from "../src/runPlan";
 import { RunSession } from "../src/runSession";
 import { caseId, fileId, idOf, parseTestId, turnId, type TestRef } from "../src/testIds";
@@ -205,6 +206,19 @@ test("trusted: discovery, a replayed run mapped to outcomes, notifications and t
     assert.equal(report.status, "done");
     assert.match(report.markdown ?? "", /calc/);
     assert.deepEqual(await server.command("holodeck.cancelRun", [uri]), { status: "idle" });
+    // The HTML page for "Open Run Report": its own CSP is one the webview keeps, and the turns'
+    // `loc` (what the page posts on a click) lands on the same line as the Testing view's.
+    const page = (await server.command("holodeck.lastRunReport", [uri, { format: "html" }])) as { status: string; html: string };
+    assert.equal(page.status, "done");
+    assert.match(pagePolicy(page.html) ?? "", /^default-src 'none';.*script-src 'sha256-/);
+    const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page.html)?.[1] ?? "null");
+    const turns = data.runs[0].cases[0].turns as Array<{ t: number; loc: [number, number] }>;
+    for (const turn of turns) {
+      const message = parseReveal({ type: "reveal", case: 0, turn: turn.t, loc: turn.loc });
+      assert.ok(message);
+      assert.deepEqual(revealRange(message, undefined), revealRange(message, discovery));
+      assert.equal(turn.loc[0], discovery.cases[0].turns[turn.t].range.start.line);
+    }
 
     // Run turn 1 only: the graded turn is reported, the context turn is not.
     const turnRun = new StubRun();

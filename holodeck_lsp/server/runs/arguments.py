@@ -7,7 +7,7 @@ argument (the lenses send them; other clients may not).
     holodeck.runTurn      [uri, caseIndex, turn]
     holodeck.regradeCase  [uri, caseIndex]
     holodeck.cancelRun    [uri?]      (no uri, or not a string: nothing to cancel)
-    holodeck.lastRunReport [uri?]
+    holodeck.lastRunReport [uri?, {"format": "markdown" | "html"}?]
 """
 
 from __future__ import annotations
@@ -127,14 +127,28 @@ class CancelRun:
         return cls(_optional_uri(arguments))
 
 
+#: The forms `holodeck.lastRunReport` answers in (Markdown unless asked otherwise).
+REPORT_FORMATS: Final = ("markdown", "html")
+
+
 @dataclass(frozen=True, slots=True)
 class LastRunReport:
     command: ClassVar[str] = LAST_REPORT
     uri: str | None
+    format: str = "markdown"
 
     @classmethod
     def parse(cls, arguments: Sequence[Any]) -> LastRunReport:
-        return cls(_optional_uri(arguments))
+        options = arguments[1] if len(arguments) > 1 else None
+        if options is None:
+            return cls(_optional_uri(arguments))
+        wanted = options.get("format") if isinstance(options, dict) else None
+        if wanted not in REPORT_FORMATS:
+            raise BadArguments(
+                f"{LAST_REPORT}: options (argument 2) must be {{\"format\": \"markdown\"}} or "
+                f"{{\"format\": \"html\"}}, got {options!r}"
+            )
+        return cls(_optional_uri(arguments), wanted)
 
 
 @dataclass(frozen=True, slots=True)

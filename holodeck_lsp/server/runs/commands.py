@@ -28,6 +28,7 @@ from holodeck_lsp.server.runs.hints import inlay_hints
 from holodeck_lsp.server.runs.inline_results import InlineResults
 from holodeck_lsp.server.runs.lenses import RefusalWatch, code_lenses, run_refusal
 from holodeck_lsp.server.runs.regrade_on_edit import RegradeOnEdit
+from holodeck_lsp.server.runs.report_page import page
 from holodeck_lsp.server.runs.state import Runner
 
 if TYPE_CHECKING:
@@ -50,14 +51,17 @@ def cancel(runner: Runner, arguments: CancelRun) -> dict[str, str]:
     return {"status": "cancelling"}
 
 
-def last_report(runner: Runner, arguments: LastRunReport) -> dict[str, str]:
-    """`holodeck.lastRunReport [uri]`: the document's last run as Markdown (the report
-    `holodeck-lsp run --report-md` writes; secrets masked, as every run result)."""
+async def last_report(runner: Runner, arguments: LastRunReport) -> dict[str, str]:
+    """`holodeck.lastRunReport [uri, {"format": …}?]`: the document's last run as Markdown
+    (the report `holodeck-lsp run --report-md` writes) or, with `{"format": "html"}`, as
+    the HTML page (`report_page`); secrets masked, as every run result."""
     from holodeck_lsp.engine.reports.markdown import render
 
     report = runner.reports.get(arguments.uri) if arguments.uri is not None else None
-    if report is None:
+    if report is None or arguments.uri is None:
         return {"status": "none", "reason": "no run of this file in this session yet"}
+    if arguments.format == "html":
+        return {"status": "done", "html": await page(runner, arguments.uri, report)}
     return {"status": "done", "markdown": render(report)}
 
 
@@ -110,8 +114,13 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
 
     @server.command(LastRunReport.command)
     @answer_or(_failed, LastRunReport.command)
-    def last_run_report(*arguments: Any) -> Any:
-        return last_report(runner, LastRunReport.parse(list(arguments)))
+    async def last_run_report(*arguments: Any) -> Any:
+        try:
+            parsed = LastRunReport.parse(list(arguments))
+        except BadArguments as bad:
+            show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
+            return {"status": "refused", "reason": str(bad)}
+        return await last_report(runner, parsed)
 
     @server.command(WhyNoRun.command)
     @answer_or(_failed, WhyNoRun.command)

@@ -176,6 +176,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     report = outcome.report
     if not regrade:
         runner.reports[uri] = report
+        runner.redactors[uri] = session.redactor
     summary = report.summary
     cancelled = report.environment.get("cancelled") == "true"
     progress.end(

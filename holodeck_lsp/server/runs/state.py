@@ -10,6 +10,7 @@ from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.runs.inline_results import InlineResults
 
 if TYPE_CHECKING:
+    from holodeck_lsp.runner.secrets import Redactor
     from holodeck_lsp.schema.results import TestReport, TestResult
     from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
     from holodeck_lsp.server.runs.worker_thread import RunHandle
@@ -34,6 +35,8 @@ class Runner:
         self.graded_texts: dict[str, dict[int, str]] = {}
         #: The last report of a run (not a re-grade) started from each document.
         self.reports: dict[str, TestReport] = {}
+        #: The redactor of that run: a page rendered from its report is masked again with it.
+        self.redactors: dict[str, Redactor] = {}
 
     def agent_of(self, uri: str) -> str | None:
         """The agent a document's cases belong to: itself, or for a `test_cases_file`

@@ -59,3 +59,8 @@ def test_cancel_and_report_take_an_optional_uri() -> None:
     assert CancelRun.parse([]) == CancelRun(None)
     assert CancelRun.parse([42]) == CancelRun(None)
     assert LastRunReport.parse([URI]) == LastRunReport(URI)
+    assert LastRunReport.parse([URI, {"format": "html"}]) == LastRunReport(URI, "html")
+    assert LastRunReport.parse([URI, None]) == LastRunReport(URI, "markdown")
+    for options in ({"format": "pdf"}, "html", {}):
+        with pytest.raises(BadArguments, match=r"holodeck.lastRunReport: options \(argument 2\)"):
+            LastRunReport.parse([URI, options])
