@@ -40,3 +40,8 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.new_text + text[edit.end :]
     return text
+
+
+def overlaps(a: Edit, b: Edit) -> bool:
+    """Whether applying both would be ambiguous: they share text, or insert at one place."""
+    return (a.start < b.end and b.start < a.end) or (a.start == b.start)

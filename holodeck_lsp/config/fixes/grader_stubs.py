@@ -1,4 +1,6 @@
-"""HD131 / HD132: create the missing grader function (a stub) in the module it names."""
+"""HD131 / HD132: create the missing grader function (a stub) in the module it names; for
+HD132, first offer the module's closest grader-shaped function instead (a typo is likelier
+than a grader not written yet)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from pathlib import Path
 from ruamel.yaml.nodes import ScalarNode
 
 from holodeck_lsp.config.fixes.edits import Edit, FileChange, Fix
+from holodeck_lsp.config.fixes.nodes import BLOCK_STYLES, replace, replacement_for
+from holodeck_lsp.config.graders.shape import grader_functions
+from holodeck_lsp.config.suggestions import closest
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -32,6 +37,9 @@ def grader_stub(node: ScalarNode, code: str, agent_dir: Path) -> list[Fix]:
             return []
         change = FileChange(existing, False, _append_stub(source, attribute), source)
         title = f"Create grader function `{attribute}` in `{existing.name}`"
+        rename = _closest_grader(node, module, attribute, existing)
+        if rename is not None:
+            return [rename, Fix(title, files=[change])]
     else:
         if existing is not None or any(
             parent.exists() and not parent.is_dir()
@@ -44,6 +52,20 @@ def grader_stub(node: ScalarNode, code: str, agent_dir: Path) -> list[Fix]:
         change = FileChange(target, True, [Edit(0, 0, stub)], "")
         title = f"Create grader function `{attribute}` in `{target.name}`"
     return [Fix(title, files=[change], preferred=True)]
+
+
+def _closest_grader(node: ScalarNode, module: str, attribute: str, path: Path) -> Fix | None:
+    """A fix "Change to 'module:<closest grader-shaped function>'" if one is close enough."""
+    if node.style in BLOCK_STYLES:
+        return None
+    names = [name for name, _ in grader_functions(path) if name != attribute]
+    suggestion = closest(attribute, names)
+    if suggestion is None:
+        return None
+    value = f"{module}:{suggestion}"
+    # `mod:name` needs no quotes (no ": "): a plain reference stays plain.
+    edit = replace(node, value if not node.style else replacement_for(node, value))
+    return Fix(f"Change to '{suggestion}'", [edit], preferred=True)
 
 
 def _stub(name: str) -> str:

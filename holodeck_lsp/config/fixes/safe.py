@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.config.fixes.edits import Edit, apply_edits
+from holodeck_lsp.config.fixes.edits import Edit, apply_edits, overlaps
 from holodeck_lsp.config.fixes.scalar_fixes import fixes_for
 from holodeck_lsp.config.text_positions import EditorLines
 
@@ -52,7 +52,7 @@ def fix_text(text: str, diagnostics: list[Diagnostic], agent_dir: Path | None) -
         offset = lines.index(diagnostic.range.start)
         fixes = fixes_for(text, code, offset, diagnostic.data, agent_dir, diagnostic.message)
         fix = next((fix for fix in fixes if fix.preferred and fix.edits and not fix.files), None)
-        if fix is None or any(_overlaps(edit, taken) for edit in fix.edits for taken in chosen):
+        if fix is None or any(overlaps(edit, taken) for edit in fix.edits for taken in chosen):
             continue
         chosen.extend(fix.edits)
         for edit in fix.edits:
@@ -60,7 +60,3 @@ def fix_text(text: str, diagnostics: list[Diagnostic], agent_dir: Path | None) -
                 Applied(diagnostic, fix.title, text[edit.start : edit.end], edit.new_text)
             )
     return FixedText(apply_edits(text, chosen), tuple(applied))
-
-
-def _overlaps(a: Edit, b: Edit) -> bool:
-    return (a.start < b.end and b.start < a.end) or (a.start == b.start)

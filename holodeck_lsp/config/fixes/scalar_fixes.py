@@ -1,6 +1,6 @@
-"""Quick fixes for one diagnostic: quote a value, take the did-you-mean suggestion, match a
-broken regex literally, create a missing grader (`grader_stubs`), move single-turn fields
-into a first turn (`case_rewrites`).
+"""Quick fixes for one diagnostic: quote a value, take the did-you-mean suggestion, escape
+only what breaks a regex (`regex_escapes`) or match it literally, rename or create a missing
+grader (`grader_stubs`), move single-turn fields into a first turn (`case_rewrites`).
 
 A fix is only offered when the node it would change is found and simple enough to rewrite
 safely. Nothing raises for broken input: no node, no fix.
@@ -25,6 +25,7 @@ from holodeck_lsp.config.fixes.nodes import (
     replacement_for,
     scalar_at,
 )
+from holodeck_lsp.config.fixes.regex_escapes import escape_offending
 from holodeck_lsp.config.yaml_document import parse_yaml
 
 
@@ -52,7 +53,7 @@ def fixes_for(
     if code in ("HD100", "HD103", "HD201", "HD125") and isinstance(suggestion, str) and suggestion:
         return _did_you_mean(node, suggestion)
     if code == "HD120":
-        return _literal_regex(node)
+        return _regex_fixes(node)
     if code in ("HD131", "HD132") and agent_dir is not None:
         return grader_stub(node, code, agent_dir)
     return []
@@ -76,8 +77,19 @@ def _did_you_mean(node: ScalarNode, suggestion: str) -> list[Fix]:
     return [Fix(f"Change to '{suggestion}'", [edit], preferred=True)]
 
 
-def _literal_regex(node: ScalarNode) -> list[Fix]:
+def _regex_fixes(node: ScalarNode) -> list[Fix]:
+    """Escape just the offending characters (preferred: the rest stays a regex), then
+    "match literally" — one fix when both come to the same pattern."""
     if node.style in BLOCK_STYLES:
         return []
-    edit = replace(node, double_quoted(re.escape(node.value)))
-    return [Fix("Match this text literally", [edit], preferred=True)]
+    literal = re.escape(node.value)
+    fixes: list[Fix] = []
+    targeted = escape_offending(node.value)
+    if targeted is not None and targeted[0] != literal:
+        pattern, escaped = targeted
+        which = ", ".join(f"`{char}`" for char in dict.fromkeys(escaped))
+        title = f"Escape {which} (keep the rest of the regex)"
+        fixes.append(Fix(title, [replace(node, replacement_for(node, pattern))], preferred=True))
+    edit = replace(node, double_quoted(literal))
+    fixes.append(Fix("Match this text literally", [edit], preferred=not fixes))
+    return fixes

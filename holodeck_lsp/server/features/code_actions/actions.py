@@ -1,5 +1,5 @@
-"""`textDocument/codeAction`: quick fixes for our diagnostics and the single-turn -> `turns:`
-refactor.
+"""`textDocument/codeAction`: quick fixes for our diagnostics, "Fix all HDxxx in this file"
+for a code with more than one fixable diagnostic, and the single-turn -> `turns:` refactor.
 
 The client sends back the diagnostics it shows for the range; each of ours carries `code` and
 `data` (`suggestion`, `expected`, …), which say which fix applies. The fixes themselves are
@@ -44,6 +44,8 @@ class _Request:
     encoding: str
     agent_dir: Path | None
     diagnostics: list[types.Diagnostic]
+    #: All of ours in the document, from its last check of this version (for fix-all).
+    file_diagnostics: list[types.Diagnostic]
     cursor: types.Position
     want_fixes: bool
     want_refactor: bool
@@ -53,7 +55,7 @@ class _Request:
 class _Found:
     fix: Fix
     kind: types.CodeActionKind
-    diagnostic: types.Diagnostic | None
+    diagnostics: list[types.Diagnostic]
 
 
 def _wanted(only: Sequence[str] | None, kind: types.CodeActionKind) -> bool:
@@ -76,19 +78,53 @@ def _compute(request: _Request) -> list[_Found]:
     lines = EditorLines(request.text)
     found: list[_Found] = []
     if request.want_fixes:
+        codes: list[str] = []
         for diagnostic in request.diagnostics:
-            if diagnostic.source != "holodeck" or not isinstance(diagnostic.code, str):
+            if not _ours(diagnostic):
                 continue
+            assert isinstance(diagnostic.code, str)
             data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
             offset = _offset(lines, converter, diagnostic.range.start)
             fixes = fixes_for(
                 request.text, diagnostic.code, offset, data, request.agent_dir, diagnostic.message
             )
-            found.extend(_Found(fix, types.CodeActionKind.QuickFix, diagnostic) for fix in fixes)
+            found.extend(_Found(fix, types.CodeActionKind.QuickFix, [diagnostic]) for fix in fixes)
+            if fixes and diagnostic.code not in codes:
+                codes.append(diagnostic.code)
+        found.extend(_fix_all(request, lines, converter, codes))
     if request.want_refactor:
         refactor = to_turns(request.text, _offset(lines, converter, request.cursor))
         if refactor is not None:
-            found.append(_Found(refactor, types.CodeActionKind.RefactorRewrite, None))
+            found.append(_Found(refactor, types.CodeActionKind.RefactorRewrite, []))
+    return found
+
+
+def _ours(diagnostic: types.Diagnostic) -> bool:
+    return diagnostic.source == "holodeck" and isinstance(diagnostic.code, str)
+
+
+def _fix_all(
+    request: _Request, lines: EditorLines, converter: PositionConverter, codes: list[str]
+) -> list[_Found]:
+    """For each code the cursor's diagnostics have a fix for: one fix for all of them."""
+    from holodeck_lsp.config.fixes import Reported, fix_all
+
+    reported: list[tuple[Reported, types.Diagnostic]] = []
+    for diagnostic in request.file_diagnostics:
+        if _ours(diagnostic) and diagnostic.code in codes:
+            assert isinstance(diagnostic.code, str)
+            data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+            offset = _offset(lines, converter, diagnostic.range.start)
+            item = Reported(diagnostic.code, offset, data, diagnostic.message)
+            reported.append((item, diagnostic))
+    found: list[_Found] = []
+    for code in codes:
+        combined = fix_all(request.text, code, [item for item, _ in reported], request.agent_dir)
+        if combined is None:
+            continue
+        fix, fixed = combined
+        tied = [diagnostic for item, diagnostic in reported if item in fixed]
+        found.append(_Found(fix, types.CodeActionKind.QuickFix, tied))
     return found
 
 
@@ -165,6 +201,31 @@ def _agent_dir(engine: DiagnosticsEngine, uri: str) -> Path | None:
     return path.parent
 
 
+def _file_diagnostics(
+    engine: DiagnosticsEngine, uri: str, text: str, version: int | None
+) -> list[types.Diagnostic]:
+    """Our diagnostics of the document as it is now: an agent's last check if it was of this
+    version; an include's from the agents including it, if the buffer is as saved (includes
+    are checked from disk). Otherwise none: fix-all is offered once the check catches up."""
+    result = engine.results.get(uri)
+    if uri in engine.open_agents:
+        if result is None or result.version != version:
+            return []
+        return list(result.by_uri.get(uri, []))
+    path = uri_to_path(uri)
+    try:
+        if path is None or path.read_text(encoding="utf-8") != text:
+            return []
+    except (OSError, UnicodeDecodeError):
+        return []
+    items: list[types.Diagnostic] = []
+    for agent in sorted(engine.agents_including(uri)):
+        checked = engine.results.get(agent)
+        if checked is not None:
+            items.extend(checked.by_uri.get(uri, []))
+    return items
+
+
 def actions_for(
     server: HolodeckServer, engine: DiagnosticsEngine, params: types.CodeActionParams
 ) -> tuple[_Request, _EditBuilder] | None:
@@ -180,6 +241,7 @@ def actions_for(
         encoding=server.position_encoding,
         agent_dir=_agent_dir(engine, uri),
         diagnostics=list(params.context.diagnostics),
+        file_diagnostics=_file_diagnostics(engine, uri, document.source, document.version),
         cursor=params.range.start,
         want_fixes=_wanted(only, types.CodeActionKind.QuickFix),
         want_refactor=_wanted(only, types.CodeActionKind.RefactorRewrite),
@@ -214,7 +276,7 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
             edit = builder.build(fix)
             if edit is None:
                 continue
-            tied = [item.diagnostic for item in items if item.diagnostic is not None]
+            tied = [diagnostic for item in items for diagnostic in item.diagnostics]
             actions.append(
                 types.CodeAction(
                     title=fix.title,

@@ -211,45 +211,23 @@ def _arguments(ctx: Context, out: _Builder, lines: list[str], line: int, agent_d
 
 
 def _functions(path: Path) -> list[tuple[str, str]]:
-    from holodeck_lsp.config.python_source.bindings import Callability
-    from holodeck_lsp.config.python_source.module_names import top_level_names
+    from holodeck_lsp.config.graders.shape import public_callables
 
-    names = top_level_names(path)
-    return [
-        (name, binding.description)
-        for name, binding in names.bindings.items()
-        if binding.callability is not Callability.NOT_CALLABLE and not name.startswith("_")
-    ]
-
-
-def grader_shaped(path: Path, name: str) -> bool:
-    """A function defined in `path` that can be called as a grader is: with one positional
-    argument (the grading context). Imports, classes and constants are not graders."""
-    from holodeck_lsp.config.python_source.signatures import ParameterKind, function_signature
-
-    signature = function_signature(path, name)
-    if signature is None or signature.path != path:
-        return False
-    positional = (ParameterKind.POSITIONAL_ONLY, ParameterKind.POSITIONAL_OR_KEYWORD)
-    params = signature.parameters
-    takes_one = any(p.kind in positional or p.kind is ParameterKind.VAR_POSITIONAL for p in params)
-    required = [p for p in params if p.kind in positional and p.default is None]
-    keyword_required = [
-        p for p in params if p.kind is ParameterKind.KEYWORD_ONLY and p.default is None
-    ]
-    return takes_one and len(required) <= 1 and not keyword_required
+    return public_callables(path)
 
 
 def _graders(agent_dir: Path) -> list[tuple[str, str]]:
+    # One predicate with the HD132 quick fix (`config/graders/shape.py`).
+    from holodeck_lsp.config.graders.shape import grader_functions
+
     found: list[tuple[str, str]] = []
     try:
         files = sorted(agent_dir.glob("*.py"))
     except OSError:
         return found
     for file in files[:MAX_PATHS]:
-        for name, description in _functions(file):
-            if grader_shaped(file, name):
-                found.append((f"{file.stem}:{name}", f"{description} in {file.name}"))
+        for name, description in grader_functions(file):
+            found.append((f"{file.stem}:{name}", f"{description} in {file.name}"))
     return found
 
 

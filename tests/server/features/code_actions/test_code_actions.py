@@ -112,8 +112,7 @@ async def fix(
     diagnostic = next(d for d in published.diagnostics if d.code == code)
     offered = await actions(client, document, diagnostic.range, [diagnostic])
     # A cursor in a single-turn case is also offered the `turns:` refactor.
-    [action] = [a for a in offered if a.kind == types.CodeActionKind.QuickFix]
-    assert action.is_preferred
+    [action] = [a for a in offered if a.kind == types.CodeActionKind.QuickFix and a.is_preferred]
     assert list(action.diagnostics or []) == [diagnostic]
     assert action.edit is not None
     new_text = apply_edit(action.edit, {document: text})[document]
@@ -222,6 +221,7 @@ async def test_create_missing_grader_function(client: LanguageClient, tmp_path: 
     document = open_file(client, tmp_path / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [diagnostic] = [d for d in published.diagnostics if d.code == "HD132"]
+    # No grader-shaped function to change to: creating one is the only fix.
     [action] = await actions(client, document, diagnostic.range, [diagnostic])
     assert action.title == "Create grader function `exact_total` in `checks.py`"
     assert action.edit is not None and action.edit.document_changes is not None
@@ -405,3 +405,83 @@ async def test_mixed_case_without_input_is_left_to_the_user(
     published = await wait_for(client, document, lambda p: p.version == 1)
     [mixed] = [d for d in published.diagnostics if d.code == "HD111"]
     assert await actions(client, document, mixed.range, [mixed]) == []
+
+
+async def test_regex_fix_escapes_only_the_culprit(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path)
+    text = (
+        HEADER
+        + "test_cases:\n  - input: q\n"
+        + "    expected_tools: [{name: t, args: {a: {regex: '(?i)total\\s*(usd'}}}]\n"
+    )
+    document = open_file(client, tmp_path / "agent.yaml", text)
+    published = await wait_for(client, document, lambda p: p.version == 1)
+    [diagnostic] = [d for d in published.diagnostics if d.code == "HD120"]
+    quick = [types.CodeActionKind.QuickFix]
+    offered = await actions(client, document, diagnostic.range, [diagnostic], only=quick)
+    assert [(a.title, a.is_preferred) for a in offered] == [
+        ("Escape `(` (keep the rest of the regex)", True),
+        ("Match this text literally", None),
+    ]
+    _, fixed = await fix(client, document, text, 1, "HD120")
+    assert "{regex: '(?i)total\\s*\\(usd'}" in fixed
+
+
+GRADERS = """def turn_program_equivalence(ctx):
+    return True
+
+
+def helper(a, b):
+    return a
+"""
+
+
+async def test_unknown_grader_changed_to_the_closest_one(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    (tmp_path / "checks.py").write_text(GRADERS, "utf-8")
+    await start(client, tmp_path)
+    text = _grader_agent("checks:turn_program_equivalnce")
+    document = open_file(client, tmp_path / "agent.yaml", text)
+    published = await wait_for(client, document, lambda p: p.version == 1)
+    [diagnostic] = [d for d in published.diagnostics if d.code == "HD132"]
+    offered = await actions(client, document, diagnostic.range, [diagnostic])
+    assert [a.title for a in offered] == [
+        "Change to 'turn_program_equivalence'",
+        "Create grader function `turn_program_equivalnce` in `checks.py`",
+    ]
+    _, fixed = await fix(client, document, text, 1, "HD132")
+    assert "grader: checks:turn_program_equivalence\n" in fixed
+
+
+async def test_fix_all_of_one_code(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path)
+    text = (
+        HEADER
+        + "test_cases:\n"
+        + "  - {input: q, ground_truth: 1}\n"
+        + "  - {input: yes, ground_truth: 2009-01-01}\n"
+        + "  - input: r\n    expected_tools: [{name: t, args: {a: {regex: 'x('}}}]\n"
+    )
+    document = open_file(client, tmp_path / "agent.yaml", text)
+    published = await wait_for(client, document, lambda p: p.version == 1)
+    quoted = [d for d in published.diagnostics if d.code == "HD102"]
+    assert len(quoted) == 3
+    offered = await actions(client, document, quoted[0].range, [quoted[0]])
+    [one, every] = offered
+    assert one.title == "Quote the value"
+    assert every.title == "Fix all HD102 in this file"
+    assert every.kind == types.CodeActionKind.QuickFix and not every.is_preferred
+    assert list(every.diagnostics or []) == quoted
+    assert every.edit is not None
+    fixed = apply_edit(every.edit, {document: text})[document]
+    assert '{input: q, ground_truth: "1"}' in fixed
+    assert '{input: "yes", ground_truth: "2009-01-01"}' in fixed
+    change_file(client, document, fixed, 2)
+    after = await wait_for(client, document, lambda p: p.version == 2)
+    assert "HD102" not in [d.code for d in after.diagnostics]
+    # One HD120 in the file: its own fix, no fix-all.
+    [hd120] = [d for d in after.diagnostics if d.code == "HD120"]
+    quick = [types.CodeActionKind.QuickFix]
+    again = await actions(client, document, hd120.range, [hd120], only=quick)
+    assert [a.title for a in again] == ["Match this text literally"]
