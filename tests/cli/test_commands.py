@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# The console script as a process per test: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(sys.executable).with_name("holodeck-lsp")
 ROOT = Path(__file__).resolve().parents[2]
 

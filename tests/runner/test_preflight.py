@@ -18,6 +18,9 @@ import pytest
 
 from holodeck_lsp.runner.preflight import probe
 
+# The console script as a process per test: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(sys.executable).with_name("holodeck-lsp")
 
 AGENT = """\

@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# The console script as a process per test: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(sys.executable).with_name("holodeck-lsp")
 
 AGENT = """\

@@ -16,6 +16,9 @@ from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import SERVER_ENV, initialize, open_file, published, uri, wait_for
 
+# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
+
 CORPUS = Path(__file__).parent.parent / "corpus"
 AGENTS = sorted(CORPUS.glob("*/agent.yaml"))
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import initialize, open_file, wait_for
 from tests.server.runs.run_suite import run, start, write_suite
+
+# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
 
 
 async def open_agent_in_subfolder(client: LanguageClient, root: Path, cassette: str) -> str:

@@ -19,6 +19,9 @@ from tests.server.runs.run_suite import (
     start,
 )
 
+# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
+
 
 async def test_untrusted_workspace_refuses_to_run(client: LanguageClient, tmp_path: Path) -> None:
     document_uri = await start(client, tmp_path, trusted=False)

@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pygls import uris
 from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import change_file, open_file, uri, wait_for
+
+# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+pytestmark = pytest.mark.slow
 
 HEADER = """name: fixes
 model:
