@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Self
 
 RUN_ALL: Final = "holodeck.runAll"
 RUN_CASE: Final = "holodeck.runCase"
@@ -82,7 +82,7 @@ class RunCase:
         return None
 
     @classmethod
-    def parse(cls, arguments: Sequence[Any]) -> RunCase:
+    def parse(cls, arguments: Sequence[Any]) -> Self:
         return cls(_uri(cls.command, arguments), _index(cls.command, arguments, 1, "caseIndex"))
 
 
@@ -103,18 +103,10 @@ class RunTurn:
 
 
 @dataclass(frozen=True, slots=True)
-class RegradeCase:
+class RegradeCase(RunCase):
+    """`holodeck.regradeCase uri caseIndex`: the arguments of runCase, another command."""
+
     command: ClassVar[str] = REGRADE_CASE
-    uri: str
-    case_index: int
-
-    @property
-    def turn(self) -> int | None:
-        return None
-
-    @classmethod
-    def parse(cls, arguments: Sequence[Any]) -> RegradeCase:
-        return cls(_uri(cls.command, arguments), _index(cls.command, arguments, 1, "caseIndex"))
 
 
 @dataclass(frozen=True, slots=True)
