@@ -21,7 +21,6 @@ import argparse
 import gc
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,9 +35,9 @@ from holodeck_lsp.schema.results import ToolInvocation
 from holodeck_lsp.schema.test_case import ExpectedTool
 
 try:  # run as a script (bench/ on sys.path) or imported as bench.<module>
-    from shared_folder import default_shared
+    from shared_folder import default_shared, generate_yardstick
 except ImportError:
-    from bench.shared_folder import default_shared
+    from bench.shared_folder import default_shared, generate_yardstick
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_TURNS_PER_SECOND = 20_000
@@ -46,21 +45,7 @@ TARGET_TURNS_PER_SECOND = 20_000
 
 def generate(shared: Path, cases: int, out: Path) -> Path:
     agent = out / f"c{cases}" / "agent.yaml"
-    subprocess.run(
-        [
-            sys.executable,
-            str(shared / "tools" / "gen_convfinqa_agent.py"),
-            "--source",
-            str(shared / "data" / "convfinqa" / "convfinqa_dataset_dev.json"),
-            "--cases",
-            str(cases),
-            "--out",
-            str(agent),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return agent
+    return generate_yardstick(shared, cases, agent, script="grading_speed")
 
 
 def satisfying_value(matcher: object, variant: bool) -> object:

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 try:  # run as a script (bench/ on sys.path) or imported as bench.<module>
-    from shared_folder import default_shared
+    from shared_folder import default_shared, generate_yardstick
 except ImportError:
-    from bench.shared_folder import default_shared
+    from bench.shared_folder import default_shared, generate_yardstick
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SHARED = default_shared()
@@ -61,15 +61,7 @@ class Target:
 
 
 def generate(shared: Path, out: Path, cases: int) -> Path:
-    tool = shared / "tools" / "gen_convfinqa_agent.py"
-    source = shared / "data" / "convfinqa" / "convfinqa_dataset_dev.json"
-    for needed in (tool, source):
-        if not needed.exists():
-            sys.exit(f"lsp_latency: {needed} not found (use --shared PATH)")
-    target = out / f"c{cases}" / "agent.yaml"
-    command = [sys.executable, str(tool), "--source", str(source), "--cases", str(cases)]
-    subprocess.run([*command, "--out", str(target)], check=True, capture_output=True, text=True)
-    return target
+    return generate_yardstick(shared, cases, out / f"c{cases}" / "agent.yaml", script="lsp_latency")
 
 
 def holodeck_command() -> list[str]:

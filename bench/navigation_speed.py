@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,31 +22,20 @@ from holodeck_lsp.server.documents.token_spans import token_spans
 from holodeck_lsp.server.features.rename import named_at, rename_edit
 from holodeck_lsp.server.features.semantic_tokens import delta_edit, encode
 
+try:  # run as a script (bench/ on sys.path) or imported as bench.navigation_speed
+    from shared_folder import default_shared, generate_yardstick
+except ImportError:
+    from bench.shared_folder import default_shared, generate_yardstick
+
 REPO = Path(__file__).resolve().parents[1]
-#: `../shared` next to the clone, as for the other scripts (`--shared` to change it).
-DEFAULT_SHARED = REPO.parent / "shared"
 OUT = Path(__file__).with_name("out") / "navigation_speed"
 
 
 def generate(cases: int, shared: Path) -> Path:
-    folder = OUT / f"cases{cases}"
-    agent = folder / "agent.yaml"
-    if not agent.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                str(shared / "tools" / "gen_convfinqa_agent.py"),
-                "--source",
-                str(shared / "data" / "convfinqa" / "convfinqa_dataset_dev.json"),
-                "--cases",
-                str(cases),
-                "--out",
-                str(agent),
-            ],
-            check=True,
-        )
-    return agent
+    agent = OUT / f"cases{cases}" / "agent.yaml"
+    if agent.is_file():
+        return agent
+    return generate_yardstick(shared, cases, agent, script="navigation_speed")
 
 
 def median_ms(run: Any, repeat: int = 5) -> float:
@@ -75,7 +62,7 @@ def split_suite(agent: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
+    parser.add_argument("--shared", type=Path, default=default_shared())
     parser.add_argument("--no-fail", action="store_true", help="exit 0 even when a target fails")
     args = parser.parse_args()
     results: list[tuple[str, float, float]] = []

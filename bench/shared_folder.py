@@ -5,6 +5,8 @@ folder beside the repository or beside any folder above it, else /work/shared.""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -21,3 +23,16 @@ def default_shared() -> Path:
             return candidate
     fallback = Path("/work/shared")
     return fallback if (fallback / _MARKER).is_file() else REPO.parent / "shared"
+
+
+def generate_yardstick(shared: Path, cases: int, agent: Path, *, script: str) -> Path:
+    """Write the ConvFinQA yardstick `agent` (and its tools.py) with `cases` cases, using the
+    shared folder's generator; exits with a message naming `script` when the folder lacks it."""
+    tool = shared / _MARKER
+    source = shared / "data" / "convfinqa" / "convfinqa_dataset_dev.json"
+    for needed in (tool, source):
+        if not needed.exists():
+            sys.exit(f"{script}: {needed} not found (use --shared PATH)")
+    command = [sys.executable, str(tool), "--source", str(source), "--cases", str(cases)]
+    subprocess.run([*command, "--out", str(agent)], check=True, capture_output=True, text=True)
+    return agent
