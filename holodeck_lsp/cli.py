@@ -21,6 +21,7 @@ COMMANDS = (
     ("run PATH…", "run agents' test cases against the agent (or a cassette) and grade them"),
     ("serve", "the language server, over stdio (the default) or --tcp --port N"),
     ("schema", "print the JSON Schema of agent.yaml"),
+    ("report FILE", "a JSON report of a run as an HTML page (--html) or Markdown (--md)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}

@@ -73,3 +73,28 @@ def test_nothing_to_write_or_no_such_file_exits_2(tmp_path: Path) -> None:
     assert main(["report", str(tmp_path / "missing.json"), "--html", str(tmp_path / "a")]) == 2
     write_report(tmp_path / "r.json")
     assert main(["report", str(tmp_path / "r.json")]) == 2
+
+
+@pytest.mark.slow
+def test_the_console_script_lists_and_runs_report(tmp_path: Path) -> None:
+    """Through the installed `holodeck-lsp`: `--help` names the command, and it turns a JSON
+    report into a page (what a CI job does with a run's artifact)."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "holodeck-lsp"
+    listed = subprocess.run(
+        [str(script), "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert listed.returncode == 0
+    assert "report FILE" in listed.stdout
+    write_report(tmp_path / "r.json")
+    done = subprocess.run(
+        [str(script), "report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
