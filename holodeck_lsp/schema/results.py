@@ -151,6 +151,14 @@ class TestResult(_Result):
     timestamp: str = ""
     token_usage: TokenUsage | None = None
     turns: list[TurnResult] | None = None
+    # Additive fields for model matrices and repeats (older reports leave them unset).
+    model: str | None = Field(
+        default=None,
+        description="The model that produced this result, as `provider:name`.",
+    )
+    repeat: int | None = Field(
+        default=None, ge=1, description="Which of the `--repeat N` runs this is (1..N)."
+    )
 
     def turn_results(self) -> list[TurnResult]:
         """The case's turns; a single-turn case as its one turn 0, built from the case-level
@@ -212,3 +220,21 @@ class TestReport(_Result):
     timestamp: str
     holodeck_version: str = Field(description="The tool that produced the report.")
     environment: dict[str, str] = Field(default_factory=dict)
+    # Additive fields for model matrices, repeats and the run history (older reports leave them
+    # unset). With several models or repeats, `results` holds one entry per case per model per
+    # repeat and `summary` counts all of them; `model_summaries` counts each model apart.
+    models: list[str] = Field(
+        default_factory=list, description="The models run, as `provider:name`, in `--model` order."
+    )
+    repeats: int = Field(default=1, ge=1, description="Sessions per case per model (`--repeat N`).")
+    model_summaries: dict[str, ReportSummary] = Field(
+        default_factory=dict, description="The summary of each model's results, by `provider:name`."
+    )
+    run_id: str | None = Field(
+        default=None, description="The id this run is stored under in `.holodeck/runs/`."
+    )
+    interrupted: bool = Field(
+        default=False,
+        description="The run was stopped (Ctrl-C) before every case finished; turns never sent "
+        "are `skipped`.",
+    )
