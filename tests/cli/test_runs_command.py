@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.runner.run_history.history_suite import replay, run_folders, write_cassette, write_suite
 
 from holodeck_lsp.cli import main
+from tests.runner.run_history.history_suite import replay, run_folders, write_cassette, write_suite
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "financial-assistant"
 

@@ -6,8 +6,9 @@
 Ids are `YYYYMMDD-HHMMSS-xxxx`: the UTC start time, then four hex digits of the fraction of
 the second (in 16 µs steps) — so ids sort by start time as plain strings even within one
 second, stay short enough to type, and are unique: when the id is taken (two runs started
-in the same 16 µs, or a clock set back) the digits count up to the next free one. A folder whose name starts with `.` is
-a run still being written (or abandoned by a crash) and is never listed.
+in the same 16 µs, or a clock set back) the digits count up to the next free one.
+A folder whose name starts with `.` is a run still being written (or abandoned by a crash)
+and is never listed.
 """
 
 from __future__ import annotations

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.runner.fake_backend import write_agent
-
 from holodeck_lsp.cli import main
+from tests.runner.fake_backend import write_agent
 
 CASES = (
     "  - name: sums\n    turns:\n"

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.runner.run_history.history_suite import replay, run_folders, write_suite
 
 from holodeck_lsp.runner.run_history import (
     RunNotFound,
@@ -20,6 +19,7 @@ from holodeck_lsp.runner.run_history import (
     scan,
 )
 from holodeck_lsp.runner.run_history.tags import check_name, read_tags, write_tags
+from tests.runner.run_history.history_suite import replay, run_folders, write_suite
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_an_unknown_name_says_what_is_there(history: Path) -> None:
 
 
 def test_latest_of_an_empty_history(tmp_path: Path) -> None:
-    with pytest.raises(RunNotFound, match="there is no stored run in .*run the suite"):
+    with pytest.raises(RunNotFound, match=r"there is no stored run in .*run the suite"):
         resolve("latest", runs_folder(tmp_path))
     assert list_runs(runs_folder(tmp_path)) == []
 
@@ -98,7 +98,7 @@ def test_tags_name_runs_and_survive_a_reread(history: Path, tmp_path: Path) -> N
     import shutil
 
     shutil.rmtree(first.folder)
-    with pytest.raises(RunNotFound, match="tag 'baseline' names run .* no longer stored"):
+    with pytest.raises(RunNotFound, match=r"tag 'baseline' names run .* no longer stored"):
         resolve("baseline", folder)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.runner.run_history.history_suite import replay, write_suite
 
 from holodeck_lsp.runner.run_history import keep_setting, list_runs, prune, runs_folder
 from holodeck_lsp.runner.run_history.retention import DEFAULT_KEEP, KeepSettingError
 from holodeck_lsp.runner.run_history.tags import write_tags
+from tests.runner.run_history.history_suite import replay, write_suite
 
 
 def test_run_keep_prunes_old_runs_but_never_a_tagged_one(tmp_path: Path) -> None:

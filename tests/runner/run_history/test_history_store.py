@@ -10,20 +10,20 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from tests.runner.run_history.history_suite import replay, run_folders, write_suite
 
 from holodeck_lsp.runner.cassette import comparable
 from holodeck_lsp.runner.run_history import (
     RunToStore,
+    after_run,
     list_runs,
     new_run_id,
     resolve,
     runs_folder,
     save_run,
 )
-from holodeck_lsp.runner.run_history import after_run
 from holodeck_lsp.runner.run_history.layout import is_run_id
 from holodeck_lsp.runner.secrets import Redactor
+from tests.runner.run_history.history_suite import replay, run_folders, write_suite
 
 
 def test_a_run_is_stored_with_report_recording_and_metadata(tmp_path: Path) -> None:
