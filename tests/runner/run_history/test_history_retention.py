@@ -47,7 +47,7 @@ def test_prune_is_per_agent_file_and_0_keeps_all(tmp_path: Path) -> None:
 
 
 def test_the_keep_setting() -> None:
-    assert keep_setting(None, {}) == DEFAULT_KEEP == 50
+    assert keep_setting(None, {}) == DEFAULT_KEEP == 20
     assert keep_setting(None, {"HOLODECK_RUNS_KEEP": "7"}) == 7
     assert keep_setting(3, {"HOLODECK_RUNS_KEEP": "7"}) == 3  # the flag wins
     for bad in ("many", "-1"):
