@@ -45,7 +45,7 @@ def test_an_unknown_provider_lists_the_providers_and_suggests_the_closest() -> N
 
 
 def test_a_model_without_its_name_says_how_to_write_it() -> None:
-    with pytest.raises(ModelSpecError, match="has no model name: write PROVIDER:NAME, e.g. openai"):
+    with pytest.raises(ModelSpecError, match=r"has no model name: write PROVIDER:NAME, e\.g\."):
         parse_model("openai")
     with pytest.raises(ModelSpecError, match="no model name after the colon: write anthropic:NAME"):
         parse_model("anthropic:")
@@ -103,7 +103,7 @@ def test_another_provider_keeps_sampling_and_takes_its_connection_from_providers
 
 def test_azure_without_an_endpoint_anywhere_says_where_to_set_it(tmp_path: Path) -> None:
     agent = write_agent(tmp_path, multi_turn_cases(1, 1))
-    with pytest.raises(ModelSpecError, match="azure_openai:dep cannot be used: .*providers:"):
+    with pytest.raises(ModelSpecError, match=r"azure_openai:dep cannot be used: .*providers:"):
         with_model(agent, ModelRef(Provider.AZURE_OPENAI, "dep"))
 
 
@@ -243,7 +243,10 @@ def test_a_flaky_backend_gives_a_half_pass_rate(tmp_path: Path) -> None:
 
         async def create_session(self):  # type: ignore[no-untyped-def]
             session = await super().create_session()
-            self.replies = {"1+1": Reply("2" if session.number % 2 == 0 else "3"), "2+2": Reply("4")}
+            self.replies = {
+                "1+1": Reply("2" if session.number % 2 == 0 else "3"),
+                "2+2": Reply("4"),
+            }
             return session
 
     report = asyncio.run(
@@ -276,3 +279,30 @@ def test_the_matrix_table_has_a_column_per_model_and_totals(tmp_path: Path) -> N
     assert "3/3" in totals["cases"] and "0/3" in totals["cases"]
     assert "36" in totals["agent"]  # 6 turns x 6 tokens for the first model
     assert "wall" in totals
+
+
+# -- the command line's refusals (in process: nothing starts) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "opnai:gpt-4o"], "names no known provider 'opnai' — did you mean openai"),
+        (["--model", "openai"], "'openai' has no model name"),
+        (["--model", "openai:a", "--model", "openai:a"], "openai:a is given twice"),
+        (["--repeat", "0"], "--repeat 0: the number of sessions per case must be at least 1"),
+        (["--model", "openai:a", "--replay", "c.json"], "--replay answers from a cassette"),
+        (["--model", "openai:a", "--model", "ollama:b", "--record", "c.json"], "--record with 2"),
+    ],
+)
+def test_bad_model_arguments_exit_2_with_the_cause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    from holodeck_lsp.cli import main
+
+    write_agent(tmp_path, multi_turn_cases(1, 1))
+    status = main(["run", str(tmp_path / "agent.yaml"), *args])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("holodeck-lsp: error: "), err
+    assert message in err
