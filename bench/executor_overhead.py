@@ -8,6 +8,9 @@
    measures the executor alone; the two should agree. Target <= 0.2 ms/turn.
 2. Speed-up: 32 cases x 2 turns, every send sleeping 50 ms, `parallel` N = 1, 4, 16.
    Speed-up = T(1) / T(N). Target >= 0.9 N.
+3. Matrix overhead: the same 100 x 4 suite against a matrix of 3 models (`run_lanes`, three
+   zero-latency backends, one pool): 1,200 turns; overhead per turn = (run time - grading
+   time of all 1,200 turns) / 1,200. Target <= 0.2 ms/turn, as for one model.
 
     .venv/bin/python bench/executor_overhead.py [--repeat 7] [--json] [--no-fail]
 """
@@ -31,7 +34,7 @@ from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.turn_grading import GradingOptions, TurnOutcome, grade_turn
 from holodeck_lsp.runner import case_runner
 from holodeck_lsp.runner.backend import SendResult, TurnFile
-from holodeck_lsp.runner.executor import RunOptions, run_suite
+from holodeck_lsp.runner.executor import Lane, RunOptions, run_lanes, run_suite
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TokenUsage, TurnResult
 
@@ -97,6 +100,17 @@ def run(agent: Agent, backend: Backend, parallel: int) -> tuple[float, Any]:
     return time.perf_counter() - started, report
 
 
+MATRIX_MODELS = ("openai:m1", "anthropic:m2", "ollama:m3")
+
+
+def run_matrix(agent: Agent, parallel: int) -> tuple[float, Any]:
+    options = RunOptions(parallel=parallel, grading=GradingOptions(grader_timeout=30))
+    lanes = [Lane(agent, Backend(), model=model) for model in MATRIX_MODELS]
+    started = time.perf_counter()
+    report = asyncio.run(run_lanes(lanes, Path("."), options=options))
+    return time.perf_counter() - started, report
+
+
 def grading_time(agent: Agent, report: Any) -> float:
     """Grade the run's outcomes again with `grade_turn` alone: what grading costs."""
     work = []
@@ -147,6 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     stubbed = [run(agent, Backend(), 1)[0] / turns * 1000 for _ in range(args.repeat)]
     case_runner.grade_case_turn = real_grade
 
+    run_matrix(agent, 1)  # warm-up
+    matrix_overheads = []
+    for _ in range(args.repeat):
+        total, report = run_matrix(agent, 1)
+        assert report.summary.passed == 300, "every case should pass on every model"
+        matrix_overheads.append((total - grading_time(agent, report)) / (3 * turns) * 1000)
+    matrix_overhead = statistics.median(matrix_overheads)
+
     latency_agent = make_agent(32, 2)
     speed: dict[int, float] = {}
     for parallel in (1, 4, 16):
@@ -164,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             "grading_s": [min(gradings), statistics.median(gradings)],
             "overhead_ms_per_turn": [min(overheads), overhead],
             "stubbed_ms_per_turn": [min(stubbed), stub_overhead],
+            "matrix_3_models_ms_per_turn": [min(matrix_overheads), matrix_overhead],
         },
         "parallel_s": speed,
         "speedup": speedups,
@@ -172,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     checks = {
         f"overhead {overhead:.3f} ms/turn <= {target}": bool(overhead <= target),
         f"stubbed {stub_overhead:.3f} ms/turn <= {target}": bool(stub_overhead <= target),
+        f"3-model matrix {matrix_overhead:.3f} ms/turn <= {target}": bool(
+            matrix_overhead <= target
+        ),
     }
     for n in (4, 16):
         checks[f"speed-up x{speedups[n]:.2f} at N={n} >= {SPEEDUP_FACTOR * n:.1f}"] = (
@@ -187,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  grading      {grading_ms[0]:8.1f} / {grading_ms[1]:8.1f} ms")
         print(f"  overhead     {o['overhead_ms_per_turn'][0]:8.3f} / {overhead:8.3f} ms/turn")
         print(f"  stubbed      {o['stubbed_ms_per_turn'][0]:8.3f} / {stub_overhead:8.3f} ms/turn")
+        m = o["matrix_3_models_ms_per_turn"]
+        print(f"  3-model matrix {m[0]:6.3f} / {matrix_overhead:8.3f} ms/turn (1,200 turns)")
         print("32 cases x 2 turns, 50 ms per send (median of 3):")
         for n, seconds in speed.items():
             print(f"  N={n:<3} {seconds * 1000:8.1f} ms   speed-up x{speedups[n]:.2f}")

@@ -95,6 +95,8 @@ class RunContext:
     #: `is_retrieval` MCP servers: their results are a turn's retrieval_context when the
     #: turn has none (gathered over the session so far, as upstream does).
     retrieval_tools: frozenset[str] = frozenset()
+    #: The model answering, `provider:name`: stamped on each case's result.
+    model: str | None = None
 
 
 @dataclass(slots=True)
@@ -157,6 +159,11 @@ class CaseRun:
         if self._judged:
             await asyncio.wait(self._judged)
         result = self._roll_up()
+        if self.context.model is not None or self.ref.repeat is not None:
+            # Which model and repeat produced it, before anyone sees it (progress included).
+            result = result.model_copy(
+                update={"model": self.context.model, "repeat": self.ref.repeat}
+            )
         self._notify("case_finished", self.ref, result)
         return result
 

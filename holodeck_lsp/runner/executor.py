@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,9 @@ from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
 
 PARALLEL_ENV = "HOLODECK_PARALLEL_TEST_CASES"
+#: In a matrix, `environment[WALL_TIME_KEY + model]`: milliseconds from the model's first
+#: session start to its last session's end (the models share the run's `parallel` slots).
+WALL_TIME_KEY = "wall_time_ms:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,24 @@ def resolve_parallelism(cli: int | None, agent: Agent, env: Mapping[str, str]) -
     return 1
 
 
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One model of a run: the agent as that model runs it, its backend and its judges. A
+    plain run has one lane; a model matrix one per `--model`."""
+
+    agent: Agent
+    backend: AgentBackend
+    judges: JudgePool | None = None
+    #: `provider:name`; default: the agent's own model.
+    model: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.model is not None:
+            return self.model
+        return f"{self.agent.model.provider.value}:{self.agent.model.name}"
+
+
 async def run_suite(
     agent: Agent,
     agent_dir: Path,
@@ -105,81 +127,156 @@ async def run_suite(
     Raises `SelectionError` (before anything is sent) when the selection names no case or
     turn. Everything that goes wrong inside a case fails that case only.
     """
+    return await run_lanes(
+        [Lane(agent, backend, judges)],
+        agent_dir,
+        selection=selection,
+        options=options,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+async def run_lanes(
+    lanes: Sequence[Lane],
+    agent_dir: Path,
+    *,
+    repeat: int = 1,
+    selection: Selection | None = None,
+    options: RunOptions | None = None,
+    progress: ProgressSink | None = None,
+    cancel: asyncio.Event | None = None,
+) -> TestReport:
+    """Every selected case once per lane (model) and `repeat` times, each an independent
+    session, all in one pool of `parallel` slots; results ordered by model, then repeat,
+    then file order. The lanes' agents differ in `model:` only (same cases, same graders).
+    """
+    if not lanes:
+        raise ValueError("run_lanes needs at least one lane")
     options = options or RunOptions()
-    planned = plan_cases(agent, selection)
+    first = lanes[0].agent
+    planned = plan_cases(first, selection)
     started = _now()
-    graders = load_graders(grader_specs(agent, planned), agent_dir)
+    graders = load_graders(grader_specs(first, planned), agent_dir)
     cancel = cancel if cancel is not None else asyncio.Event()
     cancelled = asyncio.ensure_future(cancel.wait())
-    context = RunContext(
-        agent=agent,
-        agent_dir=agent_dir,
-        backend=backend,
-        graders=graders,
-        grading=options.grading,
-        llm_timeout=options.llm_timeout,
-        cancel=cancel,
-        cancelled=cancelled,
-        progress=progress,
-        judges=judges,
-        retrieval_tools=frozenset(
-            tool.name
-            for tool in agent.tools or []
-            if isinstance(tool, MCPTool) and tool.is_retrieval
-        ),
+    retrieval = frozenset(
+        tool.name for tool in first.tools or [] if isinstance(tool, MCPTool) and tool.is_retrieval
     )
+    contexts = [
+        RunContext(
+            agent=lane.agent,
+            agent_dir=agent_dir,
+            backend=lane.backend,
+            graders=graders,
+            grading=options.grading,
+            llm_timeout=options.llm_timeout,
+            cancel=cancel,
+            cancelled=cancelled,
+            progress=progress,
+            judges=lane.judges,
+            retrieval_tools=retrieval,
+            model=lane.label,
+        )
+        for lane in lanes
+    ]
+    matrix = len(lanes) > 1
     gate = asyncio.Semaphore(max(1, options.parallel))
-    refs = [
-        CaseRef(
-            position=position + 1,
-            total=len(planned),
+    # Work items case-major (a case runs on every model and repeat before the next case
+    # starts), so the models are compared on the same cases first when a run is cut short.
+    work: list[tuple[int, int, int, PlannedCase]] = [
+        (lane, number, position, item)
+        for position, item in enumerate(planned)
+        for number in range(1, repeat + 1)
+        for lane in range(len(lanes))
+    ]
+    total = len(work)
+
+    #: Per lane: when its first session started and its last one finished (wall time).
+    spans: list[list[float]] = [[] for _ in lanes]
+
+    async def one(context: RunContext, item: PlannedCase, ref: CaseRef, lane: int) -> TestResult:
+        case_run = CaseRun(context, item, ref)
+        async with gate:
+            spans[lane].append(time.perf_counter())
+            await case_run.converse()
+        # Outside the gate: the next case is sent while this one's judges answer.
+        try:
+            return await case_run.finish()
+        finally:
+            spans[lane].append(time.perf_counter())
+
+    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult]] = {}
+    for sequence, (lane, number, position, item) in enumerate(work):
+        ref = CaseRef(
+            position=sequence + 1,
+            total=total,
             index=item.index,
             name=item.case.name,
             turns=1 if item.graded_turn is not None else item.turn_count,
+            model=lanes[lane].label if matrix else None,
+            repeat=number if repeat > 1 else None,
         )
-        for position, item in enumerate(planned)
-    ]
-
-    async def one(item: PlannedCase, ref: CaseRef) -> TestResult:
-        case_run = CaseRun(context, item, ref)
-        async with gate:
-            await case_run.converse()
-        # Outside the gate: the next case is sent while this one's judges answer.
-        return await case_run.finish()
-
-    tasks = [asyncio.create_task(one(item, ref)) for item, ref in zip(planned, refs, strict=True)]
+        tasks[(lane, number, position)] = asyncio.create_task(one(contexts[lane], item, ref, lane))
     try:
         if tasks:
             # `wait`, not `gather`: cancelling us must not cancel the cases, which wind down
             # on their own once `cancel` is set and close their sessions.
-            await asyncio.wait(tasks)
+            await asyncio.wait(tasks.values())
     except asyncio.CancelledError:
         cancel.set()
         current = asyncio.current_task()
         if current is not None:
             current.uncancel()  # we return the partial report instead of re-raising
-        await asyncio.wait(tasks)
+        await asyncio.wait(tasks.values())
     finally:
         cancelled.cancel()
-    results = [_result_of(task, item) for task, item in zip(tasks, planned, strict=True)]
+    results = [
+        _stamped(
+            _result_of(tasks[(lane, number, position)], item),
+            lanes[lane].label,
+            number if repeat > 1 else None,
+        )
+        for lane in range(len(lanes))
+        for number in range(1, repeat + 1)
+        for position, item in enumerate(planned)
+    ]
     environment = {
         "python": platform.python_version(),
         "platform": platform.system().lower(),
-        "backend": type(backend).__name__,
+        "backend": ", ".join(dict.fromkeys(type(lane.backend).__name__ for lane in lanes)),
         "parallel_test_cases": str(max(1, options.parallel)),
         **options.environment,
     }
     if cancel.is_set():
         environment["cancelled"] = "true"
+    models = [lane.label for lane in lanes]
+    if matrix:
+        for model, span in zip(models, spans, strict=True):
+            if span:
+                environment[f"{WALL_TIME_KEY}{model}"] = str(round((max(span) - min(span)) * 1000))
     return TestReport(
-        agent_name=agent.name,
+        agent_name=first.name,
         agent_config_path=str(options.config_path or agent_dir / "agent.yaml"),
         results=results,
         summary=summarize(results),
         timestamp=started,
         holodeck_version=f"holodeck-lsp {__version__}",
         environment=environment,
+        models=models,
+        repeats=repeat,
+        model_summaries={
+            model: summarize([result for result in results if result.model == model])
+            for model in models
+        },
     )
+
+
+def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
+    """The result with the model (and repeat) that produced it."""
+    if result.model == model and result.repeat == repeat:
+        return result
+    return result.model_copy(update={"model": model, "repeat": repeat})
 
 
 def _result_of(task: asyncio.Task[TestResult], item: PlannedCase) -> TestResult:

@@ -40,10 +40,30 @@ class CaseRef:
     name: str | None
     #: Turns that will be graded and reported.
     turns: int
+    #: In a model matrix: the model answering this session (`provider:name`).
+    model: str | None = None
+    #: With `--repeat N`: which of the N sessions of the case this is (1..N).
+    repeat: int | None = None
 
     @property
     def label(self) -> str:
         return self.name or f"test_cases[{self.index}]"
+
+    @property
+    def work_label(self) -> str:
+        """The label, with the model and repeat when the run has several of them: what the
+        console names one session by (`revenue [openai:gpt-4o] #2`)."""
+        label = self.label
+        if self.model is not None:
+            label += f" [{self.model}]"
+        if self.repeat is not None:
+            label += f" #{self.repeat}"
+        return label
+
+    @property
+    def key(self) -> tuple[int, str | None, int | None]:
+        """One session of a case (the same case runs once per model and repeat)."""
+        return (self.index, self.model, self.repeat)
 
 
 class ProgressSink(Protocol):
@@ -87,7 +107,11 @@ class TerminalProgress:
     live: bool | None = None
     #: Colours PASSED / FAILED (see holodeck_lsp.terminal: only on a terminal by default).
     palette: Palette = PLAIN
-    _running: dict[int, _Running] = field(default_factory=dict, init=False)
+    #: Whole-run verbosity: the matrix table gets a row per turn.
+    verbose: bool = False
+    _running: dict[tuple[int, str | None, int | None], _Running] = field(
+        default_factory=dict, init=False
+    )
     _drawn: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -96,12 +120,12 @@ class TerminalProgress:
         self._marks = _Marks(self.stream)
 
     def case_started(self, case: CaseRef) -> None:
-        self._running[case.index] = _Running(case)
+        self._running[case.key] = _Running(case)
         if self.live:
             self._redraw([])
 
     def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
-        state = self._running.setdefault(case.index, _Running(case))
+        state = self._running.setdefault(case.key, _Running(case))
         state.done += 1
         if turn.passed:
             state.passed += 1
@@ -116,7 +140,7 @@ class TerminalProgress:
         )
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
-        self._running.pop(case.index, None)
+        self._running.pop(case.key, None)
         verdict = self.palette.verdict(result.passed, "PASSED" if result.passed else "FAILED")
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else int(result.passed)
@@ -131,7 +155,8 @@ class TerminalProgress:
         """Clear the live lines and print the per-turn summary."""
         if self.live:
             self._redraw([])
-        self._write("\n".join(summary_lines(report, self._marks, self.palette)) + "\n")
+        lines = summary_lines(report, self._marks, self.palette, verbose=self.verbose)
+        self._write("\n".join(lines) + "\n")
 
     def _redraw(self, finished: list[str]) -> None:
         # Move to the first running line, clear to the end of the screen, print the finished
@@ -156,15 +181,25 @@ class TerminalProgress:
 
 
 def _prefix(case: CaseRef) -> str:
-    return f"[{case.position}/{case.total}] {case.label}"
+    return f"[{case.position}/{case.total}] {case.work_label}"
 
 
 def summary_lines(
-    report: TestReport, marks: _Marks | None = None, palette: Palette = PLAIN
+    report: TestReport,
+    marks: _Marks | None = None,
+    palette: Palette = PLAIN,
+    *,
+    verbose: bool = False,
 ) -> list[str]:
     """Per case: its verdict and its turns' marks; per failing turn: its first reason. (The
-    command prints the totals line after it.)"""
+    command prints the totals line after it.) A model matrix or repeats: the table of
+    runner/matrix_summary instead."""
     marks = marks or _Marks(sys.stdout)
+    from holodeck_lsp.runner.matrix_summary import matrix_lines, wants_matrix
+
+    if wants_matrix(report):
+        marked = (marks.passed, marks.failed)
+        return matrix_lines(report, verbose=verbose, palette=palette, marks=marked)
     lines = ["", "Results:"]
     for result in report.results:
         label = result.test_name or f"test_cases[{result.test_index}]"

@@ -33,8 +33,10 @@ from holodeck_lsp.engine.reports import html, json_report, junit, markdown
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.ctrl_c import CtrlC
+from holodeck_lsp.runner.model_matrix import model_label
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
 from holodeck_lsp.runner.run_history import after_run, retention
+from holodeck_lsp.runner.run_models import RunModelsError, matrix_note, resolve_run_models
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -143,12 +145,24 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     except SelectionError as error:
         return _fail(EXIT_CONFIG, str(error))
 
+    try:
+        matrix = resolve_run_models(
+            args.model,
+            args.repeat,
+            path.parent,
+            replaying=args.replay is not None,
+            recording=args.record is not None,
+        )
+    except RunModelsError as error:
+        return _fail(EXIT_CONFIG, str(error))
+
     _configure_logs()
     started_at = datetime.now().astimezone()
     answers: Answers = Replay(args.replay) if args.replay else Live(record=bool(args.record))
     # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
     if not args.quiet:
-        print(_first_line(agent, path, answers, planned), flush=True)
+        note = matrix_note(matrix, model_label(agent))
+        print(_first_line(agent, path, answers, planned, note), flush=True)
     request = RunRequest(
         agent,
         path,
@@ -158,6 +172,8 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         grader_timeout=args.grader_timeout,
         rejudge=args.rejudge,
         fail_fast=args.fail_fast,
+        models=matrix.models,
+        repeat=matrix.repeat,
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
@@ -166,7 +182,9 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CANNOT_RUN, str(error))
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
-    progress = None if args.quiet else TerminalProgress(stream, palette=palette)
+    progress = (
+        None if args.quiet else TerminalProgress(stream, palette=palette, verbose=args.verbose)
+    )
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
@@ -256,10 +274,14 @@ def _selection(args: argparse.Namespace, path: Path) -> Selection:
     )
 
 
-def _first_line(agent: Agent, path: Path, answers: Answers, planned: list[Any]) -> str:
+def _first_line(
+    agent: Agent, path: Path, answers: Answers, planned: list[Any], matrix: str = ""
+) -> str:
     turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
     if isinstance(answers, Replay):
         source = f"replaying {answers.path}"
+    elif matrix:
+        source = matrix + (" (recording)" if isinstance(answers, Live) and answers.record else "")
     else:
         model = agent.model
         recording = isinstance(answers, Live) and answers.record
@@ -328,6 +350,27 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="cases run at once (default: execution.parallel_test_cases, else "
         "$HOLODECK_PARALLEL_TEST_CASES, else 1)",
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        metavar="PROVIDER:NAME",
+        help="run the suite with this model instead of the agent's (openai, azure_openai, "
+        "anthropic, ollama); repeat for a matrix, one column per model (default: models: in "
+        "holodeck-lsp.yaml, else the agent's model)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="run every case N times, in N independent sessions (per model): pass rates, "
+        "flaky turns, pass@1",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with several models or repeats: one row per turn in the summary table",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="record a cassette")
     parser.add_argument(

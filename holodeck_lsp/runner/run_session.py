@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.global_config import load_global_providers
 from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
 from holodeck_lsp.engine.evaluators.judges import JudgedMetric
 from holodeck_lsp.engine.judging import judged
@@ -43,8 +44,15 @@ from holodeck_lsp.runner.cassette import (
     load_cassette,
 )
 from holodeck_lsp.runner.connection_watch import ConnectionCounts, WatchedBackend
-from holodeck_lsp.runner.executor import RunOptions, run_suite
+from holodeck_lsp.runner.executor import Lane, RunOptions, run_lanes
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
+from holodeck_lsp.runner.model_matrix import (
+    ModelRef,
+    ModelSpecError,
+    missing_extra,
+    model_label,
+    with_model,
+)
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, Selection, SelectionError, plan_cases
@@ -108,6 +116,11 @@ class RunRequest:
     #: Stop at the first failing case: the cases still running are cancelled (their
     #: unanswered turns reported as `cancelled`), no new case starts.
     fail_fast: bool = False
+    #: A model matrix (live runs only): the suite once per model, the agent's `model:`
+    #: switched (runner/model_matrix); empty: the agent's own model.
+    models: tuple[ModelRef, ...] = ()
+    #: Independent sessions per case (per model), `--repeat N`.
+    repeat: int = 1
 
 
 class RunCannotStart(Exception):
@@ -141,24 +154,23 @@ class RunSession:
     def __init__(
         self,
         request: RunRequest,
-        agent: Agent,
+        lanes: list[_OpenLane],
         planned: list[PlannedCase],
-        backend: AgentBackend,
         redactor: Redactor,
         environment: dict[str, str],
-        judges: JudgePool,
-        connections: ConnectionCounts | None = None,
     ) -> None:
         self.request = request
-        #: Where the judged metrics' verdicts come from (see runner/judges/pool.py).
-        self.judges = judges
-        #: The agent as run (overrides applied).
-        self.agent = agent
+        self._lanes = lanes
+        first = lanes[0]
+        #: Where the judged metrics' verdicts come from (see runner/judges/pool.py); with a
+        #: matrix, the first model's (each model has its own).
+        self.judges = first.judges
+        #: The agent as run (overrides applied); with a matrix, as the first model runs it.
+        self.agent = first.lane.agent
         self.planned = planned
-        self.backend = backend
+        self.backend = first.lane.backend
         self.redactor = redactor
         self._environment = environment
-        self._connections = connections
         self._closed = False
 
     @classmethod
@@ -175,43 +187,24 @@ class RunSession:
         if not planned:
             raise RunCannotStart(f"{request.agent_path.name} has no test cases to run")
         environment = {"mode": _mode(request.answers)}
-        answers = request.answers
-        recorded: Cassette | None = None
-        connections = None
+        refusal = _refusal(request)
+        if refusal is not None:
+            raise RunCannotStart(refusal)
+        for ref in request.models if isinstance(request.answers, Live) else ():
+            # Every model's SDK before any backend starts: a missing extra is said at once.
+            missing = missing_extra(ref.provider)
+            if missing is not None:
+                raise RunCannotStart(f"--model {ref.label}: {missing}")
+        lanes: list[_OpenLane] = []
         try:
-            if isinstance(answers, Live):
-                agent, overridden = with_backend_overrides(agent, request.backend_overrides)
-                if overridden:
-                    environment["backend_overrides"] = ", ".join(overridden)
-                watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
-                connections = watched.counts
-                backend: AgentBackend = (
-                    RecordingBackend(watched, agent.name) if answers.record else watched
-                )
-            elif isinstance(answers, Replay):
-                recorded = load_cassette(answers.path)
-                backend = ReplayBackend(recorded, agent)
-            else:
-                recorded = answers.cassette
-                backend = ReplayBackend(recorded, agent)
-        except (OverrideError, CassetteFormatError, BackendInitError) as error:
-            raise RunCannotStart(redactor.text(str(error))) from None
-        except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
-            message = f"the backend could not start: {type(error).__name__}: {error}"
-            raise RunCannotStart(redactor.text(message)) from None
-        judges = JudgePool(
-            agent,
-            _judge_mode(answers, request.rejudge),
-            env=env,
-            concurrency=request.judge_concurrency,
-            recorded=RecordedJudgements(recorded) if recorded is not None else None,
-            mask=redactor.text,
-        )
-        judges.prepare(_judged_metrics(agent, planned))
-        environment["judges"] = judges.mode.value
-        return cls(
-            request, agent, planned, backend, redactor, environment, judges, connections
-        )
+            for model in request.models or (None,):
+                lanes.append(_open_lane(request, model, planned, env, redactor, environment))
+        except BaseException:
+            for opened in lanes:
+                _close_quietly(opened)
+            raise
+        environment["judges"] = lanes[0].judges.mode.value
+        return cls(request, lanes, planned, redactor, environment)
 
     @property
     def mode(self) -> str:
@@ -243,15 +236,14 @@ class RunSession:
             cancel = cancel if cancel is not None else asyncio.Event()
             sink = stopper = _FailFast(sink, cancel)
         try:
-            report = await run_suite(
-                self.agent,
+            report = await run_lanes(
+                [opened.lane for opened in self._lanes],
                 request.agent_path.parent,
-                self.backend,
+                repeat=request.repeat,
                 selection=request.selection,
                 options=options,
                 progress=sink,
                 cancel=cancel,
-                judges=self.judges,
             )
         except Exception as error:
             raise RunFailed(self.redactor.text(f"{type(error).__name__}: {error}")) from error
@@ -262,14 +254,7 @@ class RunSession:
             cassette = self.backend.cassette()
             _add_judgements(cassette, self.judges)
             recording = self.redactor.model(cassette)
-        unreachable = None
-        counts = self._connections
-        if counts is not None and counts.all_unreachable:
-            unreachable = self.redactor.text(
-                f"every turn failed to reach the model's server ({counts.unreachable} of "
-                f"{counts.sends} sends), so the agent was not tested; first error: "
-                f"{counts.first_error}"
-            )
+        unreachable = _unreachable(self._lanes, self.redactor)
         return RunOutcome(
             report=self.redactor.report(report),
             recording=recording,
@@ -282,18 +267,133 @@ class RunSession:
         )
 
     async def aclose(self) -> None:
-        """Close the backend (once); a failing cleanup is only logged — the report is done."""
+        """Close the backends (once); a failing cleanup is only logged — the report is done."""
         if self._closed:
             return
         self._closed = True
+        for opened in self._lanes:
+            await opened.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class _OpenLane:
+    """One model's part of an open session: its lane and what the run needs to say about it."""
+
+    lane: Lane
+    judges: JudgePool
+    label: str
+    connections: ConnectionCounts | None = None
+
+    async def aclose(self) -> None:
         try:
-            await self.backend.aclose()
+            await self.lane.backend.aclose()
         except Exception:
-            _log.warning("closing the backend failed", exc_info=True)
+            _log.warning("closing the backend of %s failed", self.label, exc_info=True)
         try:
             await self.judges.aclose()
         except Exception:
             _log.warning("closing the judges' clients failed", exc_info=True)
+
+
+def _refusal(request: RunRequest) -> str | None:
+    """Combinations a session cannot run, said before anything starts."""
+    answers, several = request.answers, len(request.models) > 1
+    if request.repeat < 1:
+        return f"--repeat must be at least 1 (got {request.repeat})"
+    if not isinstance(answers, Live):
+        if request.models:
+            return (
+                "--model cannot change who answers a replay: a cassette holds the answers of "
+                "the model it was recorded with; drop --model, or run live with --model "
+                "(and --record to keep its answers)"
+            )
+        if request.repeat > 1:
+            return (
+                "--repeat needs live answers: a cassette answers every repeat the same, so "
+                "the repeats could never differ; drop --repeat or run live"
+            )
+    elif answers.record and (several or request.repeat > 1):
+        return (
+            "--record keeps one model's answers, once: a cassette has one answer per turn, so "
+            "it cannot hold several models or repeats — record each model on its own "
+            "(--model M --record M.json) without --repeat"
+        )
+    return None
+
+
+def _open_lane(
+    request: RunRequest,
+    ref: ModelRef | None,
+    planned: list[PlannedCase],
+    env: Mapping[str, str],
+    redactor: Redactor,
+    environment: dict[str, str],
+) -> _OpenLane:
+    """The backend and judges of one model (the agent's own when `ref` is None)."""
+    agent = request.agent
+    answers = request.answers
+    recorded: Cassette | None = None
+    connections = None
+    try:
+        if isinstance(answers, Live):
+            if ref is not None:
+                providers = load_global_providers(request.agent_path.parent, env=env).providers
+                agent = with_model(agent, ref, providers)
+            agent, overridden = with_backend_overrides(agent, request.backend_overrides)
+            if overridden:
+                environment["backend_overrides"] = ", ".join(overridden)
+            watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
+            connections = watched.counts
+            backend: AgentBackend = (
+                RecordingBackend(watched, agent.name) if answers.record else watched
+            )
+        elif isinstance(answers, Replay):
+            recorded = load_cassette(answers.path)
+            backend = ReplayBackend(recorded, agent)
+        else:
+            recorded = answers.cassette
+            backend = ReplayBackend(recorded, agent)
+    except RunCannotStart:
+        raise
+    except (OverrideError, CassetteFormatError, BackendInitError, ModelSpecError) as error:
+        prefix = f"--model {ref.label}: " if ref is not None and ref.label not in str(error) else ""
+        raise RunCannotStart(redactor.text(prefix + str(error))) from None
+    except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
+        message = f"the backend could not start: {type(error).__name__}: {error}"
+        raise RunCannotStart(redactor.text(message)) from None
+    judges = JudgePool(
+        agent,
+        _judge_mode(answers, request.rejudge),
+        env=env,
+        concurrency=request.judge_concurrency,
+        recorded=RecordedJudgements(recorded) if recorded is not None else None,
+        mask=redactor.text,
+    )
+    judges.prepare(_judged_metrics(agent, planned))
+    label = ref.label if ref is not None else model_label(agent)
+    return _OpenLane(Lane(agent, backend, judges, label), judges, label, connections)
+
+
+def _close_quietly(opened: _OpenLane) -> None:
+    """A lane opened before a later one failed to: its backend must not leak."""
+    try:
+        asyncio.run(opened.aclose())
+    except Exception:
+        _log.warning("closing the backend of %s failed", opened.label, exc_info=True)
+
+
+def _unreachable(lanes: list[_OpenLane], redactor: Redactor) -> str | None:
+    """A model none of whose sends reached its server: the run did not test it."""
+    for opened in lanes:
+        counts = opened.connections
+        if counts is not None and counts.all_unreachable:
+            whose = f"{opened.label}: " if len(lanes) > 1 else ""
+            return redactor.text(
+                f"{whose}every turn failed to reach the model's server ({counts.unreachable} "
+                f"of {counts.sends} sends), so the agent was not tested; first error: "
+                f"{counts.first_error}"
+            )
+    return None
 
 
 def redactor_for(request: RunRequest) -> Redactor:
@@ -309,7 +409,12 @@ def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
     if agent.test_cases_file:
         files.append(path.parent / agent.test_cases_file)
     texts = [request.agent_text] if request.agent_text is not None else []
-    return collect_secrets(agent, env, files, texts)
+    found = collect_secrets(agent, env, files, texts)
+    if request.models:
+        # A switched provider takes its key from config.yaml's `providers:` entry.
+        providers = load_global_providers(path.parent, env=env).providers
+        found += [str(entry["api_key"]) for entry in providers.values() if entry.get("api_key")]
+    return found
 
 
 def _judged_metrics(agent: Agent, planned: list[PlannedCase]) -> list[JudgedMetric]:
@@ -370,7 +475,7 @@ class _FailFast:
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         if not result.passed and self.stopped_after is None and not self._cancel.is_set():
-            self.stopped_after = case.label
+            self.stopped_after = case.work_label
             self._cancel.set()
         if self._inner is not None:
             self._inner.case_finished(case, result)

@@ -6,7 +6,9 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 
 from __future__ import annotations
 
-from holodeck_lsp.schema.results import TestReport, TokenUsage
+from collections.abc import Iterable
+
+from holodeck_lsp.schema.results import TestReport, TestResult, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 
 
@@ -55,8 +57,13 @@ def totals_line(
 def agent_tokens(report: TestReport) -> TokenUsage | None:
     """The agent's tokens over the run (None when the backend reported none, e.g. a replay of
     a cassette recorded without usage)."""
+    return results_tokens(report.results)
+
+
+def results_tokens(results: Iterable[TestResult]) -> TokenUsage | None:
+    """The agent's tokens over some results (one model's, in a matrix)."""
     total: TokenUsage | None = None
-    for result in report.results:
+    for result in results:
         usage = result.token_usage
         if usage is None and result.turns:
             for turn in result.turns:

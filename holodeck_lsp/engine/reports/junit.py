@@ -68,12 +68,21 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
         suite.set("timestamp", _clean(case.result.timestamp))
     counts = _Counts(ms=case.result.execution_time_ms)
     judge = judge_usage([case.result])
+    listed: list[tuple[str, str]] = []
+    if case.tag and case.result.model:
+        # In a matrix the suite name carries the model too (what CI pages show); the
+        # property is for tools that read it.
+        listed.append(("model", case.result.model))
+        if case.result.repeat is not None:
+            listed.append(("repeat", str(case.result.repeat)))
     if judge is not None:
         # The judges' tokens, apart from the agent's (JUnit has no field for either).
-        properties = ET.SubElement(suite, "properties")
         agent = case.result.token_usage.total_tokens if case.result.token_usage else 0
-        for name, value in (("agent_tokens", agent), ("judge_tokens", judge.total_tokens)):
-            ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+        listed += [("agent_tokens", str(agent)), ("judge_tokens", str(judge.total_tokens))]
+    if listed:
+        properties = ET.SubElement(suite, "properties")
+        for name, value in listed:
+            ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     for block in case.blocks:
         suite.append(_testcase(case, block, counts))
     if case.multi_turn and not case.result.passed and counts.failures == 0:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from holodeck_lsp.engine.repeat_rates import model_rates
 from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
@@ -51,6 +52,10 @@ def render(report: TestReport) -> str:
     ordered = cases(report)
     lines = [f"# Test report: {_text(report.agent_name)}", "", _summary_line(ordered), ""]
     lines += [_meta_line(report), ""]
+    if len(report.models) > 1 or report.repeats > 1:
+        lines += ["## Models", ""]
+        lines += _model_table(report)
+        lines.append("")
     failing = _failing_turns(ordered)
     if failing:
         lines += ["## Failing turns", ""]
@@ -68,6 +73,31 @@ def render(report: TestReport) -> str:
 # --------------------------------------------------------------------------------------------
 # Header and summary table
 # --------------------------------------------------------------------------------------------
+
+
+def _model_table(report: TestReport) -> list[str]:
+    """One row per model: cases and turns passed; with repeats pass@1, passed in all N and
+    flaky turns (engine/repeat_rates)."""
+    rates = {rate.model: rate for rate in model_rates(report.results)}
+    header = ["Model", "Cases passed", "Turns passed"]
+    if report.repeats > 1:
+        header += ["pass@1", f"Passed in all {report.repeats}", "Flaky turns"]
+    rows = []
+    for model in report.models:
+        summary = report.model_summaries.get(model)
+        rate = rates.get(model)
+        if summary is None or rate is None:
+            continue
+        row = [
+            model,
+            f"{summary.passed}/{summary.total_tests}",
+            f"{summary.passed_turns}/{summary.total_turns}",
+        ]
+        if report.repeats > 1:
+            row += [f"{rate.pass_at_1 * 100:.0f}%", f"{rate.passed_all}/{rate.cases}"]
+            row.append(str(rate.flaky_turns))
+        rows.append(row)
+    return _table(header, rows)
 
 
 def _summary_line(ordered: Sequence[Case]) -> str:
@@ -98,6 +128,10 @@ def _meta_line(report: TestReport) -> str:
         parts.append(f"run {_text(report.timestamp)}")
     if report.holodeck_version:
         parts.append(_text(report.holodeck_version))
+    if len(report.models) > 1:
+        parts.append("models " + ", ".join(_code(model) for model in report.models))
+    if report.repeats > 1:
+        parts.append(f"{report.repeats} repeats")
     return " · ".join(parts)
 
 

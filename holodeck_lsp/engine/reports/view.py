@@ -87,10 +87,14 @@ class Case:
     position: int  # index in the suite (test_index, else place in the report)
     result: TestResult
     blocks: tuple[Block, ...]
+    #: In a model matrix or with repeats: which session of the case this is
+    #: (`[openai:gpt-4o] #2`), so each report row and JUnit suite names its model.
+    tag: str = ""
 
     @property
     def label(self) -> str:
-        return self.result.test_name or f"#{self.position}"
+        name = self.result.test_name or f"#{self.position}"
+        return f"{name} {self.tag}" if self.tag else name
 
     @property
     def multi_turn(self) -> bool:
@@ -109,7 +113,9 @@ class Case:
 
 
 def cases(report: TestReport) -> list[Case]:
-    """The report's cases in file order (by `test_index`, report order on ties)."""
+    """The report's cases in file order (by `test_index`, report order on ties: a case's
+    models and repeats side by side)."""
+    several_models = len(report.models) > 1
     found = [
         Case(
             position=result.test_index if result.test_index is not None else place,
@@ -117,10 +123,20 @@ def cases(report: TestReport) -> list[Case]:
             blocks=tuple(Block.of_turn(turn) for turn in result.turns)
             if result.turns
             else (Block.of_case(result),),
+            tag=_session_tag(result, several_models, report.repeats > 1),
         )
         for place, result in enumerate(report.results)
     ]
     return sorted(found, key=lambda case: case.position)
+
+
+def _session_tag(result: TestResult, several_models: bool, repeats: bool) -> str:
+    parts = []
+    if several_models and result.model:
+        parts.append(f"[{result.model}]")
+    if repeats and result.repeat is not None:
+        parts.append(f"#{result.repeat}")
+    return " ".join(parts)
 
 
 def metric_status(metric: MetricResult) -> str:

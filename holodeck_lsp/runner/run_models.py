@@ -1,0 +1,90 @@
+"""Which models and how many repeats `holodeck-lsp run` asks for: `--model` (given several
+times), else the `models:` list of holodeck-lsp.yaml (config/models_config), else the agent's
+own model; and the combinations with `--record` / `--replay` that cannot work, refused before
+anything starts with what to do instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
+from holodeck_lsp.runner.model_matrix import ModelRef, ModelSpecError, parse_models
+
+
+class RunModelsError(ValueError):
+    """Bad `--model` / `--repeat` / `models:` input; the message leads with the cause."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunModels:
+    models: tuple[ModelRef, ...] = ()
+    repeat: int = 1
+    #: Where the models came from, for the first line (`--model`, or the config file).
+    source: str | None = None
+
+
+def resolve_run_models(
+    cli_models: list[str] | None,
+    repeat: int | None,
+    agent_dir: Path,
+    *,
+    replaying: bool,
+    recording: bool,
+) -> RunModels:
+    """Raises RunModelsError. The config's list applies to live runs only: a replay answers
+    from its cassette, whatever the config lists."""
+    count = 1 if repeat is None else repeat
+    if count < 1:
+        raise RunModelsError(
+            f"--repeat {count}: the number of sessions per case must be at least 1"
+        )
+    try:
+        if cli_models:
+            refs, source = parse_models(cli_models), "--model"
+        elif replaying:
+            refs, source = [], None
+        else:
+            found = configured_models(agent_dir)
+            if found is None or not found.models:
+                refs, source = [], None
+            else:
+                where = f"{found.source}: models:"
+                refs, source = parse_models(list(found.models), where), str(found.source)
+    except (ModelSpecError, ModelsConfigError) as error:
+        raise RunModelsError(str(error)) from None
+    if replaying and cli_models:
+        raise RunModelsError(
+            "--replay answers from a cassette recorded with one model: --model cannot change "
+            "its answers; drop --model, or run live with --model (add --record to keep them)"
+        )
+    if replaying and count > 1:
+        raise RunModelsError(
+            "--repeat with --replay: a cassette gives the same answer every time, so the "
+            "repeats could never differ; drop --repeat or run live"
+        )
+    if recording and (len(refs) > 1 or count > 1):
+        what = f"{len(refs)} models" if len(refs) > 1 else f"{count} repeats"
+        hint = "; the models come from " + source if source not in (None, "--model") else ""
+        raise RunModelsError(
+            f"--record with {what}: a cassette holds one answer per turn of one model, so it "
+            "cannot hold several models or repeats — record each model on its own "
+            f"(--model M --record M.json) without --repeat{hint}"
+        )
+    return RunModels(tuple(refs), count, source)
+
+
+def matrix_note(matrix: RunModels, own_model: str) -> str:
+    """What the first line says answers, for `--model` or repeats (empty for a plain run)."""
+    if not matrix.models and matrix.repeat == 1:
+        return ""
+    parts = []
+    if matrix.models:
+        noun = "model" if len(matrix.models) == 1 else "models"
+        parts.append(f"{len(matrix.models)} {noun}: " + ", ".join(m.label for m in matrix.models))
+    else:
+        parts.append(own_model)
+    if matrix.repeat > 1:
+        parts.append(f"{matrix.repeat} repeats")
+    return "; ".join(parts)
