@@ -36,7 +36,7 @@ def format_command(path: str, diagnostic: Diagnostic) -> str:
         f"{name}={escape_property(str(value))}"
         for name, value in [("file", path), *_span(diagnostic.range), ("title", diagnostic.code)]
     )
-    return f"::{_COMMANDS[diagnostic.severity]} {properties}::{escape_data(diagnostic.message)}"
+    return f"::{_COMMANDS[diagnostic.severity]} {properties}::{escape_data(diagnostic.located_message)}"
 
 
 def escape_data(text: str) -> str:
