@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from holodeck_lsp.config.located import Where
+from holodeck_lsp.config.located import NOWHERE, Where
 from holodeck_lsp.schema.codes import Code
 
 
@@ -49,8 +49,9 @@ class Diagnostic:
 
     `message` is the cause and the fix, never the location: `where` says which test case,
     turn, expected tool and argument (composed with the message by `located_message` and
-    `check_message`, the same way for every code — see config/located.py). `file` is the path of the document the range refers to (a `test_cases_file` include has its
-    own); `field_path` is the dotted/indexed path into the agent (e.g.
+    `check_message`, the same way for every code — see config/located.py). `file` is the
+    path of the document the range refers to (a `test_cases_file` include has its own);
+    `field_path` is the dotted/indexed path into the agent (e.g.
     `test_cases[0].turns[2].expected_tools[1].args.a.regex`); `test_case` is the case's name or
     `#index` when the fault lies inside a test case.
     """
@@ -65,7 +66,7 @@ class Diagnostic:
     source: str = SOURCE
     #: Machine-readable extras for quick fixes (e.g. {"suggestion": "ground_truth"}).
     data: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
-    where: Where = Where()
+    where: Where = NOWHERE
 
     @property
     def is_error(self) -> bool:

@@ -67,6 +67,10 @@ class Where:
         return ", ".join(parts)
 
 
+#: The location of a fault that is not tied to a field (a YAML syntax error, an include).
+NOWHERE = Where()
+
+
 def format_path(path: Sequence[str | int]) -> str:
     """`('test_cases', 0, 'turns', 2)` -> `test_cases[0].turns[2]`."""
     text = ""

@@ -9,7 +9,6 @@ the diagnostic's `where` names the test case, turn, expected tool and argument i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError

@@ -10,7 +10,6 @@ import pytest
 
 from holodeck_lsp import __version__
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.config.located import Step, Where
 from holodeck_lsp.config.formats import (
     FORMATS,
     Format,
@@ -23,6 +22,7 @@ from holodeck_lsp.config.formats import (
     sarif,
     text,
 )
+from holodeck_lsp.config.located import NOWHERE, Step, Where
 from holodeck_lsp.schema.codes import TITLES, Code
 
 
@@ -36,7 +36,7 @@ def diag(
     *,
     field_path: str | None = None,
     test_case: str | None = None,
-    where: Where = Where(),
+    where: Where = NOWHERE,
 ) -> Diagnostic:
     return Diagnostic(
         file=file,
@@ -52,6 +52,7 @@ def diag(
 
 #: Where the included file's fault lies: a case without a name, its `ground_truth`.
 CASE_1 = Where((Step("case", "#1"),), "ground_truth")
+CASE_1_PATH = "test_cases[1].ground_truth"
 
 
 @pytest.fixture
@@ -65,9 +66,7 @@ def report(tmp_path: Path) -> Report:
                 agent,
                 [
                     diag(agent, (7, 4), (7, 9), Severity.WARNING, Code.UNDECLARED_TOOL, "no tool"),
-                    diag(
-                        cases, (2, 18), (2, 23), field_path="test_cases[1].ground_truth", where=CASE_1
-                    ),
+                    diag(cases, (2, 18), (2, 23), field_path=CASE_1_PATH, where=CASE_1),
                     diag(agent, (1, 0), (1, 5), Severity.HINT, Code.MISSPELT_MATCHER, "typo?"),
                     diag(agent, (0, 0), (0, 4), Severity.ERROR, Code.MISSING_FIELD, "name"),
                 ],
