@@ -17,8 +17,8 @@ from typing import Any
 
 from holodeck_lsp.config.data_walk import declared_tools
 from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.config.located import format_path
 from holodeck_lsp.config.python_source.signatures import function_signature
-from holodeck_lsp.config.validation_errors import format_path
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import Any
 from ruamel.yaml.nodes import Node
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.config.validation_errors import describe_location, format_path
+from holodeck_lsp.config.located import format_path, where_of
 from holodeck_lsp.config.yaml_document import Located, key_node_for, locate, node_range
 from holodeck_lsp.schema.codes import Code
 
@@ -45,14 +45,15 @@ class CheckedSource:
         severity: Severity,
         data: dict[str, str] | None = None,
     ) -> Diagnostic:
-        place, label = describe_location(self.data, path)
+        place, label = where_of(self.data, path)
         return Diagnostic(
             file=self.file,
             range=where,
             severity=severity,
             code=code,
-            message=f"{place}: {message}",
+            message=message,
             field_path=format_path(path),
             test_case=label,
             data=data or {},
+            where=place,
         )

@@ -1,22 +1,22 @@
 """Pydantic validation errors -> positioned, coded, human diagnostics.
 
 Each error's `loc` is followed through the YAML node tree (see yaml_document.locate) to the
-exact key or value; the message names the test case, turn, expected tool and argument it is
-about, says what is wrong and, where we can tell, how to fix it.
+exact key or value; the message says what is wrong and, where we can tell, how to fix it, and
+the diagnostic's `where` names the test case, turn, expected tool and argument it is about
+(config/located.py composes the two).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from holodeck_lsp.config.data_walk import data_at
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.located import format_path, where_of
 from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import first_key, locate, node_range
 from holodeck_lsp.schema.agent import Agent
@@ -63,17 +63,6 @@ _KEY_CODES = frozenset(
 _AT_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
 
 
-def format_path(path: Sequence[str | int]) -> str:
-    """`('test_cases', 0, 'turns', 2)` -> `test_cases[0].turns[2]`."""
-    text = ""
-    for element in path:
-        if isinstance(element, int):
-            text += f"[{element}]"
-        else:
-            text += f".{element}" if text else str(element)
-    return text
-
-
 def _parse_at(at: str) -> Path:
     return tuple(int(idx) if idx else name for idx, name in _AT_PART.findall(at))
 
@@ -103,52 +92,6 @@ def _quote_hint(value: Any, node: Node | None) -> str:
         raw = node.value if isinstance(node, ScalarNode) else str(value)
         return f'; quote it: "{raw}"'
     return ""
-
-
-def case_label(data: Any, index: int) -> str:
-    """The case's name, or `#index` for an unnamed case: how reports name a test case."""
-    case = data_at(data, ("test_cases", index))
-    name = case.get("name") if isinstance(case, dict) else None
-    return name if isinstance(name, str) and name.strip() else f"#{index}"
-
-
-def describe_location(data: Any, path: Sequence[str | int]) -> tuple[str, str | None]:
-    """A readable 'where' and the case label.
-
-    Inside a test case: `test case 'name', turn 2, expected tool 'subtract', arg 'a',
-    `regex`` — the named steps, then the rest of the path; elsewhere the field path."""
-    parts: list[str] = []
-    label: str | None = None
-    named_until = 0
-    for position, element in enumerate(path):
-        previous = path[position - 1] if position else None
-        part: str | None = None
-        if previous == "test_cases" and isinstance(element, int):
-            label = case_label(data, element)
-            part = f"test case {label!r}" if not label.startswith("#") else f"test case {label}"
-        elif not parts:
-            continue
-        elif previous == "turns" and isinstance(element, int):
-            part = f"turn {element}"
-        elif previous == "expected_tools" and isinstance(element, int):
-            entry = data_at(data, path[: position + 1])
-            name = entry.get("name") if isinstance(entry, dict) else entry
-            part = f"expected tool {name!r}" if isinstance(name, str) else None
-        elif previous == "args" and isinstance(element, str):
-            part = f"arg {element!r}"
-        if part is not None:
-            parts.append(part)
-            named_until = position + 1
-    if not parts:
-        return format_path(path), None
-    tail = [e for e in path[named_until:] if e != "args"]
-    if tail:
-        parts.append(
-            f"`{format_path(tail)}`"
-            if isinstance(tail[0], str)
-            else f"`{format_path(path[named_until - 1 :])}`"
-        )
-    return ", ".join(parts), label
 
 
 def compact_range(located_node: Node, key: Node | None) -> Range:
@@ -227,16 +170,17 @@ class ErrorMapper:
             offset = context.get(OFFSET_KEY)
             if isinstance(offset, int) and isinstance(located.node, ScalarNode):
                 where_range = _inside_scalar(located.node, offset) or where_range
-        where, label = describe_location(self.data, full_path)
+        where, label = where_of(self.data, full_path)
         return Diagnostic(
             file=self.file,
             range=where_range,
             severity=Severity.ERROR,
             code=code,
-            message=f"{where}: {message}",
+            message=message,
             field_path=format_path(full_path) or None,
             test_case=label,
             data=extra,
+            where=where,
         )
 
     def describe(
@@ -323,15 +267,15 @@ def _inside_scalar(node: ScalarNode, offset: int) -> Range | None:
 
 
 def _with_expected(diagnostic: Diagnostic, expected: str) -> Diagnostic:
-    head = diagnostic.message.split(": must be ", 1)[0]
     value = diagnostic.message.rsplit(", got ", 1)[-1]
     return Diagnostic(
         file=diagnostic.file,
         range=diagnostic.range,
         severity=diagnostic.severity,
         code=diagnostic.code,
-        message=f"{head}: must be {expected}, got {value}",
+        message=f"must be {expected}, got {value}",
         field_path=diagnostic.field_path,
         test_case=diagnostic.test_case,
         data={"expected": expected},
+        where=diagnostic.where,
     )

@@ -328,12 +328,13 @@ def test_real_include_faults_are_reported_in_the_included_file(
 
 
 def _message_of(code: str, tmp_path: Path) -> str:
-    """The loader's wording is its own; compare the rest of the line around it."""
+    """The loader's wording of the cause is its own; compare the rest of the line around it:
+    the cause first, then the full location."""
     from holodeck_lsp.config.loader import load_agent_file
 
     (diagnostic,) = load_agent_file(tmp_path / "agent.yaml").diagnostics
     assert diagnostic.code == code
-    return f"{diagnostic.message} [{code}]"
+    return f"{diagnostic.message} (in test case 'c1', `ground_truth`) [{code}]"
 
 
 def test_schema(capsys: pytest.CaptureFixture[str]) -> None:

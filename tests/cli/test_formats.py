@@ -22,6 +22,7 @@ from holodeck_lsp.config.formats import (
     sarif,
     text,
 )
+from holodeck_lsp.config.located import NOWHERE, Step, Where
 from holodeck_lsp.schema.codes import TITLES, Code
 
 
@@ -35,6 +36,7 @@ def diag(
     *,
     field_path: str | None = None,
     test_case: str | None = None,
+    where: Where = NOWHERE,
 ) -> Diagnostic:
     return Diagnostic(
         file=file,
@@ -44,7 +46,13 @@ def diag(
         message=message,
         field_path=field_path,
         test_case=test_case,
+        where=where,
     )
+
+
+#: Where the included file's fault lies: a case without a name, its `ground_truth`.
+CASE_1 = Where((Step("case", "#1"),), "ground_truth")
+CASE_1_PATH = "test_cases[1].ground_truth"
 
 
 @pytest.fixture
@@ -58,7 +66,7 @@ def report(tmp_path: Path) -> Report:
                 agent,
                 [
                     diag(agent, (7, 4), (7, 9), Severity.WARNING, Code.UNDECLARED_TOOL, "no tool"),
-                    diag(cases, (2, 18), (2, 23), field_path="test_cases[1].ground_truth"),
+                    diag(cases, (2, 18), (2, 23), field_path=CASE_1_PATH, where=CASE_1),
                     diag(agent, (1, 0), (1, 5), Severity.HINT, Code.MISSPELT_MATCHER, "typo?"),
                     diag(agent, (0, 0), (0, 4), Severity.ERROR, Code.MISSING_FIELD, "name"),
                 ],
@@ -114,7 +122,7 @@ def test_text_lines_are_one_based_and_sorted(report: Report) -> None:
         "b/agent.yaml:1:1: error: name [HD101]",
         "b/agent.yaml:2:1: hint: typo? [HD125]",
         "b/agent.yaml:8:5: warning: no tool [HD201]",
-        "b/cases.yaml:3:19: error: value is not a string [HD102]",
+        "b/cases.yaml:3:19: error: value is not a string (in test case #1, `ground_truth`) [HD102]",
         "2 errors, 1 warning, 1 note in 3 files",
     ]
 
@@ -165,11 +173,14 @@ def assert_json_report_shape(document: Any) -> None:
         _expect_keys(file, {"path", "diagnostics"})
         assert isinstance(file["path"], str) and file["path"]
         for entry in file["diagnostics"]:
-            keys = {"severity", "code", "message", "range", "field_path", "test_case", "source"}
-            item = _expect_keys(entry, keys)
+            keys = {"severity", "code", "message", "cause", "where", "range", "field_path"}
+            item = _expect_keys(entry, keys | {"test_case", "source"})
             assert item["severity"] in {"error", "warning", "information", "hint"}
             assert item["code"] in {code.value for code in Code}
             assert isinstance(item["message"], str)
+            # The one-line message leads with the cause; `where` is the full location or null.
+            assert isinstance(item["cause"], str) and item["message"].startswith(item["cause"])
+            assert item["where"] is None or isinstance(item["where"], str)
             assert item["source"] == "holodeck"
             assert item["field_path"] is None or isinstance(item["field_path"], str)
             assert item["test_case"] is None or isinstance(item["test_case"], str)
@@ -190,7 +201,9 @@ def test_json_shape_and_zero_based_positions(report: Report) -> None:
         {
             "severity": "error",
             "code": "HD102",
-            "message": "value is not a string",
+            "message": "value is not a string (case #1, ground_truth)",
+            "cause": "value is not a string",
+            "where": "test case #1, `ground_truth`",
             "range": {"start": {"line": 2, "character": 18}, "end": {"line": 2, "character": 23}},
             "field_path": "test_cases[1].ground_truth",
             "test_case": None,
@@ -281,6 +294,8 @@ def test_sarif_locations_are_relative_and_one_based(report: Report, tmp_path: Pa
     assert last["artifactLocation"] == {"uri": "b/cases.yaml", "uriBaseId": "%SRCROOT%"}
     # LSP (2,18)-(2,23), end exclusive -> SARIF 1-based, end column still exclusive.
     assert last["region"] == {"startLine": 3, "startColumn": 19, "endLine": 3, "endColumn": 24}
+    # The message leads with the cause, the location is its short suffix (as in the editor).
+    assert results[-1]["message"] == {"text": "value is not a string (case #1, ground_truth)"}
 
 
 def test_sarif_encodes_uris_and_keeps_outside_files_absolute(tmp_path: Path) -> None:
@@ -320,7 +335,7 @@ def test_github_commands(report: Report, tmp_path: Path) -> None:
         "::notice file=b/agent.yaml,line=2,col=1,endLine=2,endColumn=5,title=HD125::typo?",
         "::warning file=b/agent.yaml,line=8,col=5,endLine=8,endColumn=9,title=HD201::no tool",
         "::error file=b/cases.yaml,line=3,col=19,endLine=3,endColumn=23,title=HD102::"
-        "value is not a string",
+        "value is not a string (case #1, ground_truth)",
     ]
 
 

@@ -277,7 +277,7 @@ def test_unknown_key_with_did_you_mean(
     assert f"did you mean `{suggestion}`" in diagnostic.message
     assert diagnostic.data.get("suggestion") == suggestion
     for name in names:
-        assert name in diagnostic.message
+        assert name in diagnostic.location
 
 
 # --------------------------------------------------------------------------- HD101 missing field
@@ -313,7 +313,7 @@ def test_unquoted_number_ground_truth_is_rejected_with_quote_hint(check: Check) 
     text = cases("- name: c1\n  input: hi\n  ground_truth: 25587\n")
     diagnostic = only(check(text), Code.WRONG_TYPE)
     assert line(diagnostic) == line_of(text, "ground_truth: 25587")
-    assert "test case 'c1'" in diagnostic.message
+    assert "test case 'c1'" in diagnostic.location
     assert 'quote it: "25587"' in diagnostic.message
     assert diagnostic.field_path == "test_cases[0].ground_truth"
     assert diagnostic.test_case == "c1"
@@ -323,7 +323,7 @@ def test_unquoted_number_in_a_turn_names_the_turn(check: Check) -> None:
     text = cases("- name: c1\n  turns:\n    - input: a\n    - input: b\n      ground_truth: 7\n")
     diagnostic = only(check(text), Code.WRONG_TYPE)
     assert line(diagnostic) == line_of(text, "ground_truth: 7")
-    assert "test case 'c1', turn 1" in diagnostic.message
+    assert "test case 'c1', turn 1" in diagnostic.location
     assert 'quote it: "7"' in diagnostic.message
 
 
@@ -331,7 +331,7 @@ def test_yaml11_date_input_is_rejected(check: Check) -> None:
     text = cases("- input: 2009-01-01\n")
     diagnostic = only(check(text), Code.WRONG_TYPE)
     assert line(diagnostic) == line_of(text, "input: 2009-01-01")
-    assert "test case #0" in diagnostic.message
+    assert "test case #0" in diagnostic.location
     assert 'quote it: "2009-01-01"' in diagnostic.message
 
 
@@ -366,7 +366,7 @@ def test_non_string_matcher_pattern(check: Check) -> None:
     )
     diagnostic = only(check(text), Code.WRONG_TYPE)
     assert line(diagnostic) == line_of(text, "fuzzy: 206588")
-    assert "test case 'c1', turn 0, expected tool 'subtract', arg 'a'" in diagnostic.message
+    assert "test case 'c1', turn 0, expected tool 'subtract', arg 'a'" in diagnostic.location
     assert 'fuzzy: "206588"' in diagnostic.message
 
 
@@ -454,7 +454,7 @@ def test_files_on_a_turn(check: Check, count: int, too_many: bool) -> None:
         return
     diagnostic = only(result, Code.TOO_MANY_ITEMS)
     assert line(diagnostic) == line_of(text, "files:")
-    assert "test case 'c1', turn 1" in diagnostic.message
+    assert "test case 'c1', turn 1" in diagnostic.location
     assert "at most 10 files" in diagnostic.message
 
 
@@ -465,7 +465,7 @@ def test_blank_turn_input(check: Check) -> None:
     text = cases('- name: c1\n  turns:\n    - input: ok\n    - input: "   "\n')
     diagnostic = only(check(text), Code.BLANK_STRING)
     assert line(diagnostic) == line_of(text, 'input: "   "')
-    assert "test case 'c1', turn 1" in diagnostic.message
+    assert "test case 'c1', turn 1" in diagnostic.location
     assert diagnostic.field_path == "test_cases[0].turns[1].input"
     assert "blank" in diagnostic.message
 
@@ -484,7 +484,7 @@ def test_empty_turns(check: Check) -> None:
     text = cases("- name: c1\n  turns: []\n")
     diagnostic = only(check(text), Code.EMPTY_TURNS)
     assert line(diagnostic) == line_of(text, "turns: []")
-    assert "test case 'c1'" in diagnostic.message
+    assert "test case 'c1'" in diagnostic.location
     assert "- input: ..." in diagnostic.message  # the fix
 
 
@@ -503,7 +503,7 @@ def test_turns_mixed_with_single_turn_field(check: Check, field: str, value: str
     diagnostic = only(check(text), Code.TURNS_MIXED_WITH_LEGACY)
     assert line(diagnostic) == line_of(text, f"  {field}: ")
     assert diagnostic.range.start.character == 4  # on the key
-    assert "test case 'c1'" in diagnostic.message
+    assert "test case 'c1'" in diagnostic.location
     assert f"`{field}`" in diagnostic.message
     assert "move them onto the turns" in diagnostic.message
 
@@ -512,7 +512,7 @@ def test_neither_input_nor_turns(check: Check) -> None:
     text = cases("- input: a\n- ground_truth: x\n")
     diagnostic = only(check(text), Code.NO_INPUT_OR_TURNS)
     assert line(diagnostic) == line_of(text, "ground_truth: x")
-    assert "test case #1" in diagnostic.message
+    assert "test case #1" in diagnostic.location
     assert "`input`" in diagnostic.message and "`turns`" in diagnostic.message
     assert diagnostic.test_case == "#1"
 
@@ -536,7 +536,7 @@ def test_malformed_regex(check: Check) -> None:
     text = _args('a: {regex: "^(2009.*$"}\n')
     diagnostic = only(check(text), Code.BAD_REGEX)
     assert line(diagnostic) == line_of(text, "regex:")
-    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.message
+    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.location
     assert "at position 1" in diagnostic.message
     assert "escape" in diagnostic.message
     # the range is inside the pattern's scalar
@@ -556,7 +556,7 @@ def test_bad_matcher_shape(check: Check, args: str, bad: str, hint: str) -> None
     text = _args(args)
     diagnostic = only(check(text), Code.BAD_MATCHER_SHAPE)
     assert line(diagnostic) == line_of(text, f"{bad}:")
-    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.message
+    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.location
     assert hint in diagnostic.message
 
 
@@ -564,7 +564,7 @@ def test_count_zero(check: Check) -> None:
     text = _args("a: 1\n", extra="          count: 0\n")
     diagnostic = only(check(text), Code.BAD_COUNT)
     assert line(diagnostic) == line_of(text, "count: 0")
-    assert "test case 'c1', turn 1, expected tool 'subtract'" in diagnostic.message
+    assert "test case 'c1', turn 1, expected tool 'subtract'" in diagnostic.location
     assert "at least 1" in diagnostic.message
 
 
@@ -590,7 +590,7 @@ def test_bad_tolerance(check: Check, key: str, value: str) -> None:
     )
     diagnostic = only(check(text), Code.BAD_TOLERANCE)
     assert line(diagnostic) == line_of(text, f"{key}:")
-    assert "test case 'c1', turn 0" in diagnostic.message
+    assert "test case 'c1', turn 0" in diagnostic.location
     assert ">= 0" in diagnostic.message
 
 
@@ -602,7 +602,7 @@ def test_expected_tool_entry_that_is_a_number(check: Check) -> None:
     )
     diagnostic = only(check(text), Code.BAD_EXPECTED_TOOL)
     assert line(diagnostic) == line_of(text, "- 42")
-    assert "test case 'c1', turn 0" in diagnostic.message
+    assert "test case 'c1', turn 0" in diagnostic.location
     assert "`name`" in diagnostic.message
 
 
@@ -626,7 +626,7 @@ def test_grader_path_format(check: Check) -> None:
     text = _grader_agent("my_graders.turn_program")
     diagnostic = only(check(text), Code.BAD_GRADER_PATH)
     assert line(diagnostic) == line_of(text, "grader:")
-    assert "test case 'c1', turn 0" in diagnostic.message
+    assert "test case 'c1', turn 0" in diagnostic.location
     assert "module.path:callable" in diagnostic.message
 
 
@@ -672,7 +672,7 @@ def test_unresolvable_grader(
     text = _grader_agent(spec)
     diagnostic = only(check(text, trusted=trusted), code)
     assert line(diagnostic) == line_of(text, "grader:")
-    assert "test case 'c1', turn 0" in diagnostic.message
+    assert "test case 'c1', turn 0" in diagnostic.location
     assert says in diagnostic.message
     if not trusted:
         assert static_says in diagnostic.message
@@ -730,10 +730,10 @@ def test_faults_of_an_included_file_are_reported_in_that_file(check: Check, tmp_
     assert Path(wrong.file) == include and Path(empty.file) == include
     assert wrong.field_path == "test_cases[1].ground_truth"
     assert line(wrong) == line_of(INCLUDED, "ground_truth: 25587")
-    assert "test case 'second'" in wrong.message and 'quote it: "25587"' in wrong.message
+    assert "test case 'second'" in wrong.location and 'quote it: "25587"' in wrong.message
     assert empty.field_path == "test_cases[2].turns"
     assert line(empty) == line_of(INCLUDED, "turns: []")
-    assert "test case #2" in empty.message
+    assert "test case #2" in empty.location
     assert result.agent is None
 
 
@@ -834,7 +834,7 @@ def test_undeclared_expected_tool_is_a_warning(check: Check) -> None:
     assert diagnostic.severity is Severity.WARNING
     assert line(diagnostic) == line_of(text, "divide")
     assert "'divide'" in diagnostic.message and "(holodeck-lsp lint)" in diagnostic.message
-    assert "test case 'c1', turn 0" in diagnostic.message
+    assert "test case 'c1', turn 0" in diagnostic.location
     assert result.agent is not None  # a lint never fails the load
 
 
@@ -860,7 +860,7 @@ def test_asserted_arg_not_a_parameter(check: Check, tmp_path: Path) -> None:
     diagnostic = only(result, Code.UNKNOWN_TOOL_PARAMETER)
     assert diagnostic.severity is Severity.WARNING
     assert line(diagnostic) == line_of(text, "bb: 2")
-    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'bb'" in diagnostic.message
+    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'bb'" in diagnostic.location
     assert "subtract(a, b)" in diagnostic.message and "did you mean 'b'" in diagnostic.message
     assert result.agent is not None
 
@@ -885,7 +885,7 @@ def test_misspelt_matcher_kind_is_an_error(check: Check, key: str, intended: str
     assert line(diagnostic) == line_of(text, f"{key}:")
     assert f"did you mean `{intended}`" in diagnostic.message
     assert diagnostic.data == {"suggestion": intended}
-    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.message
+    assert "test case 'c1', turn 1, expected tool 'subtract', arg 'a'" in diagnostic.location
     assert "although HoloDeck loads the file" in diagnostic.message
     assert result.agent is None  # an error: `run` refuses the file
 

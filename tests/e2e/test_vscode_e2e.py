@@ -113,3 +113,14 @@ def test_rename_across_files_and_semantic_colours(e2e: dict[str, str]) -> None:
     assert "PASS: rename across the agent and its include" in output, output
     shots = artifacts_dir() / "holodeck-e2e-nav" / "screenshots"
     assert (shots / "02-semantic-tokens.png").is_file()
+
+
+def test_problems_lead_with_the_cause_and_typing_an_arg_is_no_error(e2e: dict[str, str]) -> None:
+    """In a 1000 px window the Problems row of a broken regex shows "regex does not compile"
+    inside its visible area; typing `extra: ` under `args:` in a file whose recording is opted
+    in (holodeck.cassettePath) gives no error-severity diagnostic (panel and squiggles)."""
+    output = run_script(e2e, "vscode_cause_first.mjs")
+    assert "PASS: cause-first Problems row" in output, output
+    shots = artifacts_dir() / "holodeck-e2e-cause" / "screenshots"
+    assert (shots / "01-typed-extra.png").is_file()
+    assert (shots / "02-problems-cause-first.png").is_file()

@@ -188,6 +188,9 @@ def test_neovim_gets_diagnostics_and_hover(tmp_path: Path, version: str) -> None
     assert all(d["source"] == "holodeck" and d["message"] for d in diagnostics)
     messages = {d["code"]: d["message"] for d in diagnostics}
     assert "did you mean `ground_truth`?" in messages["HD100"]
+    # What vim.diagnostic's virtual text and float print: the cause first, the location after.
+    assert messages["HD100"].startswith("unknown key `"), messages["HD100"]
+    assert not any(m.startswith("test case") for m in messages.values()), messages
     hover = result["hover"]
     assert isinstance(hover, dict), result
     contents = hover["contents"]

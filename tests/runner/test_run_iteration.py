@@ -160,7 +160,8 @@ def test_warnings_are_printed_before_the_run_and_reports_say_where(tmp_path: Pat
     )
     (tmp_path / "agent.yaml").write_text(text, encoding="utf-8")
     done = run(tmp_path, "--report-json", "out/report.json", "--junit", "out/junit.xml")
-    assert "warning: test case 'margin', expected tool 'serach'" in done.stderr
+    assert "warning: no declared tool name contains 'serach'" in done.stderr
+    assert "(in test case 'margin', expected tool 'serach') [HD201]" in done.stderr
     assert "1 warning from the check; running anyway" in done.stderr
     assert "report written to out/report.json\n" in done.stdout
     assert "report written to out/junit.xml\n" in done.stdout

@@ -36,7 +36,8 @@ def format_command(path: str, diagnostic: Diagnostic) -> str:
         f"{name}={escape_property(str(value))}"
         for name, value in [("file", path), *_span(diagnostic.range), ("title", diagnostic.code)]
     )
-    return f"::{_COMMANDS[diagnostic.severity]} {properties}::{escape_data(diagnostic.message)}"
+    message = escape_data(diagnostic.located_message)  # cause first, short location suffix
+    return f"::{_COMMANDS[diagnostic.severity]} {properties}::{message}"
 
 
 def escape_data(text: str) -> str:

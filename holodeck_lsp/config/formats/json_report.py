@@ -39,7 +39,11 @@ def _diagnostic(diagnostic: Diagnostic) -> dict[str, Any]:
     return {
         "severity": diagnostic.severity.label,
         "code": diagnostic.code.value,
-        "message": diagnostic.message,
+        # The editor's one-line text (cause first, short location suffix); `cause` and
+        # `where` are its two parts, for tools that lay them out themselves.
+        "message": diagnostic.located_message,
+        "cause": diagnostic.message,
+        "where": diagnostic.location or None,
         "range": {
             "start": _position(diagnostic.range.start),
             "end": _position(diagnostic.range.end),

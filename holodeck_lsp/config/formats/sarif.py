@@ -99,7 +99,7 @@ def _result(diagnostic: Diagnostic, artifact: dict[str, str], index: int) -> dic
         "ruleId": diagnostic.code.value,
         "ruleIndex": index,
         "level": _LEVELS[diagnostic.severity],
-        "message": {"text": diagnostic.message},
+        "message": {"text": diagnostic.located_message},
         "locations": [
             {
                 "physicalLocation": {

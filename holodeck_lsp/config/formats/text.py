@@ -27,8 +27,9 @@ def render(report: Report, palette: Palette = PLAIN) -> str:
 def format_diagnostic(path: str, diagnostic: Diagnostic, palette: Palette = PLAIN) -> str:
     start = diagnostic.range.start
     # One diagnostic per line is the format's promise (grep, editors' error parsers), so a
-    # multi-line message is folded onto one line.
-    message = " ".join(diagnostic.message.splitlines())
+    # multi-line message is folded onto one line; the cause comes first, the full location
+    # (test case, turn, tool, arg, field) last, in the same line.
+    message = " ".join(diagnostic.check_message.splitlines())
     return (
         f"{path}:{start.line + 1}:{start.character + 1}: "
         f"{palette.severity(diagnostic.severity.label)}: {message} [{diagnostic.code.value}]"

@@ -18,16 +18,19 @@ def to_lsp(diagnostic: Diagnostic, converter: PositionConverter) -> types.Diagno
     if (end_line, end_char) < (start_line, start_char):
         end_line, end_char = start_line, start_char
     # Quick fixes read these back: where in the agent the fault is, and any suggestion.
+    # `where` is the full location text; the message carries only its short form, after
+    # the cause (config/located.py says why).
     data: dict[str, str | None] = {
         "field_path": diagnostic.field_path,
         "test_case": diagnostic.test_case,
+        "where": diagnostic.location or None,
         **diagnostic.data,
     }
     return types.Diagnostic(
         range=types.Range(
             types.Position(start_line, start_char), types.Position(end_line, end_char)
         ),
-        message=diagnostic.message,
+        message=diagnostic.located_message,
         severity=types.DiagnosticSeverity(int(diagnostic.severity)),
         code=diagnostic.code.value,
         source=diagnostic.source,
