@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -31,7 +32,9 @@ from holodeck_lsp.engine.reports import html, json_report, junit, markdown
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.ctrl_c import CtrlC
+from holodeck_lsp.runner.executor import resolve_parallelism
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
+from holodeck_lsp.runner.progress_bar import choose_display
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -158,7 +161,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CANNOT_RUN, str(error))
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
-    progress = None if args.quiet else TerminalProgress(stream, palette=palette)
+    progress = None if args.quiet else _display(args, agent, planned, stream, palette)
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
@@ -186,6 +189,15 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     if status != EXIT_PASSED:
         return status
     return EXIT_FAILED if report.summary.failed else EXIT_PASSED
+
+
+def _display(
+    args: argparse.Namespace, agent: Agent, planned: list[Any], stream: TextStream, palette: Palette
+) -> TerminalProgress:
+    """A line per case for a small run, an aggregate bar for a large one (progress_bar.py)."""
+    turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
+    parallel = resolve_parallelism(args.parallel, agent, os.environ)
+    return choose_display(stream, palette, cases=len(planned), turns=turns, parallel=parallel)
 
 
 def _print_warnings(path: Path, diagnostics: list[Any]) -> None:
