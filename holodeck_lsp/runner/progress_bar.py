@@ -55,12 +55,24 @@ def wants_aggregate(
     return cases > LARGE_RUN_CASES or at_once > max(1, height - _SPARE_ROWS)
 
 
+#: `run --progress`: decide by size, or insist on one display.
+PROGRESS_CHOICES = ("auto", "cases", "totals")
+
+
 def choose_display(
-    stream: TextStream, palette: Palette, *, cases: int, turns: int, parallel: int
+    stream: TextStream,
+    palette: Palette,
+    *,
+    cases: int,
+    turns: int,
+    parallel: int,
+    mode: str = "auto",
 ) -> TerminalProgress:
-    """The per-case display for a small run, the aggregate one for a large run."""
+    """The per-case display for a small run, the aggregate one for a large run (`mode`
+    "cases" / "totals" chooses one whatever the size)."""
     tty = stream.isatty()
-    if wants_aggregate(tty=tty, cases=cases, turns=turns, parallel=parallel):
+    large = wants_aggregate(tty=tty, cases=cases, turns=turns, parallel=parallel)
+    if mode == "totals" or (mode == "auto" and large):
         return AggregateProgress(stream, palette=palette, cases=cases, turns=turns, live=tty)
     return TerminalProgress(stream, palette=palette)
 

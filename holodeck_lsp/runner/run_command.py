@@ -34,7 +34,7 @@ from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.ctrl_c import CtrlC
 from holodeck_lsp.runner.executor import resolve_parallelism
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
-from holodeck_lsp.runner.progress_bar import choose_display
+from holodeck_lsp.runner.progress_bar import PROGRESS_CHOICES, choose_display
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -197,7 +197,9 @@ def _display(
     """A line per case for a small run, an aggregate bar for a large one (progress_bar.py)."""
     turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
     parallel = resolve_parallelism(args.parallel, agent, os.environ)
-    return choose_display(stream, palette, cases=len(planned), turns=turns, parallel=parallel)
+    return choose_display(
+        stream, palette, cases=len(planned), turns=turns, parallel=parallel, mode=args.progress
+    )
 
 
 def _print_warnings(path: Path, diagnostics: list[Any]) -> None:
@@ -326,6 +328,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument(
         "--quiet", action="store_true", help="print only the summary (totals and tokens)"
+    )
+    parser.add_argument(
+        "--progress",
+        choices=PROGRESS_CHOICES,
+        default="auto",
+        help="cases: a line per case (per turn without a terminal); totals: one aggregate "
+        "line; auto (default): totals for a large run (over 50 cases, or 200 turns without a "
+        "terminal)",
     )
     parser.add_argument(
         "--grader-timeout",

@@ -211,3 +211,12 @@ def test_choose_display_keeps_the_per_case_display_for_a_small_run() -> None:
 
 def test_durations_read_short() -> None:
     assert [duration(s) for s in (0, 42.4, 185, 3725)] == ["0s", "42s", "3m05s", "1h02m"]
+
+
+def test_progress_mode_overrides_the_size_rule() -> None:
+    forced = choose_display(Stream(True), PLAIN, cases=3, turns=6, parallel=1, mode="totals")
+    assert isinstance(forced, AggregateProgress) and forced.live is True
+    per_case = choose_display(
+        Stream(False), PLAIN, cases=371, turns=1297, parallel=64, mode="cases"
+    )
+    assert type(per_case) is TerminalProgress
