@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import dataclasses
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -33,10 +34,17 @@ from holodeck_lsp.engine.reports import html, json_report, junit, markdown
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.ctrl_c import CtrlC
+from holodeck_lsp.runner.executor import resolve_parallelism
 from holodeck_lsp.runner.model_matrix import model_label
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
+from holodeck_lsp.runner.progress_bar import PROGRESS_CHOICES, choose_display
 from holodeck_lsp.runner.run_history import after_run, retention
-from holodeck_lsp.runner.run_models import RunModelsError, matrix_note, resolve_run_models
+from holodeck_lsp.runner.run_models import (
+    RunModels,
+    RunModelsError,
+    matrix_note,
+    resolve_run_models,
+)
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -182,9 +190,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CANNOT_RUN, str(error))
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
-    progress = (
-        None if args.quiet else TerminalProgress(stream, palette=palette, verbose=args.verbose)
-    )
+    progress = None if args.quiet else _display(args, agent, planned, matrix, stream, palette)
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
@@ -236,6 +242,30 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     if status != EXIT_PASSED:
         return status
     return EXIT_FAILED if report.summary.failed else EXIT_PASSED
+
+
+def _display(
+    args: argparse.Namespace,
+    agent: Agent,
+    planned: list[Any],
+    matrix: RunModels,
+    stream: TextStream,
+    palette: Palette,
+) -> TerminalProgress:
+    """A line per case for a small run, an aggregate bar for a large one (progress_bar.py)."""
+    # Every case runs once per model per repeat: the totals count those sessions.
+    sessions = max(1, len(matrix.models)) * matrix.repeat
+    turns = sessions * sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
+    parallel = resolve_parallelism(args.parallel, agent, os.environ)
+    return choose_display(
+        stream,
+        palette,
+        cases=sessions * len(planned),
+        turns=turns,
+        parallel=parallel,
+        mode=args.progress,
+        verbose=args.verbose,
+    )
 
 
 def _print_warnings(path: Path, diagnostics: list[Any]) -> None:
@@ -401,6 +431,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument(
         "--quiet", action="store_true", help="print only the summary (totals and tokens)"
+    )
+    parser.add_argument(
+        "--progress",
+        choices=PROGRESS_CHOICES,
+        default="auto",
+        help="cases: a line per case (per turn without a terminal); totals: one aggregate "
+        "line; auto (default): totals for a large run (over 50 cases, or 200 turns without a "
+        "terminal)",
     )
     parser.add_argument(
         "--grader-timeout",

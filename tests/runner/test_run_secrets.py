@@ -65,3 +65,21 @@ async def test_the_cli_masks_every_secret_in_every_output(
     assert MASK in saved["report.json"] and MASK in saved["recording.json"]  # secrets were there
     assert stored.load_recording().cases[0].turns[0].tool_calls[0].result == MASK
     assert_masked(*saved.values())
+
+
+async def test_the_aggregate_progress_display_masks_secrets_too(
+    tmp_path: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    """`--progress totals` (what a large run shows): its failed-case lines and its summary of
+    failed cases, with their reasons, go through the same masking as the per-case display."""
+    agent = write_leaky_suite(tmp_path / "suite", f"{fake_openai.base_url}/v1")
+    fake_openai.script(*leaky_replies())
+    done = await run_cli(
+        [str(agent), "--parallel", "1", "--progress", "totals"],
+        child_env(tmp_path, **ENV),
+        tmp_path,
+    )
+    assert done.status == 1, done.err
+    assert " cases" in done.out and "turns/s" in done.out  # the totals line was printed
+    assert " FAILED (" in done.out and MASK in done.out  # a failure quoting the key, masked
+    assert_masked(done.out, done.err)

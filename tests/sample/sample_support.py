@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -90,6 +91,20 @@ def converter() -> ModuleType:
 def oracle_server() -> ModuleType:
     convfinqa()
     return _load("sample_fa_oracle_server", SCRIPTS_DIR / "oracle_server.py")
+
+
+def convfinqa_source() -> Path | None:
+    """The shared ConvFinQA dev file: $CONVFINQA_SOURCE, else beside the repository, else the
+    workspace's shared folder."""
+    candidates = [
+        os.environ.get("CONVFINQA_SOURCE"),
+        REPO_ROOT.parent / "shared" / "data" / "convfinqa" / "convfinqa_dataset_dev.json",
+        Path("/work/shared/data/convfinqa/convfinqa_dataset_dev.json"),
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
 
 
 def committed_subset() -> dict[str, Any]:

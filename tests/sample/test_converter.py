@@ -4,7 +4,6 @@ converter writes, and its selection and mapping rules hold on small hand-written
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -14,27 +13,13 @@ import pytest
 from tests.sample.sample_support import (
     AGENT_PATH,
     DOCUMENTS_DIR,
-    REPO_ROOT,
     SUBSET_PATH,
     committed_subset,
     converter,
+    convfinqa_source,
 )
 
 # -- the committed outputs -------------------------------------------------------------------
-
-
-def convfinqa_source() -> Path | None:
-    """The shared ConvFinQA dev file: $CONVFINQA_SOURCE, else beside the repository, else the
-    workspace's shared folder."""
-    candidates = [
-        os.environ.get("CONVFINQA_SOURCE"),
-        REPO_ROOT.parent / "shared" / "data" / "convfinqa" / "convfinqa_dataset_dev.json",
-        Path("/work/shared/data/convfinqa/convfinqa_dataset_dev.json"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
 
 
 def convert(source: Path, out_dir: Path, *extra: str) -> int:
@@ -269,3 +254,74 @@ def test_a_missing_source_is_a_clear_message(tmp_path: Path) -> None:
     message = str(raised.value.code)
     assert message.startswith(f"error: {missing}: no such file")
     assert "--source" in message
+
+
+# -- the whole split (--n all) ---------------------------------------------------------------
+
+
+def test_n_all_takes_every_usable_dialogue_and_tallies_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        record("A/1", [("q", "yes", "greater(1, 0)")]),
+        record("B/1", GOOD),
+        record("C/1", [("q", "7", "subtract(120, 100)")]),
+        record("D/1", GOOD),
+        record("E/1", [("q", "8", "subtract(120, 100)")]),
+    ]
+    source = tmp_path / "small.json"
+    source.write_text(json.dumps({"dev": records}), encoding="utf-8")
+    out = tmp_path / "data" / "subset.json"
+    assert converter().main(["--source", str(source), "--n", "all", "--out", str(out)]) == 0
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [d["id"] for d in written["dialogues"]] == ["B/1", "D/1"]
+    assert written["n"] == "all"
+    assert [p["id"] for p in written["passed_over"]] == ["A/1", "C/1", "E/1"]
+    err = capsys.readouterr().err
+    assert "warning" not in err  # `all` is never "too few"
+    assert err.splitlines()[-1] == (
+        "passed over 3: 2 answer disagrees with its program, 1 answer not a number"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "some"])
+def test_n_is_a_positive_number_or_all(value: str, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        converter().main(["--n", value, "--out", str(tmp_path / "o.json")])
+    assert raised.value.code == 2
+
+
+@pytest.mark.slow
+def test_n_all_converts_the_whole_dev_split_deterministically(tmp_path: Path) -> None:
+    """371 of the 421 dev dialogues qualify (see the sample README); two conversions give the
+    same bytes, and every record is either chosen or passed over with a reason."""
+    source = convfinqa_source()
+    if source is None:
+        pytest.skip("ConvFinQA dev file not found: set CONVFINQA_SOURCE")
+    outputs = []
+    for name in ("one", "two"):
+        out = tmp_path / name
+        args = ["--source", str(source), "--n", "all",
+                "--out", str(out / "data" / "convfinqa_subset.json"),
+                "--agent-yaml", str(out / "agent.yaml")]  # fmt: skip
+        assert converter().main(args) == 0
+        outputs.append(out)
+    one, two = outputs
+    for relative in ("agent.yaml", "data/convfinqa_subset.json"):
+        assert (one / relative).read_bytes() == (two / relative).read_bytes(), relative
+    assert sorted(p.name for p in (one / "data" / "documents").iterdir()) == sorted(
+        p.name for p in (two / "data" / "documents").iterdir()
+    )
+    subset = json.loads((one / "data" / "convfinqa_subset.json").read_text(encoding="utf-8"))
+    records = json.loads(source.read_text(encoding="utf-8"))["dev"]
+    chosen = [d["id"] for d in subset["dialogues"]]
+    assert chosen == [r["id"] for r in records if converter().why_unusable(r) is None]
+    assert len(chosen) == 371 and len(subset["passed_over"]) == 50
+    assert len(chosen) + len(subset["passed_over"]) == len(records)
+    assert all(p["reason"] for p in subset["passed_over"])
+    assert len(list((one / "data" / "documents").iterdir())) == 371
+    assert (
+        (one / "agent.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("# Financial assistant: 371 ConvFinQA dialogues (1297 turns)")
+    )

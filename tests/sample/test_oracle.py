@@ -9,6 +9,8 @@ import re
 import select
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -28,10 +30,13 @@ from tests.sample.sample_support import (
     SAMPLE_DIR,
     SCRIPTS_DIR,
     committed_subset,
+    converter,
+    convfinqa_source,
     copy_sample,
     grader_imports_isolated,
     has_steps,
     metric,
+    oracle_server,
     program_of,
     read_report,
     switch_model,
@@ -316,3 +321,65 @@ def test_the_plan_covers_the_ten_dialogues(oracle: Oracle, mistaken_oracle: Orac
     assert all(turn["mistake"] is None for turns in plan.values() for turn in turns)
     _, mistaken = request(f"{mistaken_oracle.url}/oracle/plan")
     assert sum(turn["mistake"] is not None for turns in mistaken.values() for turn in turns) == 7
+
+
+# -- latency ---------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_latency_holds_each_answer_without_serialising_requests(tmp_path: Path) -> None:
+    """`--latency-ms 300`: each answer takes at least 300 ms, and two requests sent at once
+    are both answered within 500 ms — they wait side by side, not one after the other."""
+    proc, server = start_oracle(tmp_path / "stderr.log", "--latency-ms", "300")
+    try:
+        tools = [{"type": "function", "function": {"name": "tools-lookup", "parameters": {}}}]
+        body = {"model": "x", "messages": [first_question()], "tools": tools}
+        url = f"{server.url}/v1/chat/completions"
+        request(url, body)  # a first connection, so the timing below is the latency alone
+        durations: list[float] = []
+
+        def timed() -> None:
+            began = time.perf_counter()
+            status, _ = request(url, body)
+            assert status == 200
+            durations.append(time.perf_counter() - began)
+
+        threads = [threading.Thread(target=timed) for _ in range(2)]
+        began = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        total = time.perf_counter() - began
+    finally:
+        stop(proc)
+    assert len(durations) == 2 and min(durations) >= 0.3
+    assert total < 0.5, f"two 300 ms answers took {total:.3f}s together: serialised"
+
+
+@pytest.mark.slow
+def test_the_oracle_knows_every_dialogue_of_the_whole_split(tmp_path: Path) -> None:
+    """Given the converter's `--n all` output, the oracle finds each dialogue by its page's
+    id line and starts it with that dialogue's first step."""
+    source = convfinqa_source()
+    if source is None:
+        pytest.skip("ConvFinQA dev file not found: set CONVFINQA_SOURCE")
+    out = tmp_path / "data" / "convfinqa_subset.json"
+    assert converter().main(["--source", str(source), "--n", "all", "--out", str(out)]) == 0
+    subset = json.loads(out.read_text(encoding="utf-8"))
+    server = oracle_server()
+    plans = server.build_plans(subset, 0.0, 1)
+    oracle = server.Oracle(plans)
+    plan_module = sys.modules["oracle_plan"]
+    tools = ["lookup", "add", "subtract", "multiply", "divide", "exp", "greater"]
+    for dialogue in subset["dialogues"]:
+        page = (out.parent / "documents" / f"{dialogue['test_case']['name']}.txt").read_text()
+        question = dialogue["dialogue"]["conv_questions"][0]
+        events = [plan_module.UserText(page), plan_module.UserText(question)]
+        step = oracle.next_step(events, tools)
+        first = plans[dialogue["id"]][0]
+        if first.calls:
+            assert step.id == f"call_{first.case}_0_0", dialogue["id"]
+        else:
+            assert step.text == first.answer, dialogue["id"]
+    assert len(plans) == 371

@@ -20,7 +20,9 @@ Writes, deterministically (the same source gives the same bytes):
 Selection: dialogues in file order; a dialogue is passed over when a turn's answer is not a
 number, its program does not parse, or the dataset's answer disagrees with what its own
 program computes (beyond the sample's numeric tolerance) — a test that no correct agent could
-pass teaches nothing. The first `--n` that remain are taken.
+pass teaches nothing. The first `--n` that remain are taken; `--n all` takes every one that
+remains (the whole split that qualifies), and prints how many were passed over for each kind
+of reason.
 
 Mapping of one turn:
 
@@ -107,7 +109,9 @@ class Selection:
     passed_over: list[dict[str, str]]
 
 
-def select(records: Sequence[Mapping[str, Any]], count: int) -> Selection:
+def select(records: Sequence[Mapping[str, Any]], count: int | None) -> Selection:
+    """The first `count` usable records in file order (None: every usable one); the records
+    looked at and refused are kept with their reasons."""
     chosen: list[Mapping[str, Any]] = []
     passed_over: list[dict[str, str]] = []
     for record in records:
@@ -419,7 +423,7 @@ def load_split(source: Path, split: str) -> list[Mapping[str, Any]]:
     return records
 
 
-def subset_json(source: Path, split: str, count: int, selection: Selection) -> str:
+def subset_json(source: Path, split: str, count: int | None, selection: Selection) -> str:
     dialogues = [
         {
             "id": record["id"],
@@ -434,7 +438,7 @@ def subset_json(source: Path, split: str, count: int, selection: Selection) -> s
     subset = {
         "source": source.name,
         "split": split,
-        "n": count,
+        "n": "all" if count is None else count,
         "selection": "the first n dialogues in file order whose answers are numbers that "
         "agree with their own programs (see scripts/convert_convfinqa.py)",
         "passed_over": selection.passed_over,
@@ -465,6 +469,19 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
+def _count(text: str) -> int | None:
+    """`--n`: a positive number, or `all` (None: no limit)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 (or 'all')")
+    return value
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -473,12 +490,15 @@ def main(argv: Iterable[str] | None = None) -> int:
         help="ConvFinQA JSON file (default: $CONVFINQA_SOURCE or the shared folder's dev split)",
     )
     parser.add_argument("--split", default="dev", help="top-level key of the source (dev)")
-    parser.add_argument("--n", type=int, default=10, help="dialogues to take (10)")
+    parser.add_argument(
+        "--n",
+        type=_count,
+        default=10,
+        help="dialogues to take (10), or 'all': every dialogue of the split that qualifies",
+    )
     parser.add_argument("--out", type=Path, required=True, help="the subset JSON to write")
     parser.add_argument("--agent-yaml", type=Path, help="also write the agent file here")
     args = parser.parse_args(None if argv is None else list(argv))
-    if args.n < 1:
-        parser.error("--n must be at least 1")
     if args.source is None:
         args.source = default_source()
         if args.source is None:
@@ -488,7 +508,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             )
 
     selection = select(load_split(args.source, args.split), args.n)
-    if len(selection.chosen) < args.n:
+    if args.n is not None and len(selection.chosen) < args.n:
         print(
             f"warning: only {len(selection.chosen)} usable dialogues in {args.source}",
             file=sys.stderr,
@@ -507,7 +527,27 @@ def main(argv: Iterable[str] | None = None) -> int:
     print(f"wrote {len(dialogues)} dialogues ({turns} turns) to {args.out}", file=sys.stderr)
     for skipped in selection.passed_over:
         print(f"  passed over {skipped['id']}: {skipped['reason']}", file=sys.stderr)
+    if selection.passed_over:
+        tally = ", ".join(f"{n} {kind}" for kind, n in reason_tally(selection.passed_over))
+        print(f"passed over {len(selection.passed_over)}: {tally}", file=sys.stderr)
     return 0
+
+
+#: The kinds of reason `why_unusable` gives, by a phrase of its message.
+_REASON_KINDS = (
+    ("is not a number", "answer not a number"),
+    ("cannot be evaluated", "program cannot be evaluated"),
+    ("disagrees with its program", "answer disagrees with its program"),
+)
+
+
+def reason_tally(passed_over: Sequence[Mapping[str, str]]) -> list[tuple[str, int]]:
+    """How many dialogues were passed over for each kind of reason, most first."""
+    counts: dict[str, int] = {}
+    for skipped in passed_over:
+        kind = next((k for phrase, k in _REASON_KINDS if phrase in skipped["reason"]), "other")
+        counts[kind] = counts.get(kind, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 if __name__ == "__main__":

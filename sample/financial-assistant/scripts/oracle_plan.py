@@ -7,6 +7,7 @@ Shared by both wire formats (oracle_apis.py); see oracle_server.py.
 from __future__ import annotations
 
 import random
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -211,14 +212,21 @@ def _result_number(result: Any, fallback: float) -> float:
         return fallback
 
 
+#: The first line of a page as the converter renders it (render_document).
+_DOCUMENT_ID = re.compile(r"^Document id: (.+?)[ \t]*$", re.MULTILINE)
+
+
 class Oracle:
     def __init__(self, plans: dict[str, list[TurnPlan]]) -> None:
         self.plans = plans
 
     def _dialogue(self, texts: Sequence[str]) -> list[TurnPlan]:
-        for record_id, turns in self.plans.items():
-            if any(f"Document id: {record_id}" in text for text in texts):
-                return turns
+        # The page's id line, looked up by the whole id: one dict lookup however many
+        # dialogues are served (the whole dev split), and `….pdf` never matches `….pdf-1`.
+        for text in texts:
+            for match in _DOCUMENT_ID.finditer(text):
+                if match.group(1) in self.plans:
+                    return self.plans[match.group(1)]
         for turns in self.plans.values():  # no page attached: the first question decides
             if texts and turns[0].question in texts[0]:
                 return turns

@@ -25,6 +25,12 @@ result the tool actually returned — and then replies with the dataset's answer
 slip (the neighbouring column's value instead of the right one, or a figure off by 10%) that
 flows through the calls into the answer, so reports show pinpointed failures. The plan is
 printed at start-up and served at `GET /oracle/plan`.
+
+`--latency-ms MS` holds every answer to a POST (chat completions, messages, the judge) for MS
+milliseconds before sending it, the way a hosted model keeps a client waiting. Each request
+has its own thread and sleeps in it, so 64 requests at once wait 64 × MS in parallel, not one
+after another: the server stands in for a provider when measuring a run's parallel speed-up.
+`--subset` serves another converter output, e.g. the whole dev split (`--n all`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,9 +66,20 @@ __all__ = ["Oracle", "OracleError", "TurnPlan", "build_plans", "main", "make_ser
 DEFAULT_SUBSET = SAMPLE_DIR / "data" / "convfinqa_subset.json"
 
 
+class OracleHTTPServer(ThreadingHTTPServer):
+    """One thread per connection (daemon: a stuck client never keeps the process alive), and
+    a listen backlog for a run's worth of connections: the default of 5 drops connections
+    when 64 cases connect at once, which the clients see as seconds of retry delay."""
+
+    daemon_threads = True
+    request_queue_size = 512
+
+
 def make_server(
-    host: str, port: int, oracle: Oracle, plan_json: str, quiet: bool
+    host: str, port: int, oracle: Oracle, plan_json: str, quiet: bool, latency: float = 0.0
 ) -> ThreadingHTTPServer:
+    """`latency`: seconds each POST's answer waits in its own thread before it is sent."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -104,6 +122,8 @@ def make_server(
 
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if latency > 0:
+                time.sleep(latency)  # this request's thread only; others carry on
             path = self._path()
             try:
                 body = json.loads(raw or b"{}")
@@ -154,7 +174,7 @@ def make_server(
             else:
                 self._send(200, message)
 
-    return ThreadingHTTPServer((host, port), Handler)
+    return OracleHTTPServer((host, port), Handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -170,17 +190,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--mistakes", type=float, default=0.0, help="share of turns answered wrongly (0-1)"
     )
     parser.add_argument("--seed", type=int, default=1, help="which turns go wrong (default 1)")
+    parser.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="hold each answer this many milliseconds, concurrently per request (default 0)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no request log")
     args = parser.parse_args(argv)
     if not 0.0 <= args.mistakes <= 1.0:
         parser.error("--mistakes is a share between 0 and 1")
+    if args.latency_ms < 0:
+        parser.error("--latency-ms is 0 or more milliseconds")
 
     subset = json.loads(args.subset.read_text(encoding="utf-8"))
     plans = build_plans(subset, args.mistakes, args.seed)
     plan_json = json.dumps(
         {record_id: [asdict(p) for p in turns] for record_id, turns in plans.items()}
     )
-    server = make_server(args.host, args.port, Oracle(plans), plan_json, args.quiet)
+    server = make_server(
+        args.host, args.port, Oracle(plans), plan_json, args.quiet, args.latency_ms / 1000
+    )
     host, port = server.server_address[:2]
     wrong = [p for turns in plans.values() for p in turns if p.mistake]
     print(
@@ -192,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"oracle: wrong on purpose: {plan.case} turn {plan.turn}: {plan.mistake}",
             file=sys.stderr,
         )
+    if args.latency_ms:
+        print(f"oracle: each answer held {args.latency_ms:g} ms", file=sys.stderr)
     print(
         f"oracle listening on http://{host}:{port} ({len(wrong)} turns wrong on purpose)",
         flush=True,

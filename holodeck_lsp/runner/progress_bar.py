@@ -1,0 +1,225 @@
+"""The progress display of a large run: one aggregate line instead of a line per case.
+
+`TerminalProgress` (progress.py) keeps a line per running case and, without a terminal, prints
+a line per turn. At the scale of a whole dataset split (hundreds of cases, 64 at once) neither
+reads: 64 running lines do not fit a terminal (the redraw cannot move the cursor above the
+top of the screen and leaves debris), and 1,300 turn lines bury the failures in a CI log.
+So, as pytest and cargo do, a large run shows totals, and only what needs attention:
+
+* on a terminal, one status line redrawn in place (`\\r`, at most 10 times a second)::
+
+      [█████████░░░░░░░░░░░] 171/371 cases (3 failed) · 598/1297 turns · 590 ✓ 8 ✗
+          · 64 running · 1m12s · 8.3 turns/s · ETA 1m24s        (one line, cut to the width)
+
+  with each failed case printed above it as it finishes (the passed ones only count);
+* without one (a pipe, a CI log: no `\\r`, every line is kept), the same totals as a plain line
+  every `interval` seconds, and the failed cases' lines. A line per turn would be 1,300 lines
+  whose only news is a ✗ now and then; a line every 10 s says the run is alive and how far
+  it got, and a log viewer still finds every failure by its case name.
+
+The summary at the end lists the failed cases with their first reason, not every case: the
+reports (`--report-md`, `--report-json`) have every case and turn.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from holodeck_lsp.runner.progress import CaseRef, TerminalProgress, TextStream, _prefix
+from holodeck_lsp.runner.progress import summary_lines as case_summary_lines
+from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.terminal import Palette
+
+#: More cases than this make a run "large" (the aggregate display).
+LARGE_RUN_CASES = 50
+#: Without a terminal, more turns than this make a run large (one line per turn above it).
+LARGE_RUN_TURNS = 200
+#: Lines a terminal keeps free besides the running cases' lines (finished lines, the prompt).
+_SPARE_ROWS = 4
+#: Seconds between redraws of the terminal line (the eye reads no faster).
+_REDRAW_EVERY = 0.1
+_BAR_WIDTH = 20
+
+
+def wants_aggregate(
+    *, tty: bool, cases: int, turns: int, parallel: int, rows: int | None = None
+) -> bool:
+    """Whether a run of this size gets the aggregate display (see the module doc)."""
+    if not tty:
+        return turns > LARGE_RUN_TURNS
+    height = rows if rows is not None else shutil.get_terminal_size().lines
+    at_once = min(parallel, cases)
+    return cases > LARGE_RUN_CASES or at_once > max(1, height - _SPARE_ROWS)
+
+
+#: `run --progress`: decide by size, or insist on one display.
+PROGRESS_CHOICES = ("auto", "cases", "totals")
+
+
+def choose_display(
+    stream: TextStream,
+    palette: Palette,
+    *,
+    cases: int,
+    turns: int,
+    parallel: int,
+    mode: str = "auto",
+    verbose: bool = False,
+) -> TerminalProgress:
+    """The per-case display for a small run, the aggregate one for a large run (`mode`
+    "cases" / "totals" chooses one whatever the size)."""
+    tty = stream.isatty()
+    large = wants_aggregate(tty=tty, cases=cases, turns=turns, parallel=parallel)
+    if mode == "totals" or (mode == "auto" and large):
+        return AggregateProgress(
+            stream, palette=palette, cases=cases, turns=turns, live=tty, verbose=verbose
+        )
+    return TerminalProgress(stream, palette=palette, verbose=verbose)
+
+
+def duration(seconds: float) -> str:
+    """`42s`, `3m05s`, `1h02m`: short enough for a status line."""
+    whole = int(seconds + 0.5)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+@dataclass
+class AggregateProgress(TerminalProgress):
+    """Totals of a large run (see the module doc). `cases` and `turns` are the run's planned
+    totals; `clock` and `width` are injectable for tests."""
+
+    cases: int = 0
+    turns: int = 0
+    #: Seconds between the plain lines when there is no terminal.
+    interval: float = 10.0
+    clock: Callable[[], float] = time.monotonic
+    width: int | None = None
+    _started: float = field(default=0.0, init=False)
+    _last_draw: float | None = field(default=None, init=False)
+    _cases_done: int = field(default=0, init=False)
+    _cases_failed: int = field(default=0, init=False)
+    _turns_done: int = field(default=0, init=False)
+    _turns_passed: int = field(default=0, init=False)
+    _turns_failed: int = field(default=0, init=False)
+    _running_now: int = field(default=0, init=False)
+    _bar_shown: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._started = self.clock()
+        self._ascii = self._marks.passed == "ok"
+
+    # -- the sink -----------------------------------------------------------------------------
+
+    def case_started(self, case: CaseRef) -> None:
+        self._running_now += 1
+        self._tick()
+
+    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
+        self._turns_done += 1
+        if turn.passed:
+            self._turns_passed += 1
+        else:
+            self._turns_failed += 1
+        self._tick()
+
+    def case_finished(self, case: CaseRef, result: TestResult) -> None:
+        self._running_now = max(0, self._running_now - 1)
+        self._cases_done += 1
+        if result.passed:
+            self._tick()
+            return
+        self._cases_failed += 1
+        turns = result.turns
+        passed = sum(t.passed for t in turns) if turns is not None else 0
+        count = len(turns) if turns is not None else 1
+        verdict = self.palette.verdict(False, "FAILED")
+        self._above(f"{_prefix(case)} {verdict} ({passed}/{count} turns passed)")
+
+    def finish(self, report: TestReport) -> None:
+        """The last totals, then the failed cases with their first reason."""
+        if self.live:
+            self._clear_bar()
+        self._write(self.status_line() + "\n")
+        failed = [result for result in report.results if not result.passed]
+        shown = report.model_copy(update={"results": failed})
+        lines = case_summary_lines(shown, self._marks, self.palette)
+        hidden = len(report.results) - len(failed)
+        if hidden:
+            noun = "case" if hidden == 1 else "cases"
+            lines.append(
+                f"  ({hidden} passed {noun} not listed: --report-md or --report-json has every "
+                "case and turn)"
+            )
+        self._write("\n".join(lines) + "\n")
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def status_line(self) -> str:
+        """The totals: cases and turns done of planned, ✓ / ✗ turns, running, elapsed, rate,
+        and the time left at that rate."""
+        elapsed = self.clock() - self._started
+        rate = self._turns_done / elapsed if elapsed > 0 else 0.0
+        left = self.turns - self._turns_done
+        eta = "0s" if left <= 0 else duration(left / rate) if rate > 0 else "?"
+        dot = " | " if self._ascii else " · "
+        failed_cases = f" ({self._cases_failed} failed)" if self._cases_failed else ""
+        parts = [
+            f"{self._bar()} {self._cases_done}/{self.cases} cases{failed_cases}",
+            f"{self._turns_done}/{self.turns} turns",
+            f"{self._turns_passed} {self._marks.passed} {self._turns_failed} {self._marks.failed}",
+            f"{self._running_now} running",
+            duration(elapsed),
+            f"{rate:.1f} turns/s",
+            f"ETA {eta}",
+        ]
+        return dot.join(parts)
+
+    def _bar(self) -> str:
+        share = self._turns_done / self.turns if self.turns else 1.0
+        filled = min(_BAR_WIDTH, int(share * _BAR_WIDTH))
+        full, empty = ("#", "-") if self._ascii else ("█", "░")
+        return "[" + full * filled + empty * (_BAR_WIDTH - filled) + "]"
+
+    def _tick(self) -> None:
+        now = self.clock()
+        if self.live:
+            if self._last_draw is None or now - self._last_draw >= _REDRAW_EVERY:
+                self._draw_bar(now)
+        elif self._last_draw is None or now - self._last_draw >= self.interval:
+            # The first event prints at once: a log shows the run began and its size.
+            self._last_draw = now
+            self._write(self.status_line() + "\n")
+
+    def _draw_bar(self, now: float) -> None:
+        self._last_draw = now
+        self._bar_shown = True
+        self._write("\r\x1b[K" + self._fit(self.status_line()))
+
+    def _clear_bar(self) -> None:
+        if self._bar_shown:
+            self._write("\r\x1b[K")
+            self._bar_shown = False
+
+    def _above(self, line: str) -> None:
+        """A line that stays: above the bar on a terminal, on its own line in a log."""
+        if self.live:
+            self._clear_bar()
+            self._write(line + "\n")
+            self._draw_bar(self.clock())
+        else:
+            self._write(line + "\n")
+
+    def _fit(self, line: str) -> str:
+        # A line wider than the terminal wraps, and `\r` then redraws only its last part.
+        width = self.width if self.width is not None else shutil.get_terminal_size().columns
+        return line if len(line) < width else line[: max(1, width - 2)] + "…"
