@@ -209,19 +209,18 @@
       base ? baselineSummary() : null);
   }
   function modelTable() {
-    var cols = [["model", null], ["cases passed", "passed"], ["cases failed", "failed"], ["turns passed", "turns_passed"],
-      ["turns failed", null], ["turns skipped", "turns_skipped"], ["flaky turns", "flaky"], ["pass rate (turns)", null], ["tokens", "tokens"], ["time", "duration_ms"]];
+    // [heading, data-field (the summary's key where it is one)]
+    var cols = [["model", "model"], ["cases passed", "passed"], ["cases failed", "failed"], ["turns passed", "turns_passed"],
+      ["turns failed", "turns_failed"], ["turns skipped", "turns_skipped"], ["flaky turns", "flaky"], ["pass rate (turns)", "turn_pass_rate"],
+      ["tokens", "tokens"], ["time", "duration_ms"]];
     var body = el("tbody");
     runs.forEach(function (r, m) {
-      var s = r.summary, failed = s.turns - s.turns_passed - s.turns_skipped;
-      var values = { "model": modelLetter(m) + " " + r.label, "turns failed": failed,
-        "pass rate (turns)": pct(s.turns_passed, s.turns - s.turns_skipped) + "%" };
+      var s = r.summary, ran = s.turns - s.turns_skipped;
+      var values = { model: modelLetter(m) + " " + r.label, turns_failed: ran - s.turns_passed, turn_pass_rate: pct(s.turns_passed, ran) + "%",
+        tokens: s.tokens.toLocaleString("en-US"), duration_ms: fmtMs(s.duration_ms) };
       body.appendChild(el("tr", { "data-model": m }, cols.map(function (col) {
-        var key = col[1] || col[0].replace(/[^a-z]+/g, "_");
-        var v = col[1] ? s[col[1]] : values[col[0]];
-        if (col[1] === "tokens") v = v.toLocaleString("en-US");
-        if (col[1] === "duration_ms") v = fmtMs(v);
-        return el(col[0] === "model" ? "th" : "td", { "data-field": key, dir: "auto", scope: col[0] === "model" ? "row" : null }, String(v));
+        var v = col[1] in values ? values[col[1]] : s[col[1]];
+        return el(col[1] === "model" ? "th" : "td", { "data-field": col[1], dir: "auto", scope: col[1] === "model" ? "row" : null }, String(v));
       })));
     });
     return el("table", { id: "model-summaries", class: "metrics" },
