@@ -174,21 +174,38 @@ GPT, CLAUDE = "openai:gpt-4o", 'anthropic:<img src=x onerror="window.__pwned=9">
 def two_model_report(sample: TestReport) -> TestReport:
     """The sample's replay as two models: GPT's run as recorded; the second model (a hostile
     name) twice, its second repeat answering every case's first turn the other way (flaky)."""
-    results: list[TestResult] = [r.model_copy(update={"model": GPT, "repeat": 1}) for r in sample.results]
+    results: list[TestResult] = [
+        r.model_copy(update={"model": GPT, "repeat": 1}) for r in sample.results
+    ]
     for repeat in (1, 2):
         for r in sample.results:
             turns = [t.model_copy() for t in r.turns or []]
             if repeat == 2 and turns:
                 turns[0] = turns[0].model_copy(update={"passed": not turns[0].passed})
             passed = all(t.passed for t in turns) if turns else r.passed
-            results.append(r.model_copy(update={"model": CLAUDE, "repeat": repeat, "turns": turns or None, "passed": passed}))
+            results.append(
+                r.model_copy(
+                    update={
+                        "model": CLAUDE,
+                        "repeat": repeat,
+                        "turns": turns or None,
+                        "passed": passed,
+                    }
+                )
+            )
     return sample.model_copy(update={"results": results, "models": [GPT, CLAUDE], "repeats": 2})
 
 
 def regressed_turns(report: TestReport) -> list[tuple[int, str, int]]:
     """(column, case name, turn) of three turns: GPT's first failing one, the second model's
     first two passing ones."""
-    gpt = [(0, r.test_name or "", t.turn_index) for r in report.results if r.model == GPT for t in r.turns or [] if not t.passed]
+    gpt = [
+        (0, r.test_name or "", t.turn_index)
+        for r in report.results
+        if r.model == GPT
+        for t in r.turns or []
+        if not t.passed
+    ]
     other = [(1, r.test_name or "", t.turn_index) for r in report.results
              if r.model == CLAUDE and r.repeat == 1 for t in r.turns or [] if t.passed]  # fmt: skip
     return [gpt[0], *other[:2]]
@@ -196,17 +213,23 @@ def regressed_turns(report: TestReport) -> list[tuple[int, str, int]]:
 
 def comparison_for(report: TestReport) -> Comparison:
     models = [GPT, CLAUDE]
+    was = SideOfTurn(passed=True, passes=1, runs=1)
+    now = SideOfTurn(passed=False, passes=0, runs=1, reason=HOSTILE[1])
+    delta = MetricDelta(metric_name="numeric", base_score=1.0, head_score=0.0)
     changes = [
-        TurnChange(kind="regression", case=name, turn_index=t, model=models[m],
-                   base=SideOfTurn(passed=True, passes=1, runs=1),
-                   head=SideOfTurn(passed=False, passes=0, runs=1, reason=HOSTILE[1]),
-                   metric_deltas=[MetricDelta(metric_name="numeric", base_score=1.0, head_score=0.0)])
+        TurnChange(
+            kind="regression", case=name, turn_index=t, model=models[m], base=was, head=now,
+            metric_deltas=[delta],
+        )
         for m, name, t in regressed_turns(report)
     ]  # fmt: skip
     first_gpt = next(r for r in report.results if r.model == GPT)
-    changes.append(TurnChange(kind="fix", case=first_gpt.test_name or "", turn_index=1, model=GPT,
-                              base=SideOfTurn(passed=False, reason="was wrong"), head=SideOfTurn(passed=True)))  # fmt: skip
-    return Comparison(base=RunRef(label=HOSTILE[3]), head=RunRef(label="latest"), changes=changes)
+    fixed = TurnChange(
+        kind="fix", case=first_gpt.test_name or "", turn_index=1, model=GPT,
+        base=SideOfTurn(passed=False, reason="was wrong"), head=SideOfTurn(passed=True),
+    )  # fmt: skip
+    base, head = RunRef(label=HOSTILE[3]), RunRef(label="latest")
+    return Comparison(base=base, head=head, changes=[*changes, fixed])
 
 
 @pytest.mark.slow
@@ -239,18 +262,24 @@ def test_two_models_and_a_baseline_in_a_real_browser(tmp_path: Path) -> None:
         assert drawn == dict(kinds), model
         row = page["modelSummaries"][m]  # type: ignore[index]
         summary = data["runs"][m]["summary"]
-        assert row["passed"] == str(summary["passed"]) and row["turns_passed"] == str(summary["turns_passed"])
+        assert row["passed"] == str(summary["passed"]) and row["turns_passed"] == str(
+            summary["turns_passed"]
+        )
         assert row["model"].endswith(model)  # the hostile name, as text
     assert page["legend"] == [f"A {GPT}", f"B {CLAUDE}"]
 
     # The second model's cells show "passes/runs" and the flipped first turns are flaky.
     other = [c for c in page["cells"] if c["m"] == "1"]  # type: ignore[union-attr,index]
-    assert other and all(c["runs"] == "2" and c["text"].startswith(f"{c['passes']}/2") for c in other)
+    assert other and all(
+        c["runs"] == "2" and c["text"].startswith(f"{c['passes']}/2") for c in other
+    )
     flaky = {c["c"] for c in other if c["flaky"]}
     assert flaky == {str(r.test_index) for r in sample.results if r.turns}
 
-    regressed = {(str(m), str(next(c["i"] for c in data["runs"][m]["cases"] if c["name"] == name)), str(t))
-                 for m, name, t in regressed_turns(report)}  # fmt: skip
+    position = {(m, c["name"]): c["i"] for m, run in enumerate(data["runs"]) for c in run["cases"]}
+    regressed = {
+        (str(m), str(position[(m, name)]), str(t)) for m, name, t in regressed_turns(report)
+    }
     assert {(c["m"], c["c"], c["t"]) for c in page["regressionsShown"]} == regressed  # type: ignore[union-attr,index]
     assert len(page["regressionsShown"]) == 3  # type: ignore[arg-type]
     assert page["baselineSummary"].startswith(f"3 regressions, 1 fix vs {HOSTILE[3]}")  # type: ignore[union-attr]

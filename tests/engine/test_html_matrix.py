@@ -18,7 +18,13 @@ from holodeck_lsp.schema.comparison import (
     SideOfTurn,
     TurnChange,
 )
-from holodeck_lsp.schema.results import ReportSummary, TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.results import (
+    MetricResult,
+    ReportSummary,
+    TestReport,
+    TestResult,
+    TurnResult,
+)
 from tests.engine.test_html_report import HOSTILE, embedded
 
 GPT, CLAUDE = "openai:gpt-4o", "anthropic:claude-<b>sonnet</b>"
@@ -110,7 +116,9 @@ def test_repeats_stay_together_first_run_first_and_shared_text_is_written_once()
     # Everything else names the same question and truth: left out, page.js puts it back.
     for entry in [*a["more"], claude["cases"][0], *claude["cases"][0]["more"]]:
         assert all("input" not in t and "truth" not in t for t in entry["turns"])
-    flaky = [e["turns"][1].get("v", "passed") for e in [claude["cases"][0], *claude["cases"][0]["more"]]]
+    flaky = [
+        e["turns"][1].get("v", "passed") for e in [claude["cases"][0], *claude["cases"][0]["more"]]
+    ]
     assert flaky == ["failed", "passed", "failed"]
 
 
@@ -208,3 +216,28 @@ def test_render_keeps_its_old_signature_and_equals_render_html_without_a_baselin
     assert html.render(report, where) == html.render_html(report, None, locations=where)
     data: Any = embedded(html.render_html(report, locations=where))
     assert data["runs"][0]["cases"][0]["turns"][1]["loc"] == [12, 6]
+
+
+def test_metric_definitions_and_reasons_are_written_once_per_page() -> None:
+    first = case("a", 0, GPT, None, False)
+    assert first.turns is not None
+    first.turns[0].metric_results = [
+        MetricResult(
+            metric_name="numeric", score=0.0, threshold=1.0, passed=False, reasoning="|1 - 2| = 1"
+        ),
+        MetricResult(metric_name="tone", kind="geval", score=0.9, threshold=0.5, passed=True,
+                     model_used="ollama:qwen"),
+    ]  # fmt: skip
+    data = page_data(matrix_report(first, models=[GPT]))
+    [metric_row, judge_row] = data["metrics"]
+    assert metric_row == ["numeric", None, 1, None] and judge_row == [
+        "tone",
+        "geval",
+        0.5,
+        "ollama:qwen",
+    ]
+    [t] = data["runs"][0]["cases"][0]["turns"]
+    assert [m["x"] for m in t["metrics"]] == [0, 1] and "n" not in t["metrics"][0]
+    assert t["metrics"][0]["r"] == "|1 - 2| = 1"
+    # The failure line names the metric's reasoning by index: page.js joins the two.
+    assert t["why"] == [["metric 'numeric' failed: score 0 < threshold 1", 0]]

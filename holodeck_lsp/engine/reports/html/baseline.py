@@ -14,7 +14,9 @@ from typing import Any
 from holodeck_lsp.schema.comparison import Comparison, SideOfTurn, TurnChange
 
 
-def baseline_data(comparison: Comparison | None, runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+def baseline_data(
+    comparison: Comparison | None, runs: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     """The page's `baseline`: labels, counts by kind, notes and one entry per change."""
     if comparison is None:
         return None

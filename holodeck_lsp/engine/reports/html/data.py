@@ -19,13 +19,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from holodeck_lsp.engine.reports.html.baseline import baseline_data
-from holodeck_lsp.engine.reports.html.matrix import Column, columns, share_turn_text
+from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
+from holodeck_lsp.engine.reports.html.matrix import Column, columns
 from holodeck_lsp.engine.reports.view import Block, Case, failure_reasons, tool_reason
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
 
 #: Bumped when the page's data changes shape (the script checks it). 2: model columns,
-#: repeats (`more`), turn text shared between columns, the baseline.
+#: repeats (`more`), turn text and metric definitions written once (compact.py), the baseline.
 PAGE_FORMAT = 2
 #: Characters of one string kept in the page; the JSON report keeps them all.
 LONG_STRING = 4000
@@ -62,6 +63,7 @@ def page_data(
         "runs": runs,
         # Before share_turn_text: it finds cases by position and turn, not by text.
         "baseline": baseline_data(comparison, runs),
+        "metrics": share_metric_definitions(runs),
     }
     share_turn_text(runs)
     return data
@@ -159,13 +161,28 @@ def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
         # view.failure_reasons is errors, then tool reasons, then the rest: the first two
         # are in "errors" and the assertions' "reason" already, so the page joins them back.
         shown = len(block.errors) + sum(1 for d in block.arg_match_details or () if tool_reason(d))
-        _put(out, "why", [_cut(reason) for reason in failure_reasons(block)[shown:]])
+        _put(out, "why", [_why(reason, block) for reason in failure_reasons(block)[shown:]])
     _put(out, "ms", block.execution_time_ms)
     if block.token_usage is not None:
         _put(out, "tokens", block.token_usage.total_tokens)
     if (position, block.turn_index) in where:
         out["loc"] = list(where[(position, block.turn_index)])
     return out
+
+
+def _why(reason: str, block: Block) -> str | list[Any]:
+    """A failure line; one that ends with a metric's reasoning (`metric 'x' failed: score …
+    (reasoning)`) as `[the line before " (reasoning)", metric index]`, page.js joining them
+    back: the reasoning is in the turn's metrics already, often the longest text of a turn."""
+    for index, metric in enumerate(block.metric_results):
+        tail = f" ({metric.reasoning})"
+        if (
+            metric.reasoning
+            and reason.endswith(tail)
+            and reason.startswith(f"metric '{metric.metric_name}' ")
+        ):
+            return [reason[: -len(tail)], index]
+    return _cut(reason) or ""
 
 
 def failure_kinds(block: Block) -> list[str]:

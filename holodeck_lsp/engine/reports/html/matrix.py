@@ -1,6 +1,6 @@
 """Several models and repeats on the HTML page: a report's results split into one column per
 model (`TestResult.model`), each column's repeats of a case (`TestResult.repeat`) kept
-together, and the turn text every column shares written once.
+together (compact.py writes the text the columns share once).
 
 Why columns are built from the results, not from `TestReport.models` alone: an older report
 (or a single-model run) names no model on its results, and a matrix run may hold a result
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from holodeck_lsp.engine.reports.view import Case, cases
 from holodeck_lsp.schema.results import TestReport
@@ -54,32 +53,3 @@ def _repeats(found: list[Case]) -> tuple[tuple[Case, ...], ...]:
         tuple(sorted(group, key=lambda case: case.result.repeat or 1))
         for group in by_position.values()
     )
-
-
-def share_turn_text(runs: list[dict[str, Any]]) -> None:
-    """Leave out a turn's `input` / `truth` where they equal the same turn of the first
-    column's first run (page.js puts them back on load): with two models or five repeats the
-    page would otherwise carry every question and expected answer two or five times. A truth
-    that is absent where the reference has one is kept as an explicit null."""
-    if not runs:
-        return
-    reference: dict[tuple[int, int | None], dict[str, Any]] = {}
-    for case in runs[0]["cases"]:
-        for turn in case["turns"]:
-            reference[(case["i"], turn.get("t"))] = turn
-    for place, run in enumerate(runs):
-        for case in run["cases"]:
-            entries = [case] if place else []
-            entries += case.get("more", [])
-            for entry in entries:
-                for turn in entry["turns"]:
-                    ref = reference.get((case["i"], turn.get("t")))
-                    if ref is None:
-                        continue
-                    if turn["input"] == ref["input"]:
-                        del turn["input"]
-                    truth = turn.get("truth")
-                    if truth is not None and truth == ref.get("truth"):
-                        del turn["truth"]
-                    elif truth is None and "truth" in ref:
-                        turn["truth"] = None

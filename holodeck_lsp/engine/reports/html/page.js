@@ -22,7 +22,8 @@
     return;
   }
   // Defaults data.py leaves out to keep the page small: a turn passed, an assertion held,
-  // and (matrix.py) a turn's input / truth are those of the first column's first run.
+  // and (compact.py) a turn's input / truth are those of the first column's first run, a
+  // metric's name, kind, threshold and judge come from the page's metrics table.
   var runs = data.runs, multi = runs.length > 1, base = data.baseline;
   function entries(c) { return [c].concat(c.more || []); }
   function slot(t) { return t.t === undefined ? 0 : t.t; }
@@ -37,7 +38,16 @@
           if (!("truth" in t)) t.truth = same.truth;
           if (t.truth === null) delete t.truth;
           t.v = t.v || "passed";
+          (t.metrics || []).forEach(function (m) {
+            var def = data.metrics[m.x];  // [name, kind, threshold, judge model] (compact.py)
+            m.n = def[0];
+            if (def[1] !== null) m.k = def[1];
+            if (def[2] !== null) m.th = def[2];
+            if (def[3] !== null) m.m = def[3];
+          });
           (t.tools || []).forEach(function (x) { x.ok = x.unchecked ? undefined : x.ok !== false; });
+          // A failure line ending in a metric's reasoning: [the rest, metric index] (data.py).
+          if (t.why) t.why = t.why.map(function (w) { return typeof w === "string" ? w : w[0] + " (" + t.metrics[w[1]].r + ")"; });
         });
       });
     });
