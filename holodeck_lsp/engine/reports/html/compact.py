@@ -6,7 +6,7 @@ repeats is written once and put back by page.js on load.
 - `share_metric_definitions`: a metric's name, kind, threshold and judge model are the
   suite's configuration, the same on every turn that runs it; a turn's metric names its
   definition by index (`x`) in the page's `metrics` table and keeps only what it measured.
-  About 13% of the sample's page data.
+  About 11% of the sample's page data.
 """
 
 from __future__ import annotations
