@@ -9,7 +9,9 @@
 // the summary tiles, the charts' bars (data-* attributes and drawn text), the cells of the
 // grid, the cells shown with "failed turns only" on, the detail of the first failed cell
 // after a click, whether any injected script ran (window.__pwned, <img>, extra <script>),
-// and the time from navigation to the page's data-ready mark.
+// and the time from navigation to the page's data-ready mark. With several models or repeats:
+// the per-model summary table and each bar's and cell's model; with a baseline: its summary
+// line, the cells "regressions only" shows, and the comparison in the first one's detail.
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -60,7 +62,7 @@ try {
     Object.assign(r, await page.evaluate(() => {
       const num = (id) => { const n = document.querySelector(`#${id} .num`); return n ? n.textContent : null; };
       const bars = (id) => Array.from(document.querySelectorAll(`#${id} g.bar`)).map((g) => ({
-        label: g.dataset.label, passed: Number(g.dataset.passed), total: Number(g.dataset.total), rate: Number(g.dataset.rate),
+        label: g.dataset.label, model: Number(g.dataset.model), passed: Number(g.dataset.passed), total: Number(g.dataset.total), rate: Number(g.dataset.rate),
         text: Array.from(g.querySelectorAll("text")).map((t) => t.textContent),
       }));
       return {
@@ -72,8 +74,13 @@ try {
         summary: { casesPassed: num("sum-cases-passed"), casesFailed: num("sum-cases-failed"), turnsPassed: num("sum-turns-passed"),
           turnsFailed: num("sum-turns-failed"), turnsSkipped: num("sum-turns-skipped"), tokens: num("sum-tokens") },
         turnChart: bars("chart-turns"), toolChart: bars("chart-tools"),
-        kindChart: Array.from(document.querySelectorAll("#chart-kinds g.bar")).map((g) => ({ kind: g.dataset.kind, count: Number(g.dataset.count), text: g.querySelector("text.value").textContent })),
-        cells: Array.from(document.querySelectorAll("button.cell")).map((b) => ({ c: b.dataset.case, t: b.dataset.turn, v: b.dataset.verdict })),
+        kindChart: Array.from(document.querySelectorAll("#chart-kinds g.bar")).map((g) => ({ kind: g.dataset.kind, model: Number(g.dataset.model), count: Number(g.dataset.count), text: g.querySelector("text.value").textContent })),
+        cells: Array.from(document.querySelectorAll("button.cell")).map((b) => ({ c: b.dataset.case, t: b.dataset.turn, v: b.dataset.verdict,
+          m: b.dataset.model, passes: b.dataset.passes, runs: b.dataset.runs, flaky: b.dataset.flaky || null, change: b.dataset.change || null, text: b.textContent })),
+        modelSummaries: Array.from(document.querySelectorAll("#model-summaries tbody tr")).map((tr) =>
+          Object.fromEntries(Array.from(tr.children).map((td) => [td.dataset.field, td.textContent]))),
+        legend: Array.from(document.querySelectorAll("#legend .series")).map((n) => n.textContent),
+        baselineSummary: document.getElementById("baseline-summary") ? document.getElementById("baseline-summary").textContent : null,
         noCases: !!document.getElementById("no-cases"),
         responses: Array.from(document.querySelectorAll("#detail .text.response")).map((n) => n.textContent),
       };
@@ -92,6 +99,25 @@ try {
             why: Array.from(d.querySelectorAll(".why li")).map((li) => li.textContent),
             differs: Array.from(d.querySelectorAll(".args dt.differs")).map((n) => n.textContent) };
         });
+      }
+      if (await page.locator("#filter-regressions").count() > 0) {
+        await page.locator("#filter-failed").uncheck();
+        await page.locator("#filter-regressions").check();
+        r.regressionsShown = await page.evaluate(() => Array.from(document.querySelectorAll("#grid tbody tr:not([hidden]) td:not(.filtered-out) button.cell"))
+          .map((b) => ({ c: b.dataset.case, t: b.dataset.turn, m: b.dataset.model })));
+        const regressed = page.locator("#grid tbody tr:not([hidden]) td:not(.filtered-out) button.cell");
+        if (await regressed.count() > 0) {
+          await regressed.first().click();
+          r.changeDetail = await page.evaluate(() => {
+            const d = document.querySelector("#detail .change-detail");
+            return d && { kind: d.dataset.kind, heading: d.querySelector("h3").textContent,
+              base: Array.from(d.querySelectorAll("td.side.base")).map((n) => n.textContent),
+              head: Array.from(d.querySelectorAll("td.side.head")).map((n) => n.textContent),
+              deltas: Array.from(d.querySelectorAll(".deltas tbody tr")).map((tr) => Array.from(tr.children).map((n) => n.textContent)),
+              repeats: Array.from(document.querySelectorAll("#detail .repeats .rep")).map((n) => n.textContent) };
+          });
+        }
+        if (o.screenshots) await page.screenshot({ path: path.join(o.screenshots, path.basename(file, ".html") + "-regressions.png"), fullPage: true });
       }
       r.pwnedAfter = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
     }

@@ -3,7 +3,10 @@
 console error and no request; its charts read back from the DOM equal the numbers of the JSON
 report; "failed turns only" shows exactly the failing turns; a click opens that turn's detail;
 a 1,000-case page is interactive within 2 s; a hostile transcript runs nothing; a report with
-no cases renders. Screenshots go to e2e-artifacts/html-report/.
+no cases renders. Two models (one with a hostile name) with repeats and a baseline: each
+model's chart bars equal its own numbers, flaky turns are marked, "regressions only" shows
+exactly the regressed turns and the detail says what changed. Screenshots go to
+e2e-artifacts/html-report/.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import pytest
 
 from holodeck_lsp.cli import main
 from holodeck_lsp.engine.reports import html
+from holodeck_lsp.engine.reports.html.data import page_data
+from holodeck_lsp.schema.comparison import Comparison, MetricDelta, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
 from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
 from tests.engine.test_html_report import failing_turn, report_of
@@ -161,3 +166,125 @@ def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
     assert len(big["cells"]) == 100 * len(page["cells"])  # type: ignore[arg-type]
     assert big["readyMs"] + big["firstClickMs"] <= INTERACTIVE_MS, big  # type: ignore[operator]
     assert (shots / "sample.png").exists()
+
+
+GPT, CLAUDE = "openai:gpt-4o", 'anthropic:<img src=x onerror="window.__pwned=9">'
+
+
+def two_model_report(sample: TestReport) -> TestReport:
+    """The sample's replay as two models: GPT's run as recorded; the second model (a hostile
+    name) twice, its second repeat answering every case's first turn the other way (flaky)."""
+    results: list[TestResult] = [
+        r.model_copy(update={"model": GPT, "repeat": 1}) for r in sample.results
+    ]
+    for repeat in (1, 2):
+        for r in sample.results:
+            turns = [t.model_copy() for t in r.turns or []]
+            if repeat == 2 and turns:
+                turns[0] = turns[0].model_copy(update={"passed": not turns[0].passed})
+            passed = all(t.passed for t in turns) if turns else r.passed
+            results.append(
+                r.model_copy(
+                    update={
+                        "model": CLAUDE,
+                        "repeat": repeat,
+                        "turns": turns or None,
+                        "passed": passed,
+                    }
+                )
+            )
+    return sample.model_copy(update={"results": results, "models": [GPT, CLAUDE], "repeats": 2})
+
+
+def regressed_turns(report: TestReport) -> list[tuple[int, str, int]]:
+    """(column, case name, turn) of three turns: GPT's first failing one, the second model's
+    first two passing ones."""
+    gpt = [
+        (0, r.test_name or "", t.turn_index)
+        for r in report.results
+        if r.model == GPT
+        for t in r.turns or []
+        if not t.passed
+    ]
+    other = [(1, r.test_name or "", t.turn_index) for r in report.results
+             if r.model == CLAUDE and r.repeat == 1 for t in r.turns or [] if t.passed]  # fmt: skip
+    return [gpt[0], *other[:2]]
+
+
+def comparison_for(report: TestReport) -> Comparison:
+    models = [GPT, CLAUDE]
+    was = SideOfTurn(passed=True, passes=1, runs=1)
+    now = SideOfTurn(passed=False, passes=0, runs=1, reason=HOSTILE[1])
+    delta = MetricDelta(metric_name="numeric", base_score=1.0, head_score=0.0)
+    changes = [
+        TurnChange(
+            kind="regression", case=name, turn_index=t, model=models[m], base=was, head=now,
+            metric_deltas=[delta],
+        )
+        for m, name, t in regressed_turns(report)
+    ]  # fmt: skip
+    first_gpt = next(r for r in report.results if r.model == GPT)
+    fixed = TurnChange(
+        kind="fix", case=first_gpt.test_name or "", turn_index=1, model=GPT,
+        base=SideOfTurn(passed=False, reason="was wrong"), head=SideOfTurn(passed=True),
+    )  # fmt: skip
+    base, head = RunRef(label=HOSTILE[3]), RunRef(label="latest")
+    return Comparison(base=base, head=head, changes=[*changes, fixed])
+
+
+@pytest.mark.slow
+def test_two_models_and_a_baseline_in_a_real_browser(tmp_path: Path) -> None:
+    _, sample = sample_report(tmp_path)
+    report = two_model_report(sample)
+    base = comparison_for(report)
+    page_path = tmp_path / "two-models.html"
+    page_path.write_text(html.render_html(report, base), encoding="utf-8")
+    shots = artifacts_dir() / "html-report"
+    [page] = check_pages([page_path], shots, tmp_path)
+    assert page["console"] == [] and page["pageErrors"] == [] and page["requests"] == []
+    assert page["pwned"] is None and page["pwnedAfter"] is None and page["imgs"] == 0
+
+    data = page_data(report, comparison=base)
+    for m, model in enumerate([GPT, CLAUDE]):
+        own = report.model_copy(update={"results": [r for r in report.results if r.model == model]})
+        by_turn, by_tool, _ = expected_charts(own)
+        bars = [b for b in page["turnChart"] if b["model"] == m]  # type: ignore[union-attr,index]
+        assert {b["label"]: (b["passed"], b["total"]) for b in bars} == by_turn, model
+        tools = [b for b in page["toolChart"] if b["model"] == m]  # type: ignore[union-attr,index]
+        assert {b["label"]: (b["passed"], b["total"]) for b in tools} == by_tool, model
+        kinds: dict[str, int] = defaultdict(int)
+        for case in data["runs"][m]["cases"]:
+            for entry in [case, *case.get("more", [])]:
+                for turn in entry["turns"]:
+                    for kind in turn.get("kinds", []):
+                        kinds[kind] += 1
+        drawn = {k["kind"]: k["count"] for k in page["kindChart"] if k["model"] == m and k["count"]}  # type: ignore[union-attr,index]
+        assert drawn == dict(kinds), model
+        row = page["modelSummaries"][m]  # type: ignore[index]
+        summary = data["runs"][m]["summary"]
+        assert row["passed"] == str(summary["passed"]) and row["turns_passed"] == str(
+            summary["turns_passed"]
+        )
+        assert row["model"].endswith(model)  # the hostile name, as text
+    assert page["legend"] == [f"A {GPT}", f"B {CLAUDE}"]
+
+    # The second model's cells show "passes/runs" and the flipped first turns are flaky.
+    other = [c for c in page["cells"] if c["m"] == "1"]  # type: ignore[union-attr,index]
+    assert other and all(
+        c["runs"] == "2" and c["text"].startswith(f"{c['passes']}/2") for c in other
+    )
+    flaky = {c["c"] for c in other if c["flaky"]}
+    assert flaky == {str(r.test_index) for r in sample.results if r.turns}
+
+    position = {(m, c["name"]): c["i"] for m, run in enumerate(data["runs"]) for c in run["cases"]}
+    regressed = {
+        (str(m), str(position[(m, name)]), str(t)) for m, name, t in regressed_turns(report)
+    }
+    assert {(c["m"], c["c"], c["t"]) for c in page["regressionsShown"]} == regressed  # type: ignore[union-attr,index]
+    assert len(page["regressionsShown"]) == 3  # type: ignore[arg-type]
+    assert page["baselineSummary"].startswith(f"3 regressions, 1 fix vs {HOSTILE[3]}")  # type: ignore[union-attr]
+    detail = page["changeDetail"]
+    assert detail["kind"] == "regression" and detail["base"][:2] == ["passed", "1/1"]  # type: ignore[index]
+    assert detail["head"] == ["failed", "0/1", HOSTILE[1]]  # type: ignore[index]
+    assert detail["deltas"] == [["numeric", "standard", "1", "0", "-1"]]  # type: ignore[index]
+    assert (shots / "two-models.png").exists() and (shots / "two-models-regressions.png").exists()

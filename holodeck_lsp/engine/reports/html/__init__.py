@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from holodeck_lsp.engine.reports.html.data import Locations, page_data
+from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
 
 _HERE = Path(__file__).parent
@@ -31,10 +32,22 @@ _JSON_ESCAPES = (
 )
 
 
+def render_html(
+    report: TestReport,
+    comparison: Comparison | None = None,
+    *,
+    locations: Locations | None = None,
+) -> str:
+    """The page for `report`: one column per model, repeats as pass rates; with
+    `comparison` (the report against a baseline run, from `compare`), its regressions and
+    fixes marked. `locations` (case, turn) -> (line, character) in the agent file lets a
+    click in the editor's view of the page reveal that turn."""
+    return render_data(page_data(report, locations, comparison))
+
+
 def render(report: TestReport, locations: Locations | None = None) -> str:
-    """The page for `report`; `locations` (case, turn) -> (line, character) in the agent
-    file lets a click in the editor's view of the page reveal that turn."""
-    return render_data(page_data(report, locations))
+    """`render_html` without a baseline (the callers that predate it)."""
+    return render_html(report, locations=locations)
 
 
 def render_data(data: object) -> str:

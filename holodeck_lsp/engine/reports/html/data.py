@@ -7,8 +7,8 @@ matched or came closest to) are the engine's to decide, not JavaScript's. Empty 
 left out, and strings longer than `LONG_STRING` are cut with a note, so 1,000 cases stay
 within a few megabytes (bench/html_report.py).
 
-The shape leaves room for a model matrix and a baseline: `runs` is a list (one entry today)
-and `baseline` is null; the page draws one column per run.
+`runs` holds one column per model (matrix.py); a case's repeats after the first are in its
+`more` list; `baseline` is what a comparison with another run found (baseline.py), or null.
 """
 
 from __future__ import annotations
@@ -18,11 +18,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, tool_reason
+from holodeck_lsp.engine.reports.html.baseline import baseline_data
+from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
+from holodeck_lsp.engine.reports.html.matrix import Column, columns
+from holodeck_lsp.engine.reports.view import Block, Case, failure_reasons, tool_reason
+from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
 
-#: Bumped when the page's data changes shape (the script checks it).
-PAGE_FORMAT = 1
+#: Bumped when the page's data changes shape (the script checks it). 2: model columns,
+#: repeats (`more`), turn text and metric definitions written once (compact.py), the baseline.
+PAGE_FORMAT = 2
 #: Characters of one string kept in the page; the JSON report keeps them all.
 LONG_STRING = 4000
 
@@ -35,10 +40,15 @@ _TIMEOUT = re.compile(r"\btimed out\b|\btimeout\b", re.IGNORECASE)
 _JUDGE_KINDS = frozenset({"geval", "rag"})
 
 
-def page_data(report: TestReport, locations: Locations | None = None) -> dict[str, Any]:
+def page_data(
+    report: TestReport,
+    locations: Locations | None = None,
+    comparison: Comparison | None = None,
+) -> dict[str, Any]:
     where = locations or {}
-    found = cases(report)
-    return {
+    found = columns(report)
+    runs = [_run(report, column, where, alone=len(found) == 1) for column in found]
+    data = {
         "format": PAGE_FORMAT,
         "report": {
             "agent": report.agent_name,
@@ -46,24 +56,36 @@ def page_data(report: TestReport, locations: Locations | None = None) -> dict[st
             "timestamp": report.timestamp,
             "version": report.holodeck_version,
             "environment": dict(report.environment),
+            "repeats": report.repeats,
+            "duration_ms": report.summary.total_duration_ms,
+            "interrupted": report.interrupted,
         },
-        "runs": [_run(report, found, where)],
-        "baseline": None,
+        "runs": runs,
+        # Before share_turn_text: it finds cases by position and turn, not by text.
+        "baseline": baseline_data(comparison, runs),
+        "metrics": share_metric_definitions(runs),
     }
+    share_turn_text(runs)
+    return data
 
 
-def _run(report: TestReport, found: list[Case], where: Locations) -> dict[str, Any]:
-    summary = report.summary
+def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> dict[str, Any]:
+    found = list(column.all_cases())
     tokens = sum(c.result.token_usage.total_tokens for c in found if c.result.token_usage)
-    duration = summary.total_duration_ms or sum(c.result.execution_time_ms for c in found)
-    models = sorted(
+    # The run's wall time when this column is the whole run, else the model's own summary.
+    counted = report.summary if alone else report.model_summaries.get(column.model or "")
+    duration = (counted.total_duration_ms if counted else 0) or sum(
+        c.result.execution_time_ms for c in found
+    )
+    judges = sorted(
         {m.model_used for c in found for b in c.blocks for m in b.metric_results if m.model_used}
     )
     env = report.environment
+    model = column.model or env.get("model")
     return {
-        "label": env.get("model") or env.get("backend") or report.agent_name,
-        "model": env.get("model"),
-        "judge_models": models,
+        "label": model or env.get("backend") or report.agent_name,
+        "model": model,
+        "judge_models": judges,
         "summary": {
             "cases": len(found),
             "passed": sum(1 for c in found if c.result.passed),
@@ -71,12 +93,38 @@ def _run(report: TestReport, found: list[Case], where: Locations) -> dict[str, A
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),
             "turns_skipped": sum(1 for c in found for b in c.blocks if b.skipped),
+            "flaky": sum(_flaky_turns(group) for group in column.groups),
             "tokens": tokens,
             "duration_ms": duration,
-            "cancelled": env.get("cancelled") == "true",
+            "cancelled": env.get("cancelled") == "true" or report.interrupted,
         },
-        "cases": [_case(case, where) for case in found],
+        "cases": [_group(group, where) for group in column.groups],
     }
+
+
+def _flaky_turns(group: tuple[Case, ...]) -> int:
+    """Turns of a case that passed in some repeats and failed in others."""
+    verdicts: dict[int | None, set[bool]] = {}
+    for case in group:
+        for block in case.blocks:
+            if not block.skipped:
+                verdicts.setdefault(block.turn_index, set()).add(block.passed)
+    return sum(1 for seen in verdicts.values() if len(seen) == 2)
+
+
+def _group(group: tuple[Case, ...], where: Locations) -> dict[str, Any]:
+    first, *rest = group
+    out = _case(first, where)
+    if first.result.repeat is not None and (rest or first.result.repeat != 1):
+        out["r"] = first.result.repeat
+    if rest:
+        # Each further repeat: its verdict, errors and turns (no name or locations again).
+        out["more"] = [
+            {k: v for k, v in _case(case, {}).items() if k not in {"i", "name", "multi"}}
+            | {"r": case.result.repeat or place + 2}
+            for place, case in enumerate(rest)
+        ]
+    return out
 
 
 def _case(case: Case, where: Locations) -> dict[str, Any]:
@@ -113,13 +161,28 @@ def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
         # view.failure_reasons is errors, then tool reasons, then the rest: the first two
         # are in "errors" and the assertions' "reason" already, so the page joins them back.
         shown = len(block.errors) + sum(1 for d in block.arg_match_details or () if tool_reason(d))
-        _put(out, "why", [_cut(reason) for reason in failure_reasons(block)[shown:]])
+        _put(out, "why", [_why(reason, block) for reason in failure_reasons(block)[shown:]])
     _put(out, "ms", block.execution_time_ms)
     if block.token_usage is not None:
         _put(out, "tokens", block.token_usage.total_tokens)
     if (position, block.turn_index) in where:
         out["loc"] = list(where[(position, block.turn_index)])
     return out
+
+
+def _why(reason: str, block: Block) -> str | list[Any]:
+    """A failure line; one that ends with a metric's reasoning (`metric 'x' failed: score …
+    (reasoning)`) as `[the line before " (reasoning)", metric index]`, page.js joining them
+    back: the reasoning is in the turn's metrics already, often the longest text of a turn."""
+    for index, metric in enumerate(block.metric_results):
+        tail = f" ({metric.reasoning})"
+        if (
+            metric.reasoning
+            and reason.endswith(tail)
+            and reason.startswith(f"metric '{metric.metric_name}' ")
+        ):
+            return [reason[: -len(tail)], index]
+    return _cut(reason) or ""
 
 
 def failure_kinds(block: Block) -> list[str]:

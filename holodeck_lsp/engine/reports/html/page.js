@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var PAGE_FORMAT = 1;
+  var PAGE_FORMAT = 2;
   // In the VS Code webview the extension answers "reveal" messages; in a browser this is null.
   var vscode = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
   var app = document.getElementById("app");
@@ -21,17 +21,40 @@
       "This page's data is format " + (data && data.format) + "; this page draws format " + PAGE_FORMAT + ". Render it again with this holodeck-lsp: holodeck-lsp report REPORT.json --html FILE"));
     return;
   }
-  // Defaults data.py leaves out to keep the page small: a turn passed, an assertion held.
-  data.runs.forEach(function (r) {
+  // Defaults data.py leaves out to keep the page small: a turn passed, an assertion held,
+  // and (compact.py) a turn's input / truth are those of the first column's first run, a
+  // metric's name, kind, threshold and judge come from the page's metrics table.
+  var runs = data.runs, multi = runs.length > 1, base = data.baseline;
+  function entries(c) { return [c].concat(c.more || []); }
+  function slot(t) { return t.t === undefined ? 0 : t.t; }
+  var ref = {};
+  runs[0].cases.forEach(function (c) { c.turns.forEach(function (t) { ref[c.i + "|" + slot(t)] = t; }); });
+  runs.forEach(function (r) {
     r.cases.forEach(function (c) {
-      c.turns.forEach(function (t) {
-        t.v = t.v || "passed";
-        (t.tools || []).forEach(function (x) { x.ok = x.unchecked ? undefined : x.ok !== false; });
+      entries(c).forEach(function (e) {
+        e.turns.forEach(function (t) {
+          var same = ref[c.i + "|" + slot(t)] || {};
+          if (!("input" in t)) t.input = same.input;
+          if (!("truth" in t)) t.truth = same.truth;
+          if (t.truth === null) delete t.truth;
+          t.v = t.v || "passed";
+          (t.metrics || []).forEach(function (m) {
+            var def = data.metrics[m.x];  // [name, kind, threshold, judge model] (compact.py)
+            m.n = def[0];
+            if (def[1] !== null) m.k = def[1];
+            if (def[2] !== null) m.th = def[2];
+            if (def[3] !== null) m.m = def[3];
+          });
+          (t.tools || []).forEach(function (x) { x.ok = x.unchecked ? undefined : x.ok !== false; });
+          // A failure line ending in a metric's reasoning: [the rest, metric index] (data.py).
+          if (t.why) t.why = t.why.map(function (w) { return typeof w === "string" ? w : w[0] + " (" + t.metrics[w[1]].r + ")"; });
+        });
       });
     });
   });
-  var run = data.runs[0];
-  var state = { failedOnly: false, tool: "", kind: "", text: "", selected: null };
+  var changes = {};
+  ((base && base.changes) || []).forEach(function (ch) { if (ch.i !== null) changes[ch.m + "|" + ch.i + "|" + ch.t] = ch; });
+  var state = { failedOnly: false, regressionsOnly: false, tool: "", kind: "", text: "", selected: null };
 
   // ------------------------------------------------------------ helpers
   function el(tag, attrs) {
@@ -64,30 +87,32 @@
   function pct(n, d) { return d ? Math.round((1000 * n) / d) / 10 : 0; }
   function fmtMs(ms) { return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(2) + " s"; }
   function turnLabel(turn) { return turn.t === undefined ? "case" : "turn " + turn.t; }
-  function eachTurn(fn) {
-    run.cases.forEach(function (c) { c.turns.forEach(function (t) { fn(c, t); }); });
+  // Every turn of run r (all runs when r is undefined), every repeat.
+  function eachTurn(fn, r) {
+    (r === undefined ? runs : [r]).forEach(function (one) {
+      one.cases.forEach(function (c) { entries(c).forEach(function (e) { e.turns.forEach(function (t) { fn(c, t, e); }); }); });
+    });
   }
+  function modelLetter(m) { return String.fromCharCode(65 + (m % 26)) + (m >= 26 ? Math.floor(m / 26) : ""); }
 
-  // ------------------------------------------------------------ numbers
-  function byTurnIndex() {
+  // ------------------------------------------------------------ numbers (per run, all repeats)
+  function byTurnIndex(r) {
     var rows = {};
     eachTurn(function (c, t) {
       if (t.v === "skipped") return;
-      var key = t.t === undefined ? 0 : t.t;
+      var key = slot(t);
       rows[key] = rows[key] || { passed: 0, total: 0 };
       rows[key].total++;
       if (t.v === "passed") rows[key].passed++;
-    });
-    return Object.keys(rows).map(Number).sort(function (a, b) { return a - b; })
-      .map(function (k) { return { label: String(k), passed: rows[k].passed, total: rows[k].total }; });
+    }, r);
+    return rows;
   }
-  function byKind() {
+  function byKind(r) {
     var counts = {};
-    eachTurn(function (c, t) { (t.kinds || []).forEach(function (k) { counts[k] = (counts[k] || 0) + 1; }); });
-    return Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : 1); })
-      .map(function (k) { return { label: k, count: counts[k] }; });
+    eachTurn(function (c, t) { (t.kinds || []).forEach(function (k) { counts[k] = (counts[k] || 0) + 1; }); }, r);
+    return counts;
   }
-  function byTool() {
+  function byTool(r) {
     var rows = {};
     eachTurn(function (c, t) {
       (t.tools || []).forEach(function (x) {
@@ -96,66 +121,145 @@
         rows[x.tool].total++;
         if (x.ok) rows[x.tool].passed++;
       });
-    });
-    return Object.keys(rows).sort().map(function (k) { return { label: k, passed: rows[k].passed, total: rows[k].total }; });
+    }, r);
+    return rows;
+  }
+  // The labels of all runs' tables, in the order given.
+  function labelsOf(tables, order) {
+    var seen = {};
+    tables.forEach(function (tb) { Object.keys(tb).forEach(function (k) { seen[k] = 1; }); });
+    return Object.keys(seen).sort(order);
   }
 
   // ------------------------------------------------------------ charts (inline SVG)
-  function rateChart(id, title, rows, what) {
-    var w = 44, gap = 14, h = 120, top = 18, width = Math.max(200, rows.length * (w + gap) + gap);
+  // One bar per run in each group: with several models the runs are the series.
+  function rateChart(id, title, tables, what, order) {
+    var labels = labelsOf(tables, order), n = tables.length;
+    var w = n > 1 ? 30 : 44, gap = 14, h = 120, top = 18, group = n * w + (n - 1) * 2;
+    var width = Math.max(200, labels.length * (group + gap) + gap);
     var chart = svg("svg", { viewBox: "0 0 " + width + " " + (h + top + 34), width: width, height: h + top + 34, role: "img", "aria-label": title });
-    rows.forEach(function (r, i) {
-      var rate = pct(r.passed, r.total), x = gap + i * (w + gap), bh = Math.round((h * rate) / 100);
-      chart.appendChild(svg("g", { class: "bar", "data-label": r.label, "data-passed": r.passed, "data-total": r.total, "data-rate": rate },
-        svg("rect", { class: "track", x: x, y: top, width: w, height: h }),
-        svg("rect", { class: "fill", x: x, y: top + h - bh, width: w, height: bh }),
-        svg("text", { x: x + w / 2, y: top - 5, "text-anchor": "middle", class: "value" }, rate + "%"),
-        svg("text", { x: x + w / 2, y: top + h + 14, "text-anchor": "middle" }, r.label),
-        svg("text", { x: x + w / 2, y: top + h + 28, "text-anchor": "middle", class: "sub" }, r.passed + "/" + r.total),
-        svg("title", null, what + " " + r.label + ": " + r.passed + " of " + r.total + " passed (" + rate + "%)")));
+    labels.forEach(function (label, i) {
+      var x0 = gap + i * (group + gap);
+      tables.forEach(function (tb, m) {
+        var r = tb[label];
+        if (!r) return;
+        var rate = pct(r.passed, r.total), x = x0 + m * (w + 2), bh = Math.round((h * rate) / 100);
+        chart.appendChild(svg("g", { class: "bar", "data-label": label, "data-model": m, "data-model-label": runs[m].label,
+          "data-passed": r.passed, "data-total": r.total, "data-rate": rate },
+          svg("rect", { class: "track", x: x, y: top, width: w, height: h }),
+          svg("rect", { class: "fill" + (n > 1 ? " s" + (m % 6) : ""), x: x, y: top + h - bh, width: w, height: bh }),
+          svg("text", { x: x + w / 2, y: top - 5, "text-anchor": "middle", class: n > 1 ? "value small" : "value" }, rate + "%"),
+          svg("text", { x: x + w / 2, y: top + h + 28, "text-anchor": "middle", class: "sub" }, r.passed + "/" + r.total),
+          svg("title", null, (n > 1 ? runs[m].label + ", " : "") + what + " " + label + ": " + r.passed + " of " + r.total + " passed (" + rate + "%)")));
+      });
+      chart.appendChild(svg("text", { x: x0 + group / 2, y: top + h + 14, "text-anchor": "middle" }, label));
     });
-    return figure(id, title, rows.length ? chart : el("p", { class: "empty" }, "nothing to show"));
+    return figure(id, title, labels.length ? chart : el("p", { class: "empty" }, "nothing to show"));
   }
-  function kindChart(rows) {
-    var max = rows.reduce(function (m, r) { return Math.max(m, r.count); }, 0), bar = 18, labelW = 210, barW = 240;
-    var chart = svg("svg", { viewBox: "0 0 " + (labelW + barW + 50) + " " + (rows.length * (bar + 6) + 6), width: labelW + barW + 50, height: rows.length * (bar + 6) + 6, role: "img", "aria-label": "failures by kind" });
-    rows.forEach(function (r, i) {
-      var y = 6 + i * (bar + 6), bw = max ? Math.max(2, Math.round((barW * r.count) / max)) : 0;
-      chart.appendChild(svg("g", { class: "bar kind", "data-kind": r.label, "data-count": r.count },
-        svg("text", { x: labelW - 6, y: y + bar - 5, "text-anchor": "end" }, r.label),
-        svg("rect", { class: "fill failed", x: labelW, y: y, width: bw, height: bar }),
-        svg("text", { x: labelW + bw + 6, y: y + bar - 5, class: "value" }, String(r.count)),
-        svg("title", null, r.label + ": " + r.count + " failed turns")));
+  function kindChart(tables) {
+    var n = tables.length, total = {};
+    tables.forEach(function (tb) { Object.keys(tb).forEach(function (k) { total[k] = (total[k] || 0) + tb[k]; }); });
+    var labels = Object.keys(total).sort(function (a, b) { return total[b] - total[a] || (a < b ? -1 : 1); });
+    var max = 0;
+    tables.forEach(function (tb) { labels.forEach(function (k) { max = Math.max(max, tb[k] || 0); }); });
+    var bar = n > 1 ? 13 : 18, labelW = 210, barW = 240, rowH = n * (bar + 2) + 6;
+    var chart = svg("svg", { viewBox: "0 0 " + (labelW + barW + 50) + " " + (labels.length * rowH + 6), width: labelW + barW + 50, height: labels.length * rowH + 6, role: "img", "aria-label": "failures by kind" });
+    labels.forEach(function (k, i) {
+      var y0 = 6 + i * rowH;
+      chart.appendChild(svg("text", { x: labelW - 6, y: y0 + bar - 4, "text-anchor": "end" }, k));
+      tables.forEach(function (tb, m) {
+        var count = tb[k] || 0, y = y0 + m * (bar + 2), bw = max && count ? Math.max(2, Math.round((barW * count) / max)) : 0;
+        chart.appendChild(svg("g", { class: "bar kind", "data-kind": k, "data-model": m, "data-model-label": runs[m].label, "data-count": count },
+          svg("rect", { class: "fill failed" + (n > 1 ? " s" + (m % 6) : ""), x: labelW, y: y, width: bw, height: bar }),
+          svg("text", { x: labelW + bw + 6, y: y + bar - 3, class: "value" }, String(count)),
+          svg("title", null, (n > 1 ? runs[m].label + ", " : "") + k + ": " + count + " failed turns")));
+      });
     });
-    return figure("chart-kinds", "Failed turns by kind", rows.length ? chart : el("p", { class: "empty" }, "no failed turns"));
+    return figure("chart-kinds", "Failed turns by kind", labels.length ? chart : el("p", { class: "empty" }, "no failed turns"));
   }
   function figure(id, title, body) {
     return el("figure", { id: id, class: "chart" }, el("figcaption", null, title), body);
   }
+  function legend() {
+    return el("p", { class: "legend", id: "legend" }, runs.map(function (r, m) {
+      return el("span", { class: "series", "data-model": m }, el("span", { class: "swatch s" + (m % 6) }), modelLetter(m) + " " + r.label);
+    }));
+  }
 
   // ------------------------------------------------------------ summary
+  function total(field) { return runs.reduce(function (n, r) { return n + r.summary[field]; }, 0); }
   function summary() {
-    var s = run.summary, env = data.report.environment || {};
-    var failedTurns = s.turns - s.turns_passed - s.turns_skipped;
+    var env = data.report.environment || {}, cancelled = runs.some(function (r) { return r.summary.cancelled; });
+    var turns = total("turns"), passed = total("turns_passed"), skipped = total("turns_skipped"), failedTurns = turns - passed - skipped;
+    var flaky = total("flaky"), repeats = data.report.repeats || 1;
     function tile(id, label, value, cls) {
       return el("div", { class: "tile " + (cls || ""), id: id }, el("span", { class: "num" }, String(value)), el("span", { class: "label" }, label));
     }
-    var models = [run.model ? "agent " + run.model : null].concat(run.judge_models.map(function (m) { return "judge " + m; })).filter(Boolean);
+    var judges = {};
+    runs.forEach(function (r) { r.judge_models.forEach(function (m) { judges[m] = 1; }); });
+    var models = (multi ? [] : [runs[0].model ? "agent " + runs[0].model : null]).concat(Object.keys(judges).sort().map(function (m) { return "judge " + m; })).filter(Boolean);
+    var what = repeats > 1 ? "case runs" : "cases";
     return el("section", { id: "summary" },
       el("h1", { dir: "auto" }, data.report.agent),
       el("p", { class: "meta", dir: "auto" },
         data.report.path + " · " + data.report.timestamp + " · " + data.report.version +
-        (env.mode ? " · " + env.mode : "") + (env.backend ? " (" + env.backend + ")" : "") + (s.cancelled ? " · cancelled" : "")),
+        (env.mode ? " · " + env.mode : "") + (env.backend ? " (" + env.backend + ")" : "") +
+        (multi ? " · " + runs.length + " models" : "") + (repeats > 1 ? " · " + repeats + " runs per case" : "") + (cancelled ? " · cancelled" : "")),
       el("div", { class: "tiles" },
-        tile("sum-cases-passed", "cases passed", s.passed, "passed"),
-        tile("sum-cases-failed", "cases failed", s.failed, s.failed ? "failed" : ""),
-        tile("sum-turns-passed", "turns passed", s.turns_passed, "passed"),
+        tile("sum-cases-passed", what + " passed", total("passed"), "passed"),
+        tile("sum-cases-failed", what + " failed", total("failed"), total("failed") ? "failed" : ""),
+        tile("sum-turns-passed", "turns passed", passed, "passed"),
         tile("sum-turns-failed", "turns failed", failedTurns, failedTurns ? "failed" : ""),
-        tile("sum-turns-skipped", "turns skipped", s.turns_skipped, ""),
-        tile("sum-tokens", "tokens", s.tokens.toLocaleString("en-US"), ""),
-        tile("sum-time", "time", fmtMs(s.duration_ms), "")),
-      models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null);
+        tile("sum-turns-skipped", "turns skipped", skipped, ""),
+        repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
+        tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
+        tile("sum-time", "time", fmtMs(data.report.duration_ms || total("duration_ms")), "")),
+      multi || repeats > 1 ? modelTable() : null,
+      models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
+      base ? baselineSummary() : null);
   }
+  function modelTable() {
+    // [heading, data-field (the summary's key where it is one)]
+    var cols = [["model", "model"], ["cases passed", "passed"], ["cases failed", "failed"], ["turns passed", "turns_passed"],
+      ["turns failed", "turns_failed"], ["turns skipped", "turns_skipped"], ["flaky turns", "flaky"], ["pass rate (turns)", "turn_pass_rate"],
+      ["tokens", "tokens"], ["time", "duration_ms"]];
+    var body = el("tbody");
+    runs.forEach(function (r, m) {
+      var s = r.summary, ran = s.turns - s.turns_skipped;
+      var values = { model: modelLetter(m) + " " + r.label, turns_failed: ran - s.turns_passed, turn_pass_rate: pct(s.turns_passed, ran) + "%",
+        tokens: s.tokens.toLocaleString("en-US"), duration_ms: fmtMs(s.duration_ms) };
+      body.appendChild(el("tr", { "data-model": m }, cols.map(function (col) {
+        var v = col[1] in values ? values[col[1]] : s[col[1]];
+        return el(col[1] === "model" ? "th" : "td", { "data-field": col[1], dir: "auto", scope: col[1] === "model" ? "row" : null }, String(v));
+      })));
+    });
+    return el("table", { id: "model-summaries", class: "metrics" },
+      el("thead", null, el("tr", null, cols.map(function (c) { return el("th", null, c[0]); }))), body);
+  }
+  // What a comparison's change kinds are called on the page: [one, several].
+  var KIND_WORDS = { regression: ["regression", "regressions"], fix: ["fix", "fixes"], new_reason: ["new reason", "new reasons"],
+    score: ["score change", "score changes"], edited: ["edited turn", "edited turns"], added: ["added turn", "added turns"],
+    removed: ["removed turn", "removed turns"], not_run: ["not run", "not run"] };
+  function kindWord(k, n) { var w = KIND_WORDS[k] || [k, k]; return n === 1 ? w[0] : w[1]; }
+  function baselineSummary() {
+    var c = base.counts, others = Object.keys(c).filter(function (k) { return k !== "regression" && k !== "fix"; });
+    var off = base.changes.filter(function (ch) { return ch.i === null; });
+    return el("div", { id: "baseline" },
+      el("p", { id: "baseline-summary", class: c.regression ? "problem" : "" , dir: "auto" },
+        (c.regression || 0) + " " + kindWord("regression", c.regression || 0) + ", " + (c.fix || 0) + " " + kindWord("fix", c.fix || 0) + " vs " + base.label +
+        (others.length ? " · " + others.map(function (k) { return c[k] + " " + kindWord(k, c[k]); }).join(", ") : "") +
+        " · unchanged: " + base.unchanged_passing + " passing, " + base.unchanged_failing + " failing"),
+      base.notes.length ? el("ul", { class: "notes" }, base.notes.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
+      off.length ? el("details", { id: "baseline-elsewhere" }, el("summary", null, off.length + " change(s) to turns not in this run's grid"),
+        el("ul", null, off.map(function (ch) {
+          return el("li", { dir: "auto", "data-kind": ch.k }, kindWord(ch.k, 1) + ": " + ch.case + " · turn " + ch.t + (ch.model ? " · " + ch.model : "") + sideWords(ch));
+        }))) : null);
+  }
+  function sideText(side) {
+    if (!side) return "absent";
+    return side.v + (side.runs > 1 ? " (" + side.passes + "/" + side.runs + ")" : "");
+  }
+  function sideWords(ch) { return " — base " + sideText(ch.base) + " → this run " + sideText(ch.head); }
 
   // ------------------------------------------------------------ filters
   function filters() {
@@ -170,12 +274,16 @@
       s.addEventListener("change", function () { state[key] = s.value; applyFilters(); });
       return el("label", null, label + " ", s);
     }
-    var failed = el("input", { type: "checkbox", id: "filter-failed" });
-    failed.addEventListener("change", function () { state.failedOnly = failed.checked; applyFilters(); });
+    function box(id, label, key) {
+      var input = el("input", { type: "checkbox", id: id });
+      input.addEventListener("change", function () { state[key] = input.checked; applyFilters(); });
+      return el("label", null, input, " " + label);
+    }
     var search = el("input", { type: "search", id: "filter-text", placeholder: "search input, response, tools…" });
     search.addEventListener("input", function () { state.text = search.value.toLowerCase(); applyFilters(); });
     return el("section", { id: "filters" },
-      el("label", null, failed, " failed turns only"),
+      box("filter-failed", "failed turns only", "failedOnly"),
+      base ? box("filter-regressions", "regressions only", "regressionsOnly") : null,
       select("filter-tool", "tool", tools, "tool"),
       select("filter-kind", "kind", kinds, "kind"),
       search,
@@ -190,71 +298,172 @@
     }
     return t._text;
   }
-  function matches(c, t) {
-    if (state.failedOnly && t.v !== "failed") return false;
+  function turnMatches(c, t) {
     if (state.kind && (t.kinds || []).indexOf(state.kind) < 0) return false;
     if (state.tool && !(t.tools || []).some(function (x) { return x.tool === state.tool; }) &&
         !(t.calls || []).some(function (x) { return x.n.indexOf(state.tool) >= 0; })) return false;
     if (state.text && searchable(c, t).indexOf(state.text) < 0) return false;
     return true;
   }
+  function matches(cell) {
+    if (state.failedOnly && cell.v !== "failed") return false;
+    if (state.regressionsOnly && !(cell.change && cell.change.k === "regression")) return false;
+    if (!state.kind && !state.tool && !state.text) return true;
+    return cell.reps.some(function (x) { return turnMatches(cell.c, x.turn); });
+  }
   function applyFilters() {
-    var shown = 0, total = 0;
+    var shown = 0, count = 0;
     rows.forEach(function (row) {
       var any = false;
       row.cells.forEach(function (cell) {
-        var on = matches(row.c, cell.t);
+        var on = matches(cell);
         cell.node.classList.toggle("filtered-out", !on);
         if (on) { any = true; shown++; }
-        total++;
+        count++;
       });
       row.node.hidden = !any;
     });
-    document.getElementById("filter-count").textContent = shown + " of " + total + " turns shown";
+    document.getElementById("filter-count").textContent = shown + " of " + count + " turns shown";
   }
 
   // ------------------------------------------------------------ grid
+  // A row per case (by position, over all runs); per turn, one cell per run (model). A cell
+  // holds the turn's repeats: its verdict is "passed" only when every run of it passed.
   var rows = [];
-  function grid() {
-    var widest = run.cases.reduce(function (m, c) { return Math.max(m, c.turns.length); }, 0);
-    var head = el("tr", null, el("th", { scope: "col" }, "case"));
-    for (var i = 0; i < widest; i++) head.appendChild(el("th", { scope: "col" }, String(i)));
-    var body = el("tbody");
-    run.cases.forEach(function (c) {
-      var tr = el("tr", { class: c.passed ? "case passed" : "case failed", "data-case": c.i },
-        el("th", { scope: "row", dir: "auto", title: c.name }, c.name));
-      var row = { c: c, node: tr, cells: [] };
-      c.turns.forEach(function (t) {
-        var btn = el("button", { type: "button", class: "cell " + t.v, "data-case": c.i, "data-turn": t.t === undefined ? "" : t.t, "data-verdict": t.v,
-          title: c.name + " · " + turnLabel(t) + ": " + t.v + (t.kinds ? " (" + t.kinds.join(", ") + ")" : ""),
-          "aria-label": c.name + " " + turnLabel(t) + " " + t.v }, t.v === "passed" ? "✓" : t.v === "failed" ? "✗" : "–");
-        btn.addEventListener("click", function () { select(c, t, btn); });
-        var td = el("td", null, btn);
-        tr.appendChild(td);
-        row.cells.push({ t: t, node: td });
+  function gridRows() {
+    var byPos = {}, order = [];
+    runs.forEach(function (r, m) {
+      r.cases.forEach(function (c) {
+        if (!byPos[c.i]) { byPos[c.i] = { i: c.i, name: c.name, per: [] }; order.push(c.i); }
+        byPos[c.i].per[m] = c;
       });
-      body.appendChild(tr);
-      rows.push(row);
     });
-    var table = el("table", { id: "grid" }, el("thead", null, head), body);
-    return el("section", { id: "grid-section" }, el("h2", null, "Cases × turns"),
-      run.cases.length ? table : el("p", { class: "empty", id: "no-cases" }, "This report has no test cases."));
+    order.sort(function (a, b) { return a - b; });
+    return order.map(function (i) { return byPos[i]; });
+  }
+  function cellOf(c, j, m) {
+    var reps = [];
+    entries(c).forEach(function (e) { if (e.turns[j]) reps.push({ e: e, turn: e.turns[j], r: e.r || 1 }); });
+    if (!reps.length) return null;
+    var ran = reps.filter(function (x) { return x.turn.v !== "skipped"; });
+    var passes = ran.filter(function (x) { return x.turn.v === "passed"; }).length;
+    var t = reps[0].turn;
+    return { c: c, m: m, t: t, reps: reps, passes: passes, n: ran.length,
+      v: !ran.length ? "skipped" : passes === ran.length ? "passed" : "failed",
+      flaky: passes > 0 && passes < ran.length, change: changes[m + "|" + c.i + "|" + slot(t)] || null };
+  }
+  var MARKS = { regression: "▼", fix: "▲" };
+  function cellButton(cell) {
+    var t = cell.t, many = cell.reps.length > 1, ch = cell.change;
+    var label = cell.c.name + " · " + turnLabel(t) + (multi ? " · " + runs[cell.m].label : "") + ": " + cell.v +
+      (many ? " (" + cell.passes + "/" + cell.n + " runs passed" + (cell.flaky ? ", flaky" : "") + ")" : "") +
+      (ch ? " · " + kindWord(ch.k, 1) + " vs " + base.label : "");
+    var btn = el("button", { type: "button", class: "cell " + cell.v + (cell.flaky ? " flaky" : "") + (many ? " rate" : "") + (ch ? " change " + ch.k : ""),
+      "data-case": cell.c.i, "data-turn": t.t === undefined ? "" : t.t, "data-model": cell.m, "data-verdict": cell.v,
+      "data-passes": cell.passes, "data-runs": cell.n, "data-flaky": cell.flaky ? "true" : null, "data-change": ch ? ch.k : null,
+      title: label + (t.kinds ? " (" + t.kinds.join(", ") + ")" : ""), "aria-label": label },
+      many ? (cell.n ? cell.passes + "/" + cell.n : "–") : cell.v === "passed" ? "✓" : cell.v === "failed" ? "✗" : "–",
+      cell.flaky ? el("span", { class: "mark flaky-mark", "aria-hidden": "true" }, "≈") : null,
+      ch ? el("span", { class: "mark change-mark", "aria-hidden": "true" }, MARKS[ch.k] || "•") : null);
+    btn.addEventListener("click", function () { select(cell, btn); });
+    return btn;
+  }
+  function grid() {
+    var found = gridRows(), n = runs.length;
+    var widest = found.reduce(function (w, row) {
+      return row.per.reduce(function (x, c) { return c ? Math.max(x, c.turns.length) : x; }, w);
+    }, 0);
+    var head = el("tr", null, el("th", { scope: "col", rowspan: multi ? 2 : null }, "case"));
+    for (var i = 0; i < widest; i++) head.appendChild(el("th", { scope: "colgroup", colspan: n > 1 ? n : null, class: "turn-head" }, String(i)));
+    var heads = [head];
+    if (multi) {
+      var second = el("tr", { class: "model-head" });
+      for (var j = 0; j < widest; j++) runs.forEach(function (r, m) { second.appendChild(el("th", { scope: "col", title: r.label, "data-model": m }, modelLetter(m))); });
+      heads.push(second);
+    }
+    var body = el("tbody");
+    found.forEach(function (row) {
+      var passed = row.per.every(function (c) { return !c || entries(c).every(function (e) { return e.passed; }); });
+      var tr = el("tr", { class: passed ? "case passed" : "case failed", "data-case": row.i },
+        el("th", { scope: "row", dir: "auto", title: row.name }, row.name));
+      var entry = { node: tr, cells: [] };
+      for (var j = 0; j < widest; j++) {
+        for (var m = 0; m < n; m++) {
+          var c = row.per[m], cell = c ? cellOf(c, j, m) : null;
+          var td = el("td", { class: (m === n - 1 && n > 1 ? "group-end" : null) });
+          if (cell) { td.appendChild(cellButton(cell)); cell.node = td; entry.cells.push(cell); }
+          tr.appendChild(td);
+        }
+      }
+      body.appendChild(tr);
+      rows.push(entry);
+    });
+    var table = el("table", { id: "grid", class: multi ? "matrix" : null }, el("thead", null, heads), body);
+    return el("section", { id: "grid-section" }, el("h2", null, "Cases × turns" + (multi ? " × models" : "")),
+      found.length ? table : el("p", { class: "empty", id: "no-cases" }, "This report has no test cases."));
   }
 
   // ------------------------------------------------------------ turn detail
-  function select(c, t, btn) {
+  function select(cell, btn) {
     if (state.selected) state.selected.classList.remove("selected");
     state.selected = btn;
     btn.classList.add("selected");
     var panel = document.getElementById("detail");
-    panel.replaceChildren(detail(c, t));
+    panel.replaceChildren(detail(cell));
     panel.hidden = false;
+    var c = cell.c, t = cell.t;
     // The editor finds the case / turn in the agent file itself (its test tree knows where).
     if (vscode) vscode.postMessage({ type: "reveal", case: c.i, turn: t.t === undefined ? null : t.t, loc: t.loc || c.loc || null });
   }
   function section(title, body) { return el("div", { class: "part" }, el("h3", null, title), body); }
-  function detail(c, t) {
-    var parts = [el("h2", { dir: "auto" }, c.name + " · " + turnLabel(t) + " · ", el("span", { class: "verdict " + t.v }, t.v))];
+  function detail(cell) {
+    var c = cell.c, t = cell.t, many = cell.reps.length > 1;
+    var first = cell.reps.filter(function (x) { return x.turn.v === "failed"; })[0] || cell.reps[0];
+    var body = el("div", { class: "turn-body" });
+    var head = el("h2", { dir: "auto" }, c.name + " · " + turnLabel(t) + (multi ? " · " + runs[cell.m].label : "") + " · ",
+      el("span", { class: "verdict " + cell.v }, cell.v), many ? " · " + cell.passes + "/" + cell.n + " runs passed" + (cell.flaky ? " (flaky)" : "") : "");
+    var parts = [head];
+    if (cell.change) parts.push(changeDetail(cell.change));
+    if (many) {
+      var tabs = el("div", { class: "repeats", role: "tablist" });
+      cell.reps.forEach(function (x) {
+        var tab = el("button", { type: "button", role: "tab", class: "rep " + x.turn.v, "data-rep": x.r }, "run " + x.r + " " + (x.turn.v === "passed" ? "✓" : x.turn.v === "failed" ? "✗" : "–"));
+        tab.addEventListener("click", function () { showRep(tabs, body, c, x); });
+        tabs.appendChild(tab);
+      });
+      parts.push(tabs);
+      showRep(tabs, body, c, first);
+    } else {
+      add(body, turnParts(c, first.e, first.turn));
+    }
+    parts.push(body);
+    return el("div", { class: "detail-body", "data-case": c.i, "data-turn": t.t === undefined ? "" : t.t, "data-model": cell.m }, parts);
+  }
+  function showRep(tabs, body, c, x) {
+    Array.prototype.forEach.call(tabs.children, function (b) { b.setAttribute("aria-selected", String(b.getAttribute("data-rep") === String(x.r))); });
+    body.setAttribute("data-rep", x.r);
+    body.replaceChildren();
+    add(body, turnParts(c, x.e, x.turn));
+  }
+  function changeDetail(ch) {
+    var rows = [["verdict", function (s) { return s ? s.v : "absent"; }], ["passed runs", function (s) { return s ? s.passes + "/" + s.runs : ""; }],
+      ["reason", function (s) { return s && s.reason ? s.reason : ""; }]];
+    var table = el("table", { class: "metrics sides" }, el("thead", null, el("tr", null, el("th", null, ""), el("th", null, "base " + base.label), el("th", null, "this run"))),
+      el("tbody", null, rows.map(function (r) {
+        return el("tr", { "data-row": r[0] }, el("th", null, r[0]), el("td", { class: "side base", dir: "auto" }, r[1](ch.base)), el("td", { class: "side head", dir: "auto" }, r[1](ch.head)));
+      })));
+    var deltas = ch.deltas ? el("table", { class: "metrics deltas" },
+      el("thead", null, el("tr", null, ["metric", "kind", "base", "this run", "change"].map(function (h) { return el("th", null, h); }))),
+      el("tbody", null, ch.deltas.map(function (d) {
+        return el("tr", { "data-metric": d.n }, el("td", null, d.n), el("td", null, d.k), el("td", null, num(d.b)), el("td", null, num(d.h)),
+          el("td", { class: d.d < 0 ? "worse" : d.d > 0 ? "better" : null }, d.d === null || d.d === undefined ? "" : (d.d > 0 ? "+" : "") + num(d.d)));
+      }))) : null;
+    return el("div", { class: "part change-detail " + ch.k, "data-kind": ch.k },
+      el("h3", null, "Compared with " + base.label + ": " + kindWord(ch.k, 1)), table, deltas);
+  }
+  function num(v) { return typeof v === "number" ? String(Math.round(v * 10000) / 10000) : v === null || v === undefined ? "—" : String(v); }
+  function turnParts(c, e, t) {
+    var parts = [];
     if (t.v === "failed") {
       // As engine/reports/view.py words it: errors, each failed tool assertion, the rest.
       var why = (t.errors || []).concat((t.tools || []).filter(function (x) { return x.reason; }).map(function (x) {
@@ -269,11 +478,11 @@
     if (t.tools) parts.push(section("Expected tools", el("div", null, t.tools.map(function (x) { return expectation(x, t.calls || []); }))));
     if (t.calls) parts.push(section("Tool calls", el("ol", { start: 0, class: "calls" }, t.calls.map(callItem))));
     if (t.metrics) parts.push(section("Metrics, graders and judges", metricTable(t.metrics)));
-    if (t.errors) parts.push(section("Errors", el("ul", null, t.errors.map(function (e) { return el("li", { dir: "auto" }, e); }))));
-    if (c.errors) parts.push(section("Case errors", el("ul", null, c.errors.map(function (e) { return el("li", { dir: "auto" }, e); }))));
+    if (t.errors) parts.push(section("Errors", el("ul", null, t.errors.map(function (x) { return el("li", { dir: "auto" }, x); }))));
+    if (e.errors) parts.push(section("Case errors", el("ul", null, e.errors.map(function (x) { return el("li", { dir: "auto" }, x); }))));
     var facts = [t.ms !== undefined ? fmtMs(t.ms) : null, t.tokens ? t.tokens.toLocaleString("en-US") + " tokens" : null].filter(Boolean);
     if (facts.length) parts.push(el("p", { class: "meta" }, facts.join(" · ")));
-    return el("div", { class: "detail-body", "data-case": c.i, "data-turn": t.t === undefined ? "" : t.t }, parts);
+    return parts;
   }
   function expectation(x, calls) {
     var which = x.call !== undefined ? x.call : x.closest;
@@ -322,11 +531,13 @@
 
   // ------------------------------------------------------------ page
   document.title = "HoloDeck report · " + data.report.agent;
+  function numericOrder(a, b) { return Number(a) - Number(b); }
   var charts = el("section", { id: "charts" },
-    rateChart("chart-turns", "Pass rate by turn index", byTurnIndex(), "turn"),
-    kindChart(byKind()),
-    rateChart("chart-tools", "Tool assertions passed, per tool", byTool(), "tool"));
-  app.replaceChildren(summary(), charts, filters(), grid(), el("section", { id: "detail", hidden: true }));
+    rateChart("chart-turns", "Pass rate by turn index", runs.map(byTurnIndex), "turn", numericOrder),
+    kindChart(runs.map(byKind)),
+    rateChart("chart-tools", "Tool assertions passed, per tool", runs.map(byTool), "tool"));
+  app.replaceChildren();
+  add(app, [summary(), multi ? legend() : null, charts, filters(), grid(), el("section", { id: "detail", hidden: true })]);
   if (rows.length) applyFilters();
   app.setAttribute("aria-busy", "false");
   document.body.setAttribute("data-ready", "true");
