@@ -22,6 +22,7 @@ COMMANDS = (
     ("serve", "the language server, over stdio (the default) or --tcp --port N"),
     ("schema", "print the JSON Schema of agent.yaml"),
     ("report FILE", "a JSON report of a run as an HTML page (--html) or Markdown (--md)"),
+    ("compare [BASE] [HEAD]", "what changed between two runs, turn by turn (exit 1: regressions)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}
@@ -41,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.runner.report_command import main as report_main
 
         return report_main(args[1:])
+    if first == "compare":
+        from holodeck_lsp.commands.compare import main as compare_main
+
+        return compare_main(args[1:])
     if first == "check":
         return _check(args[1:], "holodeck-lsp check")
     if first == "serve":
@@ -68,6 +73,7 @@ def help_text() -> str:
         "prints the version. The flags --check PATH…, --schema, --stdio and --tcp --port N\n"
         "still work as the commands above.\n\n"
         f"{epilog(RUN_EXIT_CODES, 'exit status of run')}\n"
+        "  compare exits 0 (no regression), 1 (some turn regressed) or 2 (bad arguments).\n"
         "  check exits 0 or 2 only. Any other status means holodeck-lsp crashed: please report"
         " it.\n"
     )
