@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from holodeck_lsp.engine.reports.view import Block, failure_reasons, skip_reason
 from holodeck_lsp.schema.comparison import (
@@ -274,7 +275,7 @@ def _agent_notes(
 ) -> list[str]:
     """Stated first when the runs come from different agent files (another path, or the same
     path edited): how the suites differ, in cases and turns, before any verdict."""
-    other_path = base_ref.agent_path != head_ref.agent_path
+    other_path = not same_agent_path(base_ref.agent_path, head_ref.agent_path)
     other_text = (
         base_ref.agent_sha256 is not None
         and head_ref.agent_sha256 is not None
@@ -311,6 +312,23 @@ def _agent_notes(
     if edited:
         parts.append(f"{_count(edited, 'turn')} with an edited input")
     return [what + ": " + ("; ".join(parts) if parts else "the same cases and turns")]
+
+
+def same_agent_path(one: str, other: str) -> bool:
+    """Reports keep the agent path as the run was given it, relative to where it ran: the
+    same file run from two folders reads `agent.yaml` and `sample/x/agent.yaml`. So one path
+    that is the other's tail (whole parts) is the same file; the agent hash, when both sides
+    have it, tells edits apart."""
+    if one == other:
+        return True
+    a, b = (
+        PurePosixPath(one.replace("\\", "/")).parts,
+        PurePosixPath(other.replace("\\", "/")).parts,
+    )
+    a = tuple(part for part in a if part != ".")
+    b = tuple(part for part in b if part != ".")
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
 def _interrupted_notes(base_ref: RunRef, head_ref: RunRef, changes: list[TurnChange]) -> list[str]:

@@ -185,6 +185,14 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return EXIT_CANNOT_RUN
     if status != EXIT_PASSED:
         return status
+    if args.baseline is not None:
+        # The CI gate: with a baseline the status is the comparison's (1 only for a turn that
+        # regressed), so failures the baseline had too do not fail the run.
+        from holodeck_lsp.commands.compare import compare_after_run
+
+        return compare_after_run(
+            path, report, args.baseline, threshold=0.05, out=stream, palette=palette
+        )
     return EXIT_FAILED if report.summary.failed else EXIT_PASSED
 
 
@@ -305,6 +313,12 @@ def _parser() -> argparse.ArgumentParser:
         "--rejudge",
         action="store_true",
         help="with --replay: call the judges again instead of reusing recorded verdicts",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="end with `compare` against this stored run (a tag, id, previous) or report file; "
+        "the exit status is then compare's: 1 only when a turn regressed",
     )
     parser.add_argument("--report-json", type=Path, metavar="FILE", help="write a JSON report")
     parser.add_argument("--report-md", type=Path, metavar="FILE", help="write a Markdown report")

@@ -21,7 +21,7 @@ GROUPS: tuple[tuple[ChangeKind, str, str, str], ...] = (
     ("fix", "Fixes", "fix", "fixes"),
     ("new_reason", "Still failing, for a different reason", "new reason", "new reasons"),
     ("score", "Score changes", "score change", "score changes"),
-    ("edited", "Edited turns (not compared)", "edited", "edited"),
+    ("edited", "Edited turns, not compared", "edited", "edited"),
     ("added", "Added", "added", "added"),
     ("removed", "Removed", "removed", "removed"),
     ("not_run", "Not run in head", "not run", "not run"),
