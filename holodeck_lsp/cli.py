@@ -21,7 +21,8 @@ COMMANDS = (
     ("run PATH…", "run agents' test cases against the agent (or a cassette) and grade them"),
     ("serve", "the language server, over stdio (the default) or --tcp --port N"),
     ("schema", "print the JSON Schema of agent.yaml"),
-    ("report FILE", "a JSON report of a run as an HTML page (--html) or Markdown (--md)"),
+    ("report RUN|FILE", "a stored run or JSON report as an HTML page (--html) or Markdown (--md)"),
+    ("runs [PATH]", "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)"),
     ("compare [BASE] [HEAD]", "what changed between two runs, turn by turn (exit 1: regressions)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
@@ -42,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.runner.report_command import main as report_main
 
         return report_main(args[1:])
+    if first == "runs":
+        from holodeck_lsp.commands.runs import main as runs_main
+
+        return runs_main(args[1:])
     if first == "compare":
         from holodeck_lsp.commands.compare import main as compare_main
 

@@ -15,7 +15,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
 
 from holodeck_lsp.commands.compare_sources import (
     Side,
@@ -33,6 +32,7 @@ from holodeck_lsp.engine.reports.comparison import (
 )
 from holodeck_lsp.engine.run_comparison import compare_reports
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, epilog
+from holodeck_lsp.runner.progress import TextStream
 from holodeck_lsp.schema.comparison import Comparison, RunRef
 from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
@@ -130,7 +130,7 @@ def _agent(given: Path | None) -> Path:
         if not given.is_file():
             raise SideError(f"--agent {given}: no such agent file")
         return given
-    here = sorted(path for path in Path.cwd().iterdir() if is_agent_file(path.name))
+    here = sorted(Path(p.name) for p in Path.cwd().iterdir() if is_agent_file(p.name))
     if len(here) == 1:
         return here[0]
     if not here:
@@ -148,7 +148,7 @@ def compare_after_run(
     baseline: str,
     *,
     threshold: float,
-    out: TextIO,
+    out: TextStream,
     palette: Palette,
 ) -> int:
     """`run --baseline NAME`: this run's report against the named stored run (or report

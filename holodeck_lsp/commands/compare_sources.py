@@ -2,18 +2,23 @@
 history (`.holodeck/runs/`, holodeck_lsp/runner/run_history/) by id, id prefix, tag, `latest`
 or `previous`. Each resolves to the report and a `RunRef` saying where it came from.
 
-This is compare's thin adapter over the run-history API, so that the command does not depend
-on more of it than `runs_folder`, `list_runs`, `resolve`, `RunNotFound` and
-`StoredRun.load_report()`; the metadata it reads beyond those (id, agent hash, start, models)
-is read with defaults, and a history that cannot be imported is a clear error, not a crash.
+Compare's only contact with the run history (runner/run_history/): `runs_folder`,
+`list_runs`, `resolve` and `StoredRun` (its metadata and `load_report()`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from holodeck_lsp.runner.run_history import (
+    RunNotFound,
+    RunUnreadable,
+    StoredRun,
+    list_runs,
+    resolve,
+    runs_folder,
+)
 from holodeck_lsp.schema.comparison import RunRef
 from holodeck_lsp.schema.results import TestReport
 
@@ -56,59 +61,30 @@ def report_side(text: str) -> Side:
     return Side(report, ref)
 
 
-def stored_runs(agent: Path) -> list[Any]:
-    history = _history()
-    return list(history.list_runs(history.runs_folder(agent)))
+def stored_runs(agent: Path) -> list[StoredRun]:
+    return list_runs(runs_folder(agent), agent.name)
 
 
 def stored_side(name: str, agent: Path) -> Side:
-    history = _history()
-    folder = history.runs_folder(agent)
+    folder = runs_folder(agent)
     try:
-        run = history.resolve(name, folder)
-    except history.RunNotFound as missing:
-        raise SideError(str(missing)) from None
-    try:
-        report: TestReport = run.load_report()
-    except Exception as error:  # a corrupt or hand-edited run folder: say which, lose nothing
-        raise SideError(
-            f"stored run {name!r} in {folder} cannot be read ({error}); "
-            "pass another run, or its report file"
-        ) from None
-    run_id = _first(run, "id", "run_id") or report.run_id
+        run = resolve(name, folder, agent.name)
+        report = run.load_report()
+    except (RunNotFound, RunUnreadable) as error:
+        raise SideError(f"{error} (or pass a report file)") from None
+    meta = run.meta
     ref = RunRef(
         label=name,
-        run_id=str(run_id) if run_id is not None else None,
-        agent_path=str(_first(run, "agent_path") or report.agent_config_path),
-        agent_sha256=_first(run, "agent_sha256", "agent_hash"),
-        started=_first(run, "started", "start") or report.timestamp or None,
-        models=list(_first(run, "models") or _report_models(report)),
-        interrupted=bool(_first(run, "interrupted") or report.interrupted),
+        run_id=run.id,
+        report_path=str(run.report_path),
+        # The agent as named here (both stored sides then read alike); the hash tells edits.
+        agent_path=str(agent),
+        agent_sha256=meta.agent_sha256,
+        started=meta.started,
+        models=list(meta.models) or _report_models(report),
+        interrupted=meta.interrupted or report.interrupted,
     )
     return Side(report, ref)
-
-
-def _history() -> Any:
-    try:
-        from holodeck_lsp.runner import run_history  # type: ignore[attr-defined,unused-ignore]
-    except ImportError as error:
-        raise SideError(
-            f"stored runs are not available in this build ({error}); "
-            "pass two report files written by `holodeck-lsp run --report-json`"
-        ) from None
-    return run_history
-
-
-def _first(run: Any, *names: str) -> Any:
-    """The first of `names` the stored run (or its metadata) has set."""
-    for owner in (run, getattr(run, "meta", None), getattr(run, "metadata", None)):
-        if owner is None:
-            continue
-        for name in names:
-            value = owner.get(name) if isinstance(owner, dict) else getattr(owner, name, None)
-            if value is not None and not callable(value):
-                return value
-    return None
 
 
 def _report_models(report: TestReport) -> list[str]:

@@ -46,15 +46,23 @@ def save(agent_path: Path, report: TestReport) -> Path | None:
         "total": report.summary.total_tests,
     }
     try:
-        folder.mkdir(exist_ok=True)
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# holodeck-lsp's own state: never committed\n*\n", "utf-8")
+        state_folder(folder.parent)
         target = path_for(agent_path)
         target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     except OSError:
         return None
     return target
+
+
+def state_folder(agent_dir: Path) -> Path:
+    """`.holodeck/` in `agent_dir`, created with a `.gitignore` of `*` (it ignores itself, so
+    nothing in it is ever committed). Raises OSError when it cannot be written."""
+    folder = agent_dir / FOLDER
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# holodeck-lsp's own state: never committed\n*\n", "utf-8")
+    return folder
 
 
 def load(agent_path: Path) -> LastRun | None:

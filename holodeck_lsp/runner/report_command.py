@@ -1,7 +1,7 @@
-"""`holodeck-lsp report REPORT.json --html FILE`: a report written by `run --report-json`
-rendered again, as an HTML page, without running anything. See docs/reports.md.
-
-A stored run (`RUN` id) does not exist yet: the command takes a JSON report's path.
+"""`holodeck-lsp report RUN|REPORT.json --html FILE`: a stored run (see runner/run_history:
+an id, a unique id prefix, a tag, `latest`, `previous`) or a report written by
+`run --report-json`, rendered again as an HTML page, without running anything. See
+docs/reports.md. An existing file wins over a run of the same name.
 
 A JSON report from an older holodeck-lsp reads as it is: fields added since then take their
 defaults. Fields this version does not know (a newer or foreign writer) are dropped with a
@@ -36,7 +36,18 @@ def main(argv: list[str]) -> int:
         prog="holodeck-lsp report",
         description="Render a JSON report (from `run --report-json`) again, without re-running.",
     )
-    parser.add_argument("report", type=Path, metavar="REPORT.json", help="a JSON report")
+    parser.add_argument(
+        "report",
+        metavar="RUN|REPORT.json",
+        help="a stored run (id, id prefix, tag, latest, previous) or a JSON report file",
+    )
+    parser.add_argument(
+        "--agent",
+        type=Path,
+        default=Path("."),
+        metavar="PATH",
+        help="where RUN is stored: an agent file or its folder (default: the current folder)",
+    )
     parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML page")
     parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown report")
     try:
@@ -45,7 +56,7 @@ def main(argv: list[str]) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.html is None and args.md is None:
         return _fail(EXIT_BAD_INPUT, "nothing to write: add --html FILE (or --md FILE)")
-    report = read_report(args.report)
+    report = _stored_or_file(args.report, args.agent)
     if report is None:
         return EXIT_BAD_INPUT
     outputs = [(args.html, html.render), (args.md, markdown.render)]
@@ -59,6 +70,20 @@ def main(argv: list[str]) -> int:
         except OSError as error:
             return _fail(EXIT_CANNOT_WRITE, f"cannot write {path}: {error.strerror or error}")
     return EXIT_OK
+
+
+def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
+    path = Path(ref)
+    if path.is_file() or ref.endswith(".json"):
+        return read_report(path)
+    from holodeck_lsp.runner.run_history import RunNotFound, RunUnreadable, resolve, runs_folder
+
+    agent_file = None if agent.is_dir() else agent.name
+    try:
+        return resolve(ref, runs_folder(agent), agent_file).load_report()
+    except (RunNotFound, RunUnreadable) as error:
+        _fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
+        return None
 
 
 def read_report(path: Path) -> TestReport | None:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.ctrl_c import CtrlC
 from holodeck_lsp.runner.progress import TerminalProgress, TextStream
+from holodeck_lsp.runner.run_history import after_run, retention
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -74,6 +77,10 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CONFIG, "--rejudge re-judges a replay: use it with --replay FILE")
     if args.last_failed and (args.case or args.keyword):
         return _fail(EXIT_CONFIG, "--last-failed chooses the cases itself: drop --case / -k")
+    try:
+        args.keep = retention.keep_setting(args.keep)
+    except retention.KeepSettingError as error:
+        return _fail(EXIT_CONFIG, str(error))
     paths = _agent_paths(args.paths)
     if paths is None:
         return EXIT_CONFIG
@@ -137,6 +144,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return _fail(EXIT_CONFIG, str(error))
 
     _configure_logs()
+    started_at = datetime.now().astimezone()
     answers: Answers = Replay(args.replay) if args.replay else Live(record=bool(args.record))
     # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
     if not args.quiet:
@@ -165,11 +173,35 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
         return _fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
     elapsed = time.perf_counter() - started
+    if ctrl_c.pressed:  # stopped by the user: a partial run, and every output says so
+        outcome = dataclasses.replace(
+            outcome, report=outcome.report.model_copy(update={"interrupted": True})
+        )
+    saved = None
+    if not args.no_save:  # see runner/run_history/after_run.py
+        stored = after_run.store_after_run(
+            agent_path=path,
+            report=outcome.report,
+            redactor=redactor,
+            started=started_at,
+            keep=args.keep,
+            recording=outcome.recording,
+            mode=session.mode,
+            replay_of=args.replay,
+            interrupted=ctrl_c.pressed,
+            models=(f"{session.agent.model.provider.value}:{session.agent.model.name}",),
+        )
+        if stored is not None:
+            report_with_id = outcome.report.model_copy(update={"run_id": stored.id})
+            outcome = dataclasses.replace(outcome, report=report_with_id)
+            saved = f"run saved as {stored.id} (list: holodeck-lsp runs {path})\n"
     report = outcome.report
 
     if progress is not None:
         progress.finish(report)
     status = _write_outputs(args, outcome, redactor, stream)
+    if saved is not None and not args.quiet:
+        stream.write(saved)
     last_run.save(path, report)
     stopped = (
         f"stopped after the first failure, {outcome.stopped_after} (--fail-fast)"
@@ -313,6 +345,18 @@ def _parser() -> argparse.ArgumentParser:
         "--rejudge",
         action="store_true",
         help="with --replay: call the judges again instead of reusing recorded verdicts",
+    )
+    parser.add_argument(
+        "--no-save",
+        action="store_true",
+        help="do not store this run in the history (.holodeck/runs/ beside the agent file)",
+    )
+    parser.add_argument(
+        "--keep",
+        type=_non_negative,
+        metavar="N",
+        help="runs of the agent kept in the history, tagged ones apart (default "
+        "$HOLODECK_RUNS_KEEP, else 50; 0 keeps all)",
     )
     parser.add_argument(
         "--baseline",

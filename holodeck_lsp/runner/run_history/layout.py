@@ -1,0 +1,50 @@
+"""Where stored runs live and what their ids look like.
+
+    <agent file's folder>/.holodeck/runs/<id>/{run.json, report.json, recording.json}
+    <agent file's folder>/.holodeck/runs/tags.json
+
+Ids are `YYYYMMDD-HHMMSS-xxxx` (UTC start time, four random hex digits): sortable by time as
+plain strings, readable, and unique even for two runs started in the same second (the random
+part is drawn again when a folder of that name exists). A folder whose name starts with `.` is
+a run still being written (or abandoned by a crash) and is never listed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+
+from holodeck_lsp.runner import last_run
+
+RUNS = "runs"
+RUN_FILE = "run.json"
+REPORT_FILE = "report.json"
+RECORDING_FILE = "recording.json"
+TAGS_FILE = "tags.json"
+#: Prefix of a run folder being written: renamed to its id once complete.
+PARTIAL_PREFIX = ".writing-"
+
+ID_PATTERN = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
+
+
+def runs_folder(agent_path: Path) -> Path:
+    """The runs of the agent file `agent_path` (or of every agent in the folder `agent_path`)
+    are stored here. Nothing is created."""
+    folder = agent_path if agent_path.is_dir() else agent_path.parent
+    return folder / last_run.FOLDER / RUNS
+
+
+def new_run_id(started: datetime, taken: set[str] | None = None) -> str:
+    """A fresh id for a run started at `started`, not one of `taken`."""
+    stamp = started.astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+    taken = taken or set()
+    while True:
+        candidate = f"{stamp}-{secrets.token_hex(2)}"
+        if candidate not in taken:
+            return candidate
+
+
+def is_run_id(name: str) -> bool:
+    return bool(ID_PATTERN.match(name))
