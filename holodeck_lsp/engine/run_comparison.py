@@ -54,7 +54,8 @@ class _Turn:
                 reason = one_line(failure_reasons(Block.of_turn(turn)))
                 break
         if not ran and self.results:
-            reason = "not run: " + skip_reason(Block.of_turn(self.results[0]))
+            why = skip_reason(Block.of_turn(self.results[0]))
+            reason = "not run: " + why.removeprefix(_SKIPPED_PREFIX)
         return SideOfTurn(
             passed=(passes == len(ran)) if ran else None,
             passes=passes,
@@ -105,13 +106,31 @@ def _gather(report: TestReport, *, ignore_model: bool) -> dict[TurnKey, _Turn]:
         if result.repeat in (None, 1):
             places[model] = place + 1
         label = case_label(result, place)
-        for turn in result.turn_results():
+        for turn in _turns(result):
             key = (model, label, turn.turn_index)
             entry = turns.get(key)
             if entry is None:
                 entry = turns[key] = _Turn(turn.input)
             entry.results.append(turn)
     return turns
+
+
+#: How the grading marks a turn that was never sent (engine/turn_grading.py).
+_SKIPPED_PREFIX = "skipped: "
+
+
+def _turns(result: TestResult) -> list[TurnResult]:
+    """The case's turns. A single-turn case keeps no `skipped` flag, and `turn_results()`
+    takes "errors and no answer" for never sent — but a backend error is that too, and it must
+    count as a failure (a broken backend is the regression a gate exists for). So only the
+    grading's own skip mark (`skipped: cancelled`, …) makes a single-turn case not run."""
+    turns = result.turn_results()
+    if result.turns is not None:
+        return turns
+    never_sent = result.agent_response is None and any(
+        error.startswith(_SKIPPED_PREFIX) for error in result.errors
+    )
+    return [turn.model_copy(update={"skipped": never_sent}) for turn in turns]
 
 
 def compare_reports(

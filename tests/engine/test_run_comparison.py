@@ -292,3 +292,19 @@ def test_one_agent_file_run_from_two_folders_is_the_same_file() -> None:
     head = report(case("a", turn(0)), path="/work/repo/sample/fa/agent.yaml")
     assert compared(base, head).notes == []
     assert compared(base, report(case("a", turn(0)), path="other/agent.yaml")).notes != []
+
+
+def test_a_backend_error_on_a_single_turn_case_is_a_failure_a_skip_is_not_run() -> None:
+    base = report(single("broken", True), single("stopped", True))
+    head = report(
+        single("broken", False, error="backend error: 401 unauthorized"),
+        single("stopped", False, error="skipped: cancelled"),
+    )
+    for result in head.results:
+        result.agent_response = None
+    comparison = compared(base, head)
+    assert kinds(comparison) == [("regression", "broken", 0), ("not_run", "stopped", 0)]
+    assert comparison.changes[0].head is not None
+    assert comparison.changes[0].head.reason == "backend error: 401 unauthorized"
+    assert comparison.changes[1].head is not None
+    assert comparison.changes[1].head.reason == "not run: cancelled"
