@@ -1,15 +1,22 @@
 """What one side of a comparison names: a JSON report file, or a run stored in the agent's run
 history (`.holodeck/runs/`, holodeck_lsp/runner/run_history/) by id, id prefix, tag, `latest`
-or `previous`. Each resolves to the report and a `RunRef` saying where it came from.
+or `previous`. Each resolves to its report file and a `RunRef` saying where it came from.
 
-Compare's only contact with the run history (runner/run_history/): `runs_folder`,
-`list_runs`, `resolve` and `StoredRun` (its metadata and `load_report()`).
+A side is read twice over only when it has to be: first as parsed JSON, which the engine
+compares without validating all of it (the fast path, engine/comparison_rows.py); if that
+data is not shaped like a report, as a TestReport — whose reader says what is wrong.
+
+Compare's only contact with the run history: `runs_folder`, `list_runs`, `resolve` and
+`StoredRun` (its metadata, `report_path`, and `load_report()` for the history's own errors).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
 
 from holodeck_lsp.runner.run_history import (
     RunNotFound,
@@ -29,8 +36,29 @@ class SideError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    report: TestReport
     ref: RunRef
+    path: Path
+    run: StoredRun | None = None
+
+    def data(self) -> Any:
+        """The report's parsed JSON (ValueError / OSError when it is not JSON)."""
+        return from_json(self.path.read_bytes())
+
+    def report(self) -> TestReport:
+        """The report, validated; SideError (after the reader's message) when it is not one."""
+        if self.run is not None:
+            try:
+                return self.run.load_report()
+            except RunUnreadable as error:
+                raise SideError(f"{error} (or pass a report file)") from None
+        # Imported here: report_command prints its reason when a file is not a report, and
+        # reads an older or newer report's unknown fields with a warning.
+        from holodeck_lsp.runner.report_command import read_report
+
+        report = read_report(self.path)
+        if report is None:
+            raise SideError(f"{self.path} cannot be compared")
+        return report
 
 
 def looks_like_file(text: str) -> bool:
@@ -40,25 +68,10 @@ def looks_like_file(text: str) -> bool:
 
 
 def report_side(text: str) -> Side:
-    # Imported here: report_command prints its own reason when a file is not a report.
-    from holodeck_lsp.runner.report_command import read_report
-
     path = Path(text)
     if not path.is_file():
         raise SideError(f"no such report file: {path} (pass a file written by --report-json)")
-    report = read_report(path)
-    if report is None:  # read_report printed why
-        raise SideError(f"{path} cannot be compared")
-    ref = RunRef(
-        label=text,
-        report_path=str(path),
-        run_id=report.run_id,
-        agent_path=report.agent_config_path,
-        started=report.timestamp or None,
-        models=_report_models(report),
-        interrupted=report.interrupted,
-    )
-    return Side(report, ref)
+    return Side(RunRef(label=text, report_path=str(path)), path)
 
 
 def stored_runs(agent: Path) -> list[StoredRun]:
@@ -69,8 +82,7 @@ def stored_side(name: str, agent: Path) -> Side:
     folder = runs_folder(agent)
     try:
         run = resolve(name, folder, agent.name)
-        report = run.load_report()
-    except (RunNotFound, RunUnreadable) as error:
+    except RunNotFound as error:
         raise SideError(f"{error} (or pass a report file)") from None
     meta = run.meta
     ref = RunRef(
@@ -81,11 +93,7 @@ def stored_side(name: str, agent: Path) -> Side:
         agent_path=str(agent),
         agent_sha256=meta.agent_sha256,
         started=meta.started,
-        models=list(meta.models) or _report_models(report),
-        interrupted=meta.interrupted or report.interrupted,
+        models=list(meta.models),
+        interrupted=meta.interrupted,
     )
-    return Side(report, ref)
-
-
-def _report_models(report: TestReport) -> list[str]:
-    return list(dict.fromkeys(r.model for r in report.results if r.model)) or list(report.models)
+    return Side(ref, run.report_path, run)

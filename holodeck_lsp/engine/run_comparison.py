@@ -12,125 +12,31 @@ The input's hash tells an edited turn from the same turn run again: an edited tu
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
+from typing import Any
 
-from holodeck_lsp.engine.reports.view import Block, failure_reasons, skip_reason
+from holodeck_lsp.engine.comparison_rows import (
+    ReportDataError,
+    RunFacts,
+    Turn,
+    TurnKey,
+    facts_of_data,
+    facts_of_report,
+    input_hash,
+    turns_of_data,
+    turns_of_report,
+)
 from holodeck_lsp.schema.comparison import (
     ChangeKind,
     Comparison,
     MetricDelta,
     RunRef,
-    SideOfTurn,
     TurnChange,
 )
-from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.results import TestReport
 
-#: (model or None, case label, turn index)
-TurnKey = tuple[str | None, str, int]
-
-
-def input_hash(text: str) -> str:
-    """A short fingerprint of a turn's input (12 hex digits: collisions are not a concern for
-    the few thousand turns of a suite, and it keeps JSON output readable)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
-@dataclass(slots=True)
-class _Turn:
-    """One side's repeats of one turn, gathered before they are summed into a SideOfTurn."""
-
-    input: str
-    results: list[TurnResult] = field(default_factory=list)
-
-    def side(self) -> SideOfTurn:
-        ran = [turn for turn in self.results if not turn.skipped]
-        passes = sum(1 for turn in ran if turn.passed)
-        reason = None
-        for turn in ran:
-            if not turn.passed:
-                reason = one_line(failure_reasons(Block.of_turn(turn)))
-                break
-        if not ran and self.results:
-            why = skip_reason(Block.of_turn(self.results[0]))
-            reason = "not run: " + why.removeprefix(_SKIPPED_PREFIX)
-        return SideOfTurn(
-            passed=(passes == len(ran)) if ran else None,
-            passes=passes,
-            runs=len(ran),
-            reason=reason,
-            input_hash=input_hash(self.input),
-        )
-
-    def scores(self) -> dict[tuple[str, str], float]:
-        """Mean score of each metric graded (not skipped, no error) over the repeats that ran."""
-        sums: dict[tuple[str, str], list[float]] = {}
-        for turn in self.results:
-            if turn.skipped:
-                continue
-            for metric in turn.metric_results:
-                if metric.skipped or metric.error is not None:
-                    continue
-                sums.setdefault((metric.metric_name, metric.kind), []).append(metric.score)
-        return {key: sum(values) / len(values) for key, values in sums.items()}
-
-
-def one_line(reasons: Sequence[str]) -> str:
-    """The first reason, on one line (errors may carry tracebacks or multi-line output)."""
-    first = reasons[0] if reasons else "failed"
-    line = " ".join(first.split())
-    return line if len(line) <= 300 else line[:299] + "…"
-
-
-def case_label(result: TestResult, place: int) -> str:
-    if result.test_name:
-        return result.test_name
-    return f"#{result.test_index if result.test_index is not None else place}"
-
-
-def _models(report: TestReport) -> list[str]:
-    seen = dict.fromkeys(result.model for result in report.results if result.model)
-    return list(seen) or list(report.models)
-
-
-def _gather(report: TestReport, *, ignore_model: bool) -> dict[TurnKey, _Turn]:
-    turns: dict[TurnKey, _Turn] = {}
-    places: dict[str | None, int] = {}
-    for result in report.results:
-        model = None if ignore_model else result.model
-        # An unnamed case without test_index matches by its place among its model's cases
-        # (repeats of a case share one place: counted on the first repeat only).
-        place = places.get(model, 0)
-        if result.repeat in (None, 1):
-            places[model] = place + 1
-        label = case_label(result, place)
-        for turn in _turns(result):
-            key = (model, label, turn.turn_index)
-            entry = turns.get(key)
-            if entry is None:
-                entry = turns[key] = _Turn(turn.input)
-            entry.results.append(turn)
-    return turns
-
-
-#: How the grading marks a turn that was never sent (engine/turn_grading.py).
-_SKIPPED_PREFIX = "skipped: "
-
-
-def _turns(result: TestResult) -> list[TurnResult]:
-    """The case's turns. A single-turn case keeps no `skipped` flag, and `turn_results()`
-    takes "errors and no answer" for never sent — but a backend error is that too, and it must
-    count as a failure (a broken backend is the regression a gate exists for). So only the
-    grading's own skip mark (`skipped: cancelled`, …) makes a single-turn case not run."""
-    turns = result.turn_results()
-    if result.turns is not None:
-        return turns
-    never_sent = result.agent_response is None and any(
-        error.startswith(_SKIPPED_PREFIX) for error in result.errors
-    )
-    return [turn.model_copy(update={"skipped": never_sent}) for turn in turns]
+__all__ = ["ReportDataError", "compare_report_data", "compare_reports", "input_hash"]
 
 
 def compare_reports(
@@ -141,28 +47,62 @@ def compare_reports(
     head_ref: RunRef,
     score_threshold: float = 0.05,
 ) -> Comparison:
-    base_models, head_models = _models(base), _models(head)
-    notes: list[str] = []
-    # One model on each side, different ones: the question is "is B better than A", so turns
-    # match across the models. Otherwise each model is compared with itself.
-    ignore_model = len(base_models) == 1 and len(head_models) == 1 and base_models != head_models
-    base_turns = _gather(base, ignore_model=ignore_model)
-    head_turns = _gather(head, ignore_model=ignore_model)
+    base_facts, head_facts = facts_of_report(base), facts_of_report(head)
+    ignore = _ignore_model(base_facts, head_facts)
+    return _compare(
+        (base_facts, turns_of_report(base, ignore_model=ignore), base_ref),
+        (head_facts, turns_of_report(head, ignore_model=ignore), head_ref),
+        ignore,
+        score_threshold,
+    )
+
+
+def compare_report_data(
+    base: Mapping[str, Any],
+    head: Mapping[str, Any],
+    *,
+    base_ref: RunRef,
+    head_ref: RunRef,
+    score_threshold: float = 0.05,
+) -> Comparison:
+    """`compare_reports` over two reports' parsed JSON, without validating all of it first
+    (engine/comparison_rows.py). Raises ReportDataError (or pydantic's ValidationError, for a
+    failing turn) when the data is not a report's: read the files as TestReports then."""
+    base_facts, head_facts = facts_of_data(base), facts_of_data(head)
+    ignore = _ignore_model(base_facts, head_facts)
+    return _compare(
+        (base_facts, turns_of_data(base, ignore_model=ignore), base_ref),
+        (head_facts, turns_of_data(head, ignore_model=ignore), head_ref),
+        ignore,
+        score_threshold,
+    )
+
+
+def _ignore_model(base: RunFacts, head: RunFacts) -> bool:
+    """One model on each side, different ones: the question is "is B better than A", so turns
+    match across the models. Otherwise each model is compared with itself."""
+    return len(base.models) == 1 and len(head.models) == 1 and base.models != head.models
+
+
+_Side = tuple[RunFacts, dict[TurnKey, Turn], RunRef]
+
+
+def _compare(base: _Side, head: _Side, ignore_model: bool, threshold: float) -> Comparison:
+    base_facts, base_turns, base_ref = base
+    head_facts, head_turns, head_ref = head
     changes: list[TurnChange] = []
     unchanged_passing = unchanged_failing = 0
     for key in _keys_in_order(head_turns, base_turns):
-        before, after = base_turns.get(key), head_turns.get(key)
-        change = _change(key, before, after, score_threshold)
+        change = _change(key, base_turns.get(key), head_turns.get(key), threshold)
         if isinstance(change, TurnChange):
             changes.append(change)
         elif change:
             unchanged_passing += 1
         else:
             unchanged_failing += 1
-
-    base_ref = _filled(base_ref, base, base_models)
-    head_ref = _filled(head_ref, head, head_models)
-    notes += _agent_notes(base_ref, head_ref, base_turns, head_turns, changes)
+    base_ref, head_ref = _filled(base_ref, base_facts), _filled(head_ref, head_facts)
+    base_models, head_models = base_facts.models, head_facts.models
+    notes = _agent_notes(base_ref, head_ref, base_turns, head_turns, changes)
     if ignore_model:
         notes.append(
             f"different models: base ran {base_models[0]}, head ran {head_models[0]}; "
@@ -187,12 +127,12 @@ def compare_reports(
         changes=changes,
         unchanged_passing=unchanged_passing,
         unchanged_failing=unchanged_failing,
-        score_threshold=score_threshold,
+        score_threshold=threshold,
         notes=notes,
     )
 
 
-def _keys_in_order(head: dict[TurnKey, _Turn], base: dict[TurnKey, _Turn]) -> list[TurnKey]:
+def _keys_in_order(head: dict[TurnKey, Turn], base: dict[TurnKey, Turn]) -> list[TurnKey]:
     """Head's turns in its order, each base-only turn after the last turn of its case seen so
     far (so a removed turn shows next to its case, not at the very end)."""
     order = list(head)
@@ -206,54 +146,56 @@ def _keys_in_order(head: dict[TurnKey, _Turn], base: dict[TurnKey, _Turn]) -> li
 
 
 def _change(
-    key: TurnKey, before: _Turn | None, after: _Turn | None, threshold: float
+    key: TurnKey, before: Turn | None, after: Turn | None, threshold: float
 ) -> TurnChange | bool:
     """The change of one turn, or True / False for an unchanged passing / failing turn."""
     model, case, index = key
-    base = before.side() if before is not None else None
-    head = after.side() if after is not None else None
     either = after if after is not None else before
     text = either.input if either is not None else ""
 
     def made(kind: ChangeKind, deltas: Iterable[MetricDelta] = ()) -> TurnChange:
+        # Sides (and their failure reasons) are built for changes only: most turns have none.
         return TurnChange(
             kind=kind,
             case=case,
             turn_index=index,
             model=model,
             input=text,
-            base=base,
-            head=head,
+            base=before.side() if before is not None else None,
+            head=after.side() if after is not None else None,
             metric_deltas=list(deltas),
         )
 
-    if head is None:
+    if after is None:
         return made("removed")
-    if base is None:
+    if before is None:
         return made("added")
-    if head.input_hash != base.input_hash:
+    if after.input != before.input:
         return made("edited")
-    if head.runs == 0:
+    base_passes, base_runs = before.counts()
+    head_passes, head_runs = after.counts()
+    if head_runs == 0:
         return made("not_run")
-    if base.runs == 0:
+    if base_runs == 0:
         # Never sent in the base (an interrupted base): there is nothing to compare with.
         return made("added")
-    assert before is not None and after is not None
     deltas = _deltas(before, after, threshold)
-    base_rate, head_rate = base.passes / base.runs, head.passes / head.runs
-    if head_rate < base_rate:
+    # Pass rates compared without division: head/head_runs against base/base_runs.
+    if head_passes * base_runs < base_passes * head_runs:
         return made("regression", deltas)
-    if head_rate > base_rate:
+    if head_passes * base_runs > base_passes * head_runs:
         return made("fix", deltas)
-    if base.passes == 0 and base.reason != head.reason:
+    if base_passes == 0 and before.first_reason() != after.first_reason():
         return made("new_reason", deltas)
     if deltas:
         return made("score", deltas)
-    return bool(head.passed)
+    return head_passes == head_runs
 
 
-def _deltas(before: _Turn, after: _Turn, threshold: float) -> list[MetricDelta]:
-    base_scores, head_scores = before.scores(), after.scores()
+def _deltas(before: Turn, after: Turn, threshold: float) -> list[MetricDelta]:
+    base_scores, head_scores = before.mean_scores(), after.mean_scores()
+    if base_scores == head_scores:
+        return []
     found = []
     for (name, kind), head_score in head_scores.items():
         base_score = base_scores.get((name, kind))
@@ -269,27 +211,27 @@ def _deltas(before: _Turn, after: _Turn, threshold: float) -> list[MetricDelta]:
     return found
 
 
-def _filled(ref: RunRef, report: TestReport, models: list[str]) -> RunRef:
+def _filled(ref: RunRef, facts: RunFacts) -> RunRef:
     """The ref with what the report itself knows, where the caller left it empty."""
     update: dict[str, object] = {}
-    if not ref.models and models:
-        update["models"] = models
-    if report.interrupted and not ref.interrupted:
+    if not ref.models and facts.models:
+        update["models"] = facts.models
+    if facts.interrupted and not ref.interrupted:
         update["interrupted"] = True
     if not ref.agent_path:
-        update["agent_path"] = report.agent_config_path
-    if ref.run_id is None and report.run_id is not None:
-        update["run_id"] = report.run_id
-    if ref.started is None and report.timestamp:
-        update["started"] = report.timestamp
+        update["agent_path"] = facts.agent_path
+    if ref.run_id is None and facts.run_id is not None:
+        update["run_id"] = facts.run_id
+    if ref.started is None and facts.timestamp:
+        update["started"] = facts.timestamp
     return ref.model_copy(update=update) if update else ref
 
 
 def _agent_notes(
     base_ref: RunRef,
     head_ref: RunRef,
-    base_turns: dict[TurnKey, _Turn],
-    head_turns: dict[TurnKey, _Turn],
+    base_turns: dict[TurnKey, Turn],
+    head_turns: dict[TurnKey, Turn],
     changes: list[TurnChange],
 ) -> list[str]:
     """Stated first when the runs come from different agent files (another path, or the same

@@ -4,7 +4,17 @@ compared in tests/cli/test_compare_command.py.)"""
 
 from __future__ import annotations
 
-from holodeck_lsp.engine.run_comparison import compare_reports, input_hash
+import json
+from typing import Any
+
+import pytest
+
+from holodeck_lsp.engine.run_comparison import (
+    ReportDataError,
+    compare_report_data,
+    compare_reports,
+    input_hash,
+)
 from holodeck_lsp.schema.comparison import Comparison, RunRef
 from holodeck_lsp.schema.results import (
     ArgMatchDetail,
@@ -95,8 +105,14 @@ def report(*results: TestResult, path: str = "agent.yaml", interrupted: bool = F
     )
 
 
-def compared(base: TestReport, head: TestReport, **kwargs: object) -> Comparison:
-    return compare_reports(base, head, base_ref=BASE, head_ref=HEAD, **kwargs)  # type: ignore[arg-type]
+def compared(base: TestReport, head: TestReport, **kwargs: Any) -> Comparison:
+    """Both ways in: the reports, and their parsed JSON (the command's fast path) — which
+    must find the same."""
+    found = compare_reports(base, head, base_ref=BASE, head_ref=HEAD, **kwargs)
+    base_data, head_data = json.loads(base.model_dump_json()), json.loads(head.model_dump_json())
+    fast = compare_report_data(base_data, head_data, base_ref=BASE, head_ref=HEAD, **kwargs)
+    assert fast == found
+    return found
 
 
 def kinds(comparison: Comparison) -> list[tuple[str, str, int]]:
@@ -308,3 +324,18 @@ def test_a_backend_error_on_a_single_turn_case_is_a_failure_a_skip_is_not_run() 
     assert comparison.changes[0].head.reason == "backend error: 401 unauthorized"
     assert comparison.changes[1].head is not None
     assert comparison.changes[1].head.reason == "not run: cancelled"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [(("results", 0, "turns", 0, "passed"), "yes"), (("results", 0, "test_name"), 3),
+     (("results",), {}), (("results", 0, "turns", 0, "metric_results", 0, "score"), "high")],
+)  # fmt: skip
+def test_data_not_shaped_like_a_report_is_refused(path: tuple[Any, ...], value: Any) -> None:
+    data = json.loads(report(case("a", turn(0, score=0.9))).model_dump_json())
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+    with pytest.raises(ReportDataError):
+        compare_report_data(data, data, base_ref=BASE, head_ref=HEAD)
