@@ -222,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
         "--keep",
         type=_non_negative,
         metavar="N",
-        help="with --prune: runs to keep (default $HOLODECK_RUNS_KEEP, else 50; 0 keeps all)",
+        help="with --prune: runs to keep (default $HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
     )
     return parser
 

@@ -356,7 +356,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_non_negative,
         metavar="N",
         help="runs of the agent kept in the history, tagged ones apart (default "
-        "$HOLODECK_RUNS_KEEP, else 50; 0 keeps all)",
+        "$HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
     )
     parser.add_argument(
         "--baseline",

@@ -87,7 +87,7 @@ def test_the_console_script_lists_and_runs_report(tmp_path: Path) -> None:
         [str(script), "--help"], capture_output=True, text=True, timeout=60, check=False
     )
     assert listed.returncode == 0
-    assert "report FILE" in listed.stdout
+    assert "report RUN|FILE" in listed.stdout and "runs [PATH]" in listed.stdout
     write_report(tmp_path / "r.json")
     done = subprocess.run(
         [str(script), "report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")],

@@ -484,6 +484,19 @@ async def test_ctrl_c_finishes_the_run_with_a_partial_report(
     assert recorded == {"slow": ["Say 1"]}  # `later` never opened a session
     assert_no_secret(tape.read_text(), report_path.read_text(), *done.texts())
 
+    # The history keeps the partial run, marked so, with the turns that never ran skipped.
+    from holodeck_lsp.runner.run_history import list_runs, runs_folder
+
+    [stored] = list_runs(runs_folder(agent))
+    assert stored.meta.interrupted and stored.meta.turns.passed == 1
+    partial = stored.load_report()
+    assert partial.interrupted and partial.run_id == stored.id
+    assert read_report(report_path).interrupted  # the --report-json output says so too
+    assert [turn.skipped for turn in partial.results[0].turns or []] == [False, True, True]
+    assert partial.results[1].errors == ["skipped: cancelled"]
+    assert [c.name for c in stored.load_recording().cases] == ["slow"]
+    assert_no_secret(*(p.read_text() for p in stored.folder.iterdir()))
+
 
 def slow_tools(folder: Path, marker: Path, seconds: float) -> None:
     """tools.py that says it is being imported (the backend is starting), then takes a while."""

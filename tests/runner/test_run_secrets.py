@@ -55,3 +55,13 @@ async def test_the_cli_masks_every_secret_in_every_output(
 
     files = [path.read_text(encoding="utf-8") for path in out.values()]
     assert_masked(*files, done.out, done.err)
+
+    # The run history: the stored report, recording and run.json are masked as well.
+    from holodeck_lsp.runner.run_history import resolve, runs_folder
+
+    stored = resolve("latest", runs_folder(agent))
+    saved = {path.name: path.read_text(encoding="utf-8") for path in stored.folder.iterdir()}
+    assert sorted(saved) == ["recording.json", "report.json", "run.json"]
+    assert MASK in saved["report.json"] and MASK in saved["recording.json"]  # secrets were there
+    assert stored.load_recording().cases[0].turns[0].tool_calls[0].result == MASK
+    assert_masked(*saved.values())

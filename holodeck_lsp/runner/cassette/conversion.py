@@ -71,9 +71,17 @@ def judgements_of(results: list[MetricResult]) -> list[CassetteJudgement]:
 
 # -- comparing reports ------------------------------------------------------------------------
 
-#: Keys that differ between a recorded run and its replay by nature: when and how long.
+#: Keys that differ between a recorded run and its replay by nature: when and how long, and
+#: the id each is stored under in the run history.
 VOLATILE_KEYS = frozenset(
-    {"timestamp", "environment", "execution_time_ms", "total_duration_ms", "evaluation_time_ms"}
+    {
+        "timestamp",
+        "environment",
+        "execution_time_ms",
+        "total_duration_ms",
+        "evaluation_time_ms",
+        "run_id",
+    }
 )
 
 

@@ -3,10 +3,12 @@
     <agent file's folder>/.holodeck/runs/<id>/{run.json, report.json, recording.json}
     <agent file's folder>/.holodeck/runs/tags.json
 
-Ids are `YYYYMMDD-HHMMSS-xxxx` (UTC start time, four random hex digits): sortable by time as
-plain strings, readable, and unique even for two runs started in the same second (the random
-part is drawn again when a folder of that name exists). A folder whose name starts with `.` is
-a run still being written (or abandoned by a crash) and is never listed.
+Ids are `YYYYMMDD-HHMMSS-xxxx`: the UTC start time, then four hex digits of the fraction of
+the second (in 16 µs steps) — so ids sort by start time as plain strings even within one
+second, stay short enough to type, and are unique: when the id is taken (two runs started
+in the same 16 µs, or a clock set back) the digits count up to the next free one.
+A folder whose name starts with `.` is a run still being written (or abandoned by a crash)
+and is never listed.
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ def new_run_id(started: datetime, taken: set[str] | None = None) -> str:
     """A fresh id for a run started at `started`, not one of `taken`."""
     stamp = started.astimezone(UTC).strftime("%Y%m%d-%H%M%S")
     taken = taken or set()
-    while True:
+    for fraction in range(started.microsecond // 16, 0x10000):
+        candidate = f"{stamp}-{fraction:04x}"
+        if candidate not in taken:
+            return candidate
+    while True:  # 65,536 runs in the rest of one second: order no longer matters, only unicity
         candidate = f"{stamp}-{secrets.token_hex(2)}"
         if candidate not in taken:
             return candidate

@@ -11,11 +11,11 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Final = 1
 #: Seconds the one `git status` may take (a huge repository must not hold up the run's end).
 GIT_TIMEOUT = 3.0
 
@@ -85,4 +85,3 @@ def git_state(folder: Path) -> GitState | None:
     if commit is None or commit == "(initial)":  # a repository without a commit yet
         return None
     return GitState(commit, dirty)
-

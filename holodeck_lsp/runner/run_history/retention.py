@@ -3,8 +3,9 @@ deleted — except tagged runs (a baseline is never pruned) and folders that can
 (they are listed as unreadable for the user to look at; guessing their age could delete the
 wrong thing).
 
-N is `--keep N`, else $HOLODECK_RUNS_KEEP, else 50: a few weeks of runs at a few a day, and
-50 reports of a 100-case suite are a few megabytes. 0 keeps every run. (Not a key of
+N is `--keep N`, else $HOLODECK_RUNS_KEEP, else 20: a week or two of runs at a few a day —
+enough for `previous` and yesterday's runs, while a stored run of the sample's shape takes
+about 24 kB per case (20 runs of a 100-case suite: ~50 MB). 0 keeps every run. (Not a key of
 config.yaml: HoloDeck validates that file strictly and would refuse a key it does not know.)
 """
 
@@ -20,7 +21,7 @@ from holodeck_lsp.runner.run_history.layout import PARTIAL_PREFIX
 from holodeck_lsp.runner.run_history.listing import scan
 from holodeck_lsp.runner.run_history.stored import StoredRun
 
-DEFAULT_KEEP = 50
+DEFAULT_KEEP = 20
 KEEP_ENV = "HOLODECK_RUNS_KEEP"
 #: A folder still being written after this long was left by a crash.
 _ABANDONED_AFTER_S = 3600.0
@@ -32,7 +33,7 @@ class KeepSettingError(ValueError):
 
 
 def keep_setting(flag: int | None, env: Mapping[str, str] | None = None) -> int:
-    """How many runs per agent file to keep: the flag, else the environment, else 50."""
+    """How many runs per agent file to keep: the flag, else the environment, else 20."""
     if flag is not None:
         return flag
     text = (os.environ if env is None else env).get(KEEP_ENV, "").strip()

@@ -90,9 +90,7 @@ def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
     return StoredRun(stored, RunMetadata.model_validate_json((stored / RUN_FILE).read_bytes()))
 
 
-def _renamed(
-    temporary: Path, old_id: str, runs: Path, run: RunToStore, redactor: Redactor
-) -> str:
+def _renamed(temporary: Path, old_id: str, runs: Path, run: RunToStore, redactor: Redactor) -> str:
     """Another run took `old_id` while this one was being written: draw a new id and rewrite
     the files that name it."""
     taken = {entry.name for entry in runs.iterdir()} | {old_id}
