@@ -15,6 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.commands.compare_sources import (
     Side,
@@ -33,10 +34,12 @@ from holodeck_lsp.engine.reports.comparison import (
 )
 from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, epilog
-from holodeck_lsp.runner.progress import TextStream
 from holodeck_lsp.schema.comparison import Comparison, RunRef
-from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
+
+if TYPE_CHECKING:
+    from holodeck_lsp.runner.progress import TextStream
+    from holodeck_lsp.schema.results import TestReport
 
 EXIT_REGRESSED = 1
 COMPARE_EXIT_CODES = (

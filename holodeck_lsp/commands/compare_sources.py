@@ -14,20 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json
 
-from holodeck_lsp.runner.run_history import (
-    RunNotFound,
-    RunUnreadable,
-    StoredRun,
-    list_runs,
-    resolve,
-    runs_folder,
-)
 from holodeck_lsp.schema.comparison import RunRef
-from holodeck_lsp.schema.results import TestReport
+
+if TYPE_CHECKING:
+    # Imported where used: the run history pulls in the cassette and agent schemas, a third
+    # of a second that comparing two report files does not need.
+    from holodeck_lsp.runner.run_history import StoredRun
+    from holodeck_lsp.schema.results import TestReport
 
 
 class SideError(Exception):
@@ -47,6 +44,8 @@ class Side:
     def report(self) -> TestReport:
         """The report, validated; SideError (after the reader's message) when it is not one."""
         if self.run is not None:
+            from holodeck_lsp.runner.run_history import RunUnreadable
+
             try:
                 return self.run.load_report()
             except RunUnreadable as error:
@@ -75,10 +74,14 @@ def report_side(text: str) -> Side:
 
 
 def stored_runs(agent: Path) -> list[StoredRun]:
+    from holodeck_lsp.runner.run_history import list_runs, runs_folder
+
     return list_runs(runs_folder(agent), agent.name)
 
 
 def stored_side(name: str, agent: Path) -> Side:
+    from holodeck_lsp.runner.run_history import RunNotFound, resolve, runs_folder
+
     folder = runs_folder(agent)
     try:
         run = resolve(name, folder, agent.name)
