@@ -6,7 +6,8 @@ id prefix, tag, `latest`, `previous`); by default the previous and the latest st
 `--baseline NAME` is BASE by its tag. Exit status: 0 no regression (or `--allow-regressions`),
 1 some turn regressed, 2 bad arguments or nothing to compare.
 
-`run … --baseline NAME` ends with the same comparison: `compare_after_run` below.
+`run … --baseline NAME` ends with the same comparison: runner/run_baseline.py. Reading the
+sides (report files, stored runs) and comparing them is runner/compare_sources.py.
 """
 
 from __future__ import annotations
@@ -15,33 +16,26 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from holodeck_lsp.commands.compare_sources import (
-    Side,
-    SideError,
-    looks_like_file,
-    report_side,
-    stored_runs,
-    stored_side,
-)
-from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.engine.reports.comparison import (
     counts_line,
     render_json,
     render_markdown,
     render_text,
 )
-from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, epilog
-from holodeck_lsp.schema.comparison import Comparison, RunRef
+from holodeck_lsp.runner.compare_sources import (
+    Side,
+    SideError,
+    compared,
+    looks_like_file,
+    side_named,
+    stored_runs,
+)
+from holodeck_lsp.runner.run_baseline import EXIT_REGRESSED, status
+from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
-if TYPE_CHECKING:
-    from holodeck_lsp.runner.progress import TextStream
-    from holodeck_lsp.schema.results import TestReport
-
-EXIT_REGRESSED = 1
 COMPARE_EXIT_CODES = (
     (EXIT_OK, "no turn regressed (or --allow-regressions)"),
     (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
@@ -80,38 +74,12 @@ def main(argv: Sequence[str]) -> int:
     return status(comparison, allow_regressions=args.allow_regressions)
 
 
-def compared(base: Side, head: Side, threshold: float) -> Comparison:
-    """The fast path over both files' JSON; the validating one when a file is not shaped
-    like a report (its reader then says why, or reads it after all: an older report)."""
-    # Two parsed reports are a million live objects: a collector pass would walk them all
-    # again for nothing (it took over half the time), so it waits until the comparison ends.
-    with gc_paused():
-        return _compared(base, head, threshold)
-
-
-def _compared(base: Side, head: Side, threshold: float) -> Comparison:
-    try:
-        return compare_report_data(
-            base.data(), head.data(), base_ref=base.ref, head_ref=head.ref,
-            score_threshold=threshold,
-        )  # fmt: skip
-    except (OSError, ValueError):  # not JSON, ReportDataError, a failing turn's ValidationError
-        return compare_reports(
-            base.report(), head.report(), base_ref=base.ref, head_ref=head.ref,
-            score_threshold=threshold,
-        )  # fmt: skip
-
-
 def rendered(comparison: Comparison, form: str, palette: Palette) -> str:
     if form == "json":
         return render_json(comparison)
     if form == "markdown":
         return render_markdown(comparison)
     return render_text(comparison, palette)
-
-
-def status(comparison: Comparison, *, allow_regressions: bool = False) -> int:
-    return EXIT_REGRESSED if comparison.has_regressions and not allow_regressions else EXIT_OK
 
 
 def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
@@ -134,14 +102,7 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
             raise SideError("only one stored run — run again or pass two report files")
         named = named or ["previous"]
         named.append("latest")
-    return _side(named[0], agent), _side(named[1], agent)
-
-
-def _side(name: str, agent: Path | None) -> Side:
-    if looks_like_file(name):
-        return report_side(name)
-    assert agent is not None
-    return stored_side(name, agent)
+    return side_named(named[0], agent), side_named(named[1], agent)
 
 
 def _agent(given: Path | None) -> Path:
@@ -163,35 +124,6 @@ def _agent(given: Path | None) -> Path:
         )
     names = ", ".join(path.name for path in here)
     raise SideError(f"several agent files here ({names}): choose one with --agent PATH")
-
-
-def compare_after_run(
-    agent: Path,
-    report: TestReport,
-    baseline: str,
-    *,
-    threshold: float,
-    out: TextStream,
-    palette: Palette,
-) -> int:
-    """`run --baseline NAME`: this run's report against the named stored run (or report
-    file). `out` is the run's redacted stdout, so the comparison leaves through the same
-    masking as the rest of the run's output. Returns compare's exit status."""
-    try:
-        base = _side(baseline, agent)
-    except SideError as error:
-        return _fail(f"--baseline {baseline}: {error}")
-    head_ref = RunRef(label="this run", run_id=report.run_id, agent_path=str(agent))
-    try:
-        base_report = base.report()
-    except SideError as error:
-        return _fail(f"--baseline {baseline}: {error}")
-    comparison = compare_reports(
-        base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
-    )
-    out.write("\n" + render_text(comparison, palette))
-    out.flush()
-    return status(comparison)
 
 
 def _parser() -> argparse.ArgumentParser:

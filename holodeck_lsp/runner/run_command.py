@@ -220,7 +220,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     if args.baseline is not None:
         # The CI gate: with a baseline the status is the comparison's (1 only for a turn that
         # regressed), so failures the baseline had too do not fail the run.
-        from holodeck_lsp.commands.compare import compare_after_run
+        from holodeck_lsp.runner.run_baseline import compare_after_run
 
         return compare_after_run(
             path, report, args.baseline, threshold=0.05, out=stream, palette=palette

@@ -10,6 +10,7 @@ The engine's rules on hand-built reports are tests/engine/test_run_comparison.py
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -224,6 +225,7 @@ def test_an_interrupted_run_says_which_turns_never_ran(runs: Runs, tmp_path: Pat
 
 def test_stored_runs_previous_latest_and_a_tagged_baseline(runs: Runs, tmp_path: Path) -> None:
     folder = copy_sample(tmp_path)
+    shutil.rmtree(folder / ".holodeck", ignore_errors=True)  # runs of the checkout's sample
     cassette = str(folder / "cassettes" / "oracle.json")
     none = compare_cli(cwd=folder)
     assert none.returncode == 2 and "no stored runs of agent.yaml yet" in none.stderr

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json
 
-from holodeck_lsp.schema.comparison import RunRef
+from holodeck_lsp.config.gc_pause import gc_paused
+from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
+from holodeck_lsp.schema.comparison import Comparison, RunRef
 
 if TYPE_CHECKING:
     # Imported where used: the run history pulls in the cassette and agent schemas, a third
@@ -100,3 +102,33 @@ def stored_side(name: str, agent: Path) -> Side:
         interrupted=meta.interrupted,
     )
     return Side(ref, run.report_path, run)
+
+
+def side_named(name: str, agent: Path | None) -> Side:
+    """A report file, or (beside `agent`) a stored run."""
+    if looks_like_file(name):
+        return report_side(name)
+    assert agent is not None
+    return stored_side(name, agent)
+
+
+def compared(base: Side, head: Side, threshold: float) -> Comparison:
+    """The fast path over both files' JSON; the validating one when a file is not shaped
+    like a report (its reader then says why, or reads it after all: an older report)."""
+    # Two parsed reports are a million live objects: a collector pass would walk them all
+    # again for nothing (it took over half the time), so it waits until the comparison ends.
+    with gc_paused():
+        return _compared(base, head, threshold)
+
+
+def _compared(base: Side, head: Side, threshold: float) -> Comparison:
+    try:
+        return compare_report_data(
+            base.data(), head.data(), base_ref=base.ref, head_ref=head.ref,
+            score_threshold=threshold,
+        )  # fmt: skip
+    except (OSError, ValueError):  # not JSON, ReportDataError, a failing turn's ValidationError
+        return compare_reports(
+            base.report(), head.report(), base_ref=base.ref, head_ref=head.ref,
+            score_threshold=threshold,
+        )  # fmt: skip
