@@ -23,6 +23,7 @@ COMMANDS = (
     ("schema", "print the JSON Schema of agent.yaml"),
     ("report RUN|FILE", "a stored run or JSON report as an HTML page (--html) or Markdown (--md)"),
     ("runs [PATH]", "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)"),
+    ("compare [BASE] [HEAD]", "what changed between two runs, turn by turn (exit 1: regressions)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}
@@ -46,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.commands.runs import main as runs_main
 
         return runs_main(args[1:])
+    if first == "compare":
+        from holodeck_lsp.commands.compare import main as compare_main
+
+        return compare_main(args[1:])
     if first == "check":
         return _check(args[1:], "holodeck-lsp check")
     if first == "serve":
@@ -73,6 +78,7 @@ def help_text() -> str:
         "prints the version. The flags --check PATH…, --schema, --stdio and --tcp --port N\n"
         "still work as the commands above.\n\n"
         f"{epilog(RUN_EXIT_CODES, 'exit status of run')}\n"
+        "  compare exits 0 (no regression), 1 (some turn regressed) or 2 (bad arguments).\n"
         "  check exits 0 or 2 only. Any other status means holodeck-lsp crashed: please report"
         " it.\n"
     )

@@ -241,6 +241,14 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return EXIT_CANNOT_RUN
     if status != EXIT_PASSED:
         return status
+    if args.baseline is not None:
+        # The CI gate: with a baseline the status is the comparison's (1 only for a turn that
+        # regressed), so failures the baseline had too do not fail the run.
+        from holodeck_lsp.runner.run_baseline import compare_after_run
+
+        return compare_after_run(
+            path, report, args.baseline, threshold=0.05, out=stream, palette=palette
+        )
     return EXIT_FAILED if report.summary.failed else EXIT_PASSED
 
 
@@ -422,6 +430,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="runs of the agent kept in the history, tagged ones apart (default "
         "$HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="end with `compare` against this stored run (a tag, id, previous) or report file; "
+        "the exit status is then compare's: 1 only when a turn regressed",
     )
     parser.add_argument("--report-json", type=Path, metavar="FILE", help="write a JSON report")
     parser.add_argument("--report-md", type=Path, metavar="FILE", help="write a Markdown report")

@@ -1,0 +1,178 @@
+"""`holodeck-lsp compare [BASE] [HEAD]`: what changed between two runs, turn by turn — the CI
+gate "no new failures against the baseline". See docs/running.md, "Comparing runs".
+
+BASE and HEAD are report files (`run --report-json`) or stored runs of the agent (id, unique
+id prefix, tag, `latest`, `previous`); by default the previous and the latest stored run.
+`--baseline NAME` is BASE by its tag. Exit status: 0 no regression (or `--allow-regressions`),
+1 some turn regressed, 2 bad arguments or nothing to compare.
+
+`run … --baseline NAME` ends with the same comparison: runner/run_baseline.py. Reading the
+sides (report files, stored runs) and comparing them is runner/compare_sources.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from holodeck_lsp.engine.reports.comparison import (
+    counts_line,
+    render_json,
+    render_markdown,
+    render_text,
+)
+from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, epilog
+from holodeck_lsp.runner.compare_sources import (
+    Side,
+    SideError,
+    compared,
+    looks_like_file,
+    side_named,
+    stored_runs,
+)
+from holodeck_lsp.runner.run_baseline import EXIT_REGRESSED, status
+from holodeck_lsp.schema.comparison import Comparison
+from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
+
+COMPARE_EXIT_CODES = (
+    (EXIT_OK, "no turn regressed (or --allow-regressions)"),
+    (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
+    (EXIT_FAILED, "bad arguments, an unreadable side, or nothing to compare"),
+)
+FORMATS = ("text", "markdown", "json")
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+    if args.threshold < 0:
+        return _fail("--threshold is a score difference: 0 or more (e.g. 0.05)")
+    try:
+        base, head = _sides(args)
+    except SideError as error:
+        return _fail(str(error))
+    try:
+        comparison = compared(base, head, args.threshold)
+    except SideError as error:
+        return _fail(str(error))
+    palette = Palette(args.output is None and wants_color(args.color, sys.stdout))
+    text = rendered(comparison, args.format, palette)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            return _fail(f"cannot write {args.output}: {error.strerror or error}")
+        print(f"comparison written to {args.output}: {counts_line(comparison)}")
+    return status(comparison, allow_regressions=args.allow_regressions)
+
+
+def rendered(comparison: Comparison, form: str, palette: Palette) -> str:
+    if form == "json":
+        return render_json(comparison)
+    if form == "markdown":
+        return render_markdown(comparison)
+    return render_text(comparison, palette)
+
+
+def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
+    named: list[str] = list(args.runs)
+    if args.baseline is not None:
+        if len(named) > 1:
+            raise SideError("--baseline names BASE: give at most one more run (HEAD), not two")
+        named = [args.baseline, *named]
+    needs_history = len(named) < 2 or not all(looks_like_file(name) for name in named)
+    agent = _agent(args.agent) if needs_history else None
+    if len(named) < 2:
+        assert agent is not None
+        count = len(stored_runs(agent))
+        if count == 0:
+            raise SideError(
+                f"no stored runs of {agent} yet — run `holodeck-lsp run {agent}` twice, "
+                "or pass two report files"
+            )
+        if count == 1 and not named:
+            raise SideError("only one stored run — run again or pass two report files")
+        named = named or ["previous"]
+        named.append("latest")
+    return side_named(named[0], agent), side_named(named[1], agent)
+
+
+def _agent(given: Path | None) -> Path:
+    """The agent whose stored runs are meant: --agent, else the one agent file in the current
+    folder (its run history sits beside it)."""
+    from holodeck_lsp.config.discovery import AGENT_SUFFIX, is_agent_file
+
+    if given is not None:
+        if not given.is_file():
+            raise SideError(f"--agent {given}: no such agent file")
+        return given
+    here = sorted(Path(p.name) for p in Path.cwd().iterdir() if is_agent_file(p.name))
+    if len(here) == 1:
+        return here[0]
+    if not here:
+        raise SideError(
+            "no agent file in this folder to take stored runs from: pass --agent PATH, "
+            f"or two report files (agent.yaml or *{AGENT_SUFFIX} are looked for)"
+        )
+    names = ", ".join(path.name for path in here)
+    raise SideError(f"several agent files here ({names}): choose one with --agent PATH")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="holodeck-lsp compare",
+        description="What changed between two runs, turn by turn: regressions, fixes, new "
+        "failure reasons, score moves, edited / added / removed / not-run turns "
+        "(see docs/running.md, 'Comparing runs').",
+        epilog=epilog(COMPARE_EXIT_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        metavar="BASE HEAD",
+        help="report files (run --report-json) or stored runs: id, id prefix, tag, latest, "
+        "previous (default: previous latest; one given: it against latest)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="BASE is the stored run tagged NAME (holodeck-lsp runs --tag) or a report file",
+    )
+    parser.add_argument(
+        "--agent",
+        type=Path,
+        metavar="PATH",
+        help="whose stored runs (default: the agent file in the current folder)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="default: text")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.05,
+        metavar="X",
+        help="list a metric's score change larger than X (default 0.05)",
+    )
+    parser.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE")
+    parser.add_argument(
+        "--allow-regressions",
+        action="store_true",
+        help="exit 0 even when turns regressed (report only)",
+    )
+    parser.add_argument(
+        "--color", choices=COLOR_CHOICES, default="auto", help="default: auto (a terminal)"
+    )
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
+    return EXIT_FAILED

@@ -1,0 +1,134 @@
+"""What one side of a comparison names: a JSON report file, or a run stored in the agent's run
+history (`.holodeck/runs/`, holodeck_lsp/runner/run_history/) by id, id prefix, tag, `latest`
+or `previous`. Each resolves to its report file and a `RunRef` saying where it came from.
+
+A side is read twice over only when it has to be: first as parsed JSON, which the engine
+compares without validating all of it (the fast path, engine/comparison_rows.py); if that
+data is not shaped like a report, as a TestReport — whose reader says what is wrong.
+
+Compare's only contact with the run history: `runs_folder`, `list_runs`, `resolve` and
+`StoredRun` (its metadata, `report_path`, and `load_report()` for the history's own errors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import from_json
+
+from holodeck_lsp.config.gc_pause import gc_paused
+from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
+from holodeck_lsp.schema.comparison import Comparison, RunRef
+
+if TYPE_CHECKING:
+    # Imported where used: the run history pulls in the cassette and agent schemas, a third
+    # of a second that comparing two report files does not need.
+    from holodeck_lsp.runner.run_history import StoredRun
+    from holodeck_lsp.schema.results import TestReport
+
+
+class SideError(Exception):
+    """A side cannot be read; the message leads with the cause and says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    ref: RunRef
+    path: Path
+    run: StoredRun | None = None
+
+    def data(self) -> Any:
+        """The report's parsed JSON (ValueError / OSError when it is not JSON)."""
+        return from_json(self.path.read_bytes())
+
+    def report(self) -> TestReport:
+        """The report, validated; SideError (after the reader's message) when it is not one."""
+        if self.run is not None:
+            from holodeck_lsp.runner.run_history import RunUnreadable
+
+            try:
+                return self.run.load_report()
+            except RunUnreadable as error:
+                raise SideError(f"{error} (or pass a report file)") from None
+        # Imported here: report_command prints its reason when a file is not a report, and
+        # reads an older or newer report's unknown fields with a warning.
+        from holodeck_lsp.runner.report_command import read_report
+
+        report = read_report(self.path)
+        if report is None:
+            raise SideError(f"{self.path} cannot be compared")
+        return report
+
+
+def looks_like_file(text: str) -> bool:
+    """A report file rather than a stored run: an existing file, or a name ending in .json (a
+    missing one is then reported as a missing file, not as an unknown run id)."""
+    return text.endswith(".json") or Path(text).is_file()
+
+
+def report_side(text: str) -> Side:
+    path = Path(text)
+    if not path.is_file():
+        raise SideError(f"no such report file: {path} (pass a file written by --report-json)")
+    return Side(RunRef(label=text, report_path=str(path)), path)
+
+
+def stored_runs(agent: Path) -> list[StoredRun]:
+    from holodeck_lsp.runner.run_history import list_runs, runs_folder
+
+    return list_runs(runs_folder(agent), agent.name)
+
+
+def stored_side(name: str, agent: Path) -> Side:
+    from holodeck_lsp.runner.run_history import RunNotFound, resolve, runs_folder
+
+    folder = runs_folder(agent)
+    try:
+        run = resolve(name, folder, agent.name)
+    except RunNotFound as error:
+        raise SideError(f"{error} (or pass a report file)") from None
+    meta = run.meta
+    ref = RunRef(
+        label=name,
+        run_id=run.id,
+        report_path=str(run.report_path),
+        # The agent as named here (both stored sides then read alike); the hash tells edits.
+        agent_path=str(agent),
+        agent_sha256=meta.agent_sha256,
+        started=meta.started,
+        models=list(meta.models),
+        interrupted=meta.interrupted,
+    )
+    return Side(ref, run.report_path, run)
+
+
+def side_named(name: str, agent: Path | None) -> Side:
+    """A report file, or (beside `agent`) a stored run."""
+    if looks_like_file(name):
+        return report_side(name)
+    assert agent is not None
+    return stored_side(name, agent)
+
+
+def compared(base: Side, head: Side, threshold: float) -> Comparison:
+    """The fast path over both files' JSON; the validating one when a file is not shaped
+    like a report (its reader then says why, or reads it after all: an older report)."""
+    # Two parsed reports are a million live objects: a collector pass would walk them all
+    # again for nothing (it took over half the time), so it waits until the comparison ends.
+    with gc_paused():
+        return _compared(base, head, threshold)
+
+
+def _compared(base: Side, head: Side, threshold: float) -> Comparison:
+    try:
+        return compare_report_data(
+            base.data(), head.data(), base_ref=base.ref, head_ref=head.ref,
+            score_threshold=threshold,
+        )  # fmt: skip
+    except (OSError, ValueError):  # not JSON, ReportDataError, a failing turn's ValidationError
+        return compare_reports(
+            base.report(), head.report(), base_ref=base.ref, head_ref=head.ref,
+            score_threshold=threshold,
+        )  # fmt: skip
