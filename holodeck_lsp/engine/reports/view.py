@@ -92,9 +92,13 @@ class Case:
     tag: str = ""
 
     @property
+    def name(self) -> str:
+        """The case's own name (`#N` when unnamed), without the session tag."""
+        return self.result.test_name or f"#{self.position}"
+
+    @property
     def label(self) -> str:
-        name = self.result.test_name or f"#{self.position}"
-        return f"{name} {self.tag}" if self.tag else name
+        return f"{self.name} {self.tag}" if self.tag else self.name
 
     @property
     def multi_turn(self) -> bool:

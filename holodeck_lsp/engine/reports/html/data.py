@@ -128,7 +128,7 @@ def _group(group: tuple[Case, ...], where: Locations) -> dict[str, Any]:
 
 
 def _case(case: Case, where: Locations) -> dict[str, Any]:
-    out: dict[str, Any] = {"i": case.position, "name": case.label, "passed": case.result.passed}
+    out: dict[str, Any] = {"i": case.position, "name": case.name, "passed": case.result.passed}
     if case.multi_turn:
         out["multi"] = True
     if case.case_errors:
