@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from holodeck_lsp.engine.reports import html, markdown
+from holodeck_lsp.schema.comparison import Comparison, RunRef
 from holodeck_lsp.schema.results import TestReport
 
 EXIT_OK = 0
@@ -50,6 +52,11 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML page")
     parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown report")
+    parser.add_argument(
+        "--baseline",
+        metavar="RUN|REPORT.json",
+        help="mark the turns that regressed or were fixed against this run on the HTML page",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -59,17 +66,45 @@ def main(argv: list[str]) -> int:
     report = _stored_or_file(args.report, args.agent)
     if report is None:
         return EXIT_BAD_INPUT
-    outputs = [(args.html, html.render), (args.md, markdown.render)]
+    comparison = None
+    if args.baseline is not None:
+        comparison = _comparison(args.baseline, args.report, report, args.agent)
+        if comparison is None:
+            return EXIT_BAD_INPUT
+    outputs: list[tuple[Path | None, Callable[[], str]]] = [
+        (args.html, lambda: html.render_html(report, comparison)),
+        (args.md, lambda: markdown.render(report)),
+    ]
     for path, render in outputs:
         if path is None:
             continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             # The JSON report was masked when the run wrote it; this command knows no secrets.
-            path.write_text(render(report), encoding="utf-8")
+            path.write_text(render(), encoding="utf-8")
         except OSError as error:
             return _fail(EXIT_CANNOT_WRITE, f"cannot write {path}: {error.strerror or error}")
     return EXIT_OK
+
+
+def _comparison(
+    baseline: str, head_label: str, report: TestReport, agent: Path
+) -> Comparison | None:
+    """The comparison of `report` against `baseline` (a stored run or a report file), or
+    None after printing why the baseline cannot be read."""
+    from holodeck_lsp.engine.run_comparison import compare_reports
+    from holodeck_lsp.runner.compare_sources import SideError, side_named
+
+    if agent.is_dir():  # a stored baseline is one of this report's agent file's runs
+        agent = agent / Path(report.agent_config_path).name
+    try:
+        base = side_named(baseline, agent)
+        base_report = base.report()
+    except SideError as error:
+        _fail(EXIT_BAD_INPUT, f"--baseline {baseline}: {error}")
+        return None
+    head_ref = RunRef(label=head_label, run_id=report.run_id, agent_path=report.agent_config_path)
+    return compare_reports(base_report, report, base_ref=base.ref, head_ref=head_ref)
 
 
 def _stored_or_file(ref: str, agent: Path) -> TestReport | None:

@@ -23,6 +23,30 @@ def status(comparison: Comparison, *, allow_regressions: bool = False) -> int:
     return EXIT_REGRESSED if comparison.has_regressions and not allow_regressions else EXIT_OK
 
 
+def comparison_with(
+    agent: Path, report: TestReport, baseline: str, *, threshold: float
+) -> Comparison:
+    """This run's report against the named stored run (or report file); `SideError` when
+    the baseline cannot be read (its message says why)."""
+    try:
+        base = side_named(baseline, agent)
+        base_report = base.report()
+    except SideError as error:
+        raise SideError(f"--baseline {baseline}: {error}") from None
+    head_ref = RunRef(label="this run", run_id=report.run_id, agent_path=str(agent))
+    return compare_reports(
+        base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
+    )
+
+
+def print_comparison(comparison: Comparison, *, out: TextStream, palette: Palette) -> int:
+    """Prints the comparison to `out` (the run's redacted stdout, so it leaves through the
+    same masking as the rest of the run's output); returns compare's exit status."""
+    out.write("\n" + render_text(comparison, palette))
+    out.flush()
+    return status(comparison)
+
+
 def compare_after_run(
     agent: Path,
     report: TestReport,
@@ -32,24 +56,12 @@ def compare_after_run(
     out: TextStream,
     palette: Palette,
 ) -> int:
-    """`run --baseline NAME`: this run's report against the named stored run (or report
-    file). `out` is the run's redacted stdout, so the comparison leaves through the same
-    masking as the rest of the run's output. Returns compare's exit status."""
+    """`run --baseline NAME`: compare, print, and return compare's exit status."""
     try:
-        base = side_named(baseline, agent)
+        comparison = comparison_with(agent, report, baseline, threshold=threshold)
     except SideError as error:
-        return _fail(f"--baseline {baseline}: {error}")
-    head_ref = RunRef(label="this run", run_id=report.run_id, agent_path=str(agent))
-    try:
-        base_report = base.report()
-    except SideError as error:
-        return _fail(f"--baseline {baseline}: {error}")
-    comparison = compare_reports(
-        base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
-    )
-    out.write("\n" + render_text(comparison, palette))
-    out.flush()
-    return status(comparison)
+        return _fail(str(error))
+    return print_comparison(comparison, out=out, palette=palette)
 
 
 def _fail(message: str) -> int:

@@ -59,6 +59,8 @@ from holodeck_lsp.runner.run_summary import summary_lines
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
 from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.comparison import Comparison
+from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 EXIT_PASSED = 0
@@ -223,7 +225,8 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
 
     if progress is not None:
         progress.finish(report)
-    status = _write_outputs(args, outcome, redactor, stream)
+    comparison, baseline_error = _baseline_comparison(args, path, report)
+    status = _write_outputs(args, outcome, redactor, stream, comparison)
     if saved is not None and not args.quiet:
         stream.write(saved)
     last_run.save(path, report)
@@ -241,14 +244,14 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         return EXIT_CANNOT_RUN
     if status != EXIT_PASSED:
         return status
-    if args.baseline is not None:
+    if baseline_error is not None:
+        return _fail(EXIT_FAILED, baseline_error)
+    if comparison is not None:
         # The CI gate: with a baseline the status is the comparison's (1 only for a turn that
         # regressed), so failures the baseline had too do not fail the run.
-        from holodeck_lsp.runner.run_baseline import compare_after_run
+        from holodeck_lsp.runner.run_baseline import print_comparison
 
-        return compare_after_run(
-            path, report, args.baseline, threshold=0.05, out=stream, palette=palette
-        )
+        return print_comparison(comparison, out=stream, palette=palette)
     return EXIT_FAILED if report.summary.failed else EXIT_PASSED
 
 
@@ -511,8 +514,28 @@ class _Output:
     what: str = "report"
 
 
+def _baseline_comparison(
+    args: argparse.Namespace, path: Path, report: TestReport
+) -> tuple[Comparison | None, str | None]:
+    """`--baseline NAME`: the comparison (for the HTML page and the end of the run), or why
+    the baseline cannot be read."""
+    if args.baseline is None:
+        return None, None
+    from holodeck_lsp.runner.compare_sources import SideError
+    from holodeck_lsp.runner.run_baseline import comparison_with
+
+    try:
+        return comparison_with(path, report, args.baseline, threshold=0.05), None
+    except SideError as error:
+        return None, str(error)
+
+
 def _write_outputs(
-    args: argparse.Namespace, outcome: RunOutcome, redactor: Redactor, stream: TextStream
+    args: argparse.Namespace,
+    outcome: RunOutcome,
+    redactor: Redactor,
+    stream: TextStream,
+    comparison: Comparison | None = None,
 ) -> int:
     masked, recording = outcome.report, outcome.recording
     outputs: list[_Output] = []
@@ -521,7 +544,7 @@ def _write_outputs(
     if args.report_md:
         outputs.append(_Output(args.report_md, lambda: markdown.render(masked)))
     if args.report_html:
-        outputs.append(_Output(args.report_html, lambda: html.render(masked)))
+        outputs.append(_Output(args.report_html, lambda: html.render_html(masked, comparison)))
     if args.junit:
         outputs.append(_Output(args.junit, lambda: junit.render(masked)))
     if args.record and recording is not None:

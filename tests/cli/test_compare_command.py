@@ -21,6 +21,7 @@ import pytest
 
 from holodeck_lsp.cli import main
 from holodeck_lsp.schema.comparison import Comparison
+from tests.engine.test_html_report import embedded
 from tests.sample.sample_support import (
     CASSETTE_MISTAKES,
     CASSETTE_SEED,
@@ -163,11 +164,14 @@ def test_run_with_a_baseline_ends_with_the_comparison(
     )
     same = capsys.readouterr().out
     assert "0 regressions, 0 fixes; 34 unchanged" in same
-    assert (
-        run(str(runs.folder), "--replay", cassette, "--no-save", "--baseline", str(runs.seed2)) == 1
-    )
+    page = runs.folder.parent / "against-seed2.html"
+    against_seed2 = ["--no-save", "--baseline", str(runs.seed2), "--report-html", str(page)]
+    assert run(str(runs.folder), "--replay", cassette, *against_seed2) == 1
     worse = capsys.readouterr().out
     assert "Regressions (" in worse and "head: this run" in worse
+    # The HTML report of that run carries the same comparison: its regressions marked.
+    data = embedded(page.read_text(encoding="utf-8"))
+    assert isinstance(data, dict) and data["baseline"]["counts"].get("regression", 0) > 0
 
 
 # -- what cannot be compared -----------------------------------------------------------------

@@ -98,3 +98,31 @@ def test_the_console_script_lists_and_runs_report(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_baseline_marks_what_regressed_on_the_page(tmp_path: Path) -> None:
+    """`report HEAD.json --html F --baseline BASE.json`: the page carries the comparison —
+    the turn that passed in the base and fails now is a regression."""
+    write_report(tmp_path / "head.json")
+    base = json.loads((tmp_path / "head.json").read_text(encoding="utf-8"))
+    base["results"][0]["passed"] = True
+    base["results"][0]["turns"][0]["passed"] = True
+    base["summary"].update(passed=1, failed=0, pass_rate=100.0)
+    (tmp_path / "base.json").write_text(json.dumps(base), encoding="utf-8")
+    page = tmp_path / "page.html"
+    argv = ["report", str(tmp_path / "head.json"), "--html", str(page)]
+    assert main([*argv, "--baseline", str(tmp_path / "base.json")]) == 0
+    data = embedded(page.read_text(encoding="utf-8"))
+    assert isinstance(data, dict) and data["baseline"] is not None
+    assert data["baseline"]["counts"] == {"regression": 1}
+    assert data["baseline"]["label"] == str(tmp_path / "base.json")
+
+
+def test_a_baseline_that_cannot_be_read_exits_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_report(tmp_path / "head.json")
+    page = tmp_path / "page.html"
+    argv = ["report", str(tmp_path / "head.json"), "--html", str(page)]
+    assert main([*argv, "--baseline", str(tmp_path / "missing.json")]) == 2
+    assert "--baseline" in capsys.readouterr().err and not page.exists()
