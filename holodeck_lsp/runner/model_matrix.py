@@ -148,6 +148,20 @@ def with_model(
     return agent.model_copy(update={"model": model})
 
 
+def as_recorded(agent: Agent, recorded: str | None) -> Agent:
+    """`agent` as the model that answered a recording (`provider:name`, None: unknown),
+    so a replay's results say that model and its judges default to it as they did when it
+    was recorded. Only the provider and name change: a replay connects to nothing."""
+    if recorded is None or recorded == model_label(agent):
+        return agent
+    try:
+        ref = parse_model(recorded, "the cassette's model")
+    except ModelSpecError:
+        return agent  # a hand-edited name: answer as the agent's own model
+    model = agent.model.model_copy(update={"provider": ref.provider, "name": ref.name})
+    return agent.model_copy(update={"model": model})
+
+
 def _provider_entry(
     provider: Provider, providers: Mapping[str, Mapping[str, Any]]
 ) -> Mapping[str, Any]:

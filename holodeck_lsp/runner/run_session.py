@@ -49,6 +49,7 @@ from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
 from holodeck_lsp.runner.model_matrix import (
     ModelRef,
     ModelSpecError,
+    as_recorded,
     missing_extra,
     model_label,
     with_model,
@@ -345,13 +346,17 @@ def _open_lane(
             watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
             connections = watched.counts
             backend: AgentBackend = (
-                RecordingBackend(watched, agent.name) if answers.record else watched
+                RecordingBackend(watched, agent.name, model_label(agent))
+                if answers.record
+                else watched
             )
         elif isinstance(answers, Replay):
             recorded = load_cassette(answers.path)
+            agent = as_recorded(agent, recorded.model)
             backend = ReplayBackend(recorded, agent)
         else:
             recorded = answers.cassette
+            agent = as_recorded(agent, recorded.model)
             backend = ReplayBackend(recorded, agent)
     except RunCannotStart:
         raise

@@ -61,8 +61,9 @@ async def record(tmp_path: Path, backend: FakeBackend) -> tuple[Path, object]:
 async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None:
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert list(data) == ["format", "version", "agent", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 2, "agent")
+    assert list(data) == ["format", "version", "agent", "model", "cases"]
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 3, "agent")
+    assert data["model"] is None  # recorded through a bare backend: who answered is not known
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
         (None, 1, 1),
@@ -169,7 +170,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 3}', "has version 3"),
+        ('{"format": "holodeck-cassette", "version": 4}', "has version 4"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
@@ -182,8 +183,9 @@ def test_unreadable_cassettes_say_why(tmp_path: Path, content: str, message: str
         load_cassette(tmp_path / "absent.json")
 
 
-def test_a_version_1_cassette_still_replays_and_is_written_as_version_2(tmp_path: Path) -> None:
-    """Version 2 added `judgements`; a version 1 file reads as a cassette without them."""
+def test_a_version_1_cassette_still_replays_and_is_written_as_version_3(tmp_path: Path) -> None:
+    """Version 2 added `judgements`, version 3 `model`; a version 1 file reads as a cassette
+    without them."""
     old = {
         "format": "holodeck-cassette",
         "version": 1,
@@ -197,4 +199,5 @@ def test_a_version_1_cassette_still_replays_and_is_written_as_version_2(tmp_path
     cassette = load_cassette(path)
     assert cassette.cases[0].turns[0].judgements == []
     data = json.loads(cassette.render())
-    assert data["version"] == 2 and data["cases"][0]["turns"][0]["judgements"] == []
+    assert data["version"] == 3 and data["cases"][0]["turns"][0]["judgements"] == []
+    assert data["model"] is None

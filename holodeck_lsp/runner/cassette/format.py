@@ -31,9 +31,9 @@ from holodeck_lsp.runner.backend import BackendError
 from holodeck_lsp.schema.results import TokenUsage
 
 FORMAT: Final = "holodeck-cassette"
-VERSION: Final = 2
+VERSION: Final = 3
 #: Versions this holodeck-lsp reads (1: before judgements were recorded).
-READABLE_VERSIONS: Final = (1, 2)
+READABLE_VERSIONS: Final = (1, 2, 3)
 #: How a judged metric without a usable recording starts its error (not a verdict).
 STALE_PREFIXES = ("judge recording is stale", "no judge recording")
 
@@ -102,8 +102,11 @@ class CassetteCase(_Strict):
 
 class Cassette(_Strict):
     format: Literal["holodeck-cassette"] = FORMAT
-    version: Literal[1, 2] = VERSION
+    version: Literal[1, 2, 3] = VERSION
     agent: str
+    #: Who answered, `provider:name` (version 3); a replay answers as that model, so its
+    #: results and its judges' defaults are that model's. None: not known (older files).
+    model: str | None = None
     cases: list[CassetteCase] = Field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:

@@ -71,9 +71,10 @@ class RecordingBackend:
     """Wraps a backend and records every turn as it happened (a single-turn case is a case
     with one turn). Call `write(path)` when the run ends — also after a cancelled run."""
 
-    def __init__(self, inner: AgentBackend, agent_name: str) -> None:
+    def __init__(self, inner: AgentBackend, agent_name: str, model: str | None = None) -> None:
         self._inner = inner
         self._agent_name = agent_name
+        self._model = model
         self._cases: dict[int, CassetteCase] = {}
 
     async def create_case_session(self, name: str | None, index: int) -> AgentSession:
@@ -94,7 +95,7 @@ class RecordingBackend:
 
     def cassette(self) -> Cassette:
         cases = [self._cases[index].model_copy(deep=True) for index in sorted(self._cases)]
-        return Cassette(agent=self._agent_name, cases=cases)
+        return Cassette(agent=self._agent_name, model=self._model, cases=cases)
 
     def write(self, path: Path, redact: Callable[[Any], Any] | None = None) -> None:
         self.cassette().write(path, redact)

@@ -91,6 +91,7 @@ class ReplayBackend:
     match by name, else by position."""
 
     def __init__(self, cassette: Cassette, agent: Agent) -> None:
+        _refuse_several_answers_per_case(cassette)
         self._agent = agent
         self._by_name = {case.name: case for case in cassette.cases if case.name is not None}
         self._by_index = {case.index: case for case in cassette.cases}
@@ -134,6 +135,23 @@ class RecordedJudgements:
         if case is None or turn >= len(case.turns):
             return []
         return case.turns[turn].judgements
+
+
+def _refuse_several_answers_per_case(cassette: Cassette) -> None:
+    """A cassette answers each case once. One holding a case twice (several models' or
+    repeats' answers put together) would replay whichever came last, with judge verdicts
+    of another answer: refused, saying which recording to replay instead."""
+    seen: set[tuple[str | None, int]] = set()
+    for case in cassette.cases:
+        key = (case.name, case.index)
+        if key in seen:
+            label = repr(case.name) if case.name is not None else f"test_cases[{case.index}]"
+            raise BackendInitError(
+                f"the cassette records case {label} more than once (answers of several models "
+                "or repeats); replay one model's recording — a stored model-matrix run keeps "
+                "one per model: recording.json and recording.<model>.json"
+            )
+        seen.add(key)
 
 
 def _quote(text: str, limit: int = 60) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,7 +30,7 @@ from holodeck_lsp.runner.run_history.layout import (
 from holodeck_lsp.runner.run_history.metadata import Counts, GitState, RunMetadata
 from holodeck_lsp.runner.run_history.stored import StoredRun
 from holodeck_lsp.runner.secrets import Redactor
-from holodeck_lsp.schema.results import TestReport
+from holodeck_lsp.schema.results import TestReport, TestResult
 
 #: Attempts at a fresh id when another run took the one drawn (the same second, same digits).
 _ATTEMPTS = 20
@@ -60,14 +61,16 @@ def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
     taken = {entry.name for entry in runs.iterdir()}
     run_id = new_run_id(run.started, taken)
     report = run.report.model_copy(update={"run_id": run_id, "interrupted": run.interrupted})
-    recording = run.recording if run.recording is not None else recording_of(report)
+    recordings = (
+        {RECORDING_FILE: run.recording} if run.recording is not None else recordings_of(report)
+    )
     meta = _metadata(run, report, run_id)
     temporary = runs / f"{PARTIAL_PREFIX}{run_id}-{os.getpid()}"
     try:
         temporary.mkdir()
         files = {
             REPORT_FILE: json_report.render(report),
-            RECORDING_FILE: recording.render(),
+            **{name: cassette.render() for name, cassette in recordings.items()},
             RUN_FILE: json.dumps(meta.model_dump(mode="json"), indent=2) + "\n",
         }
         for name, text in files.items():
@@ -103,6 +106,28 @@ def _renamed(temporary: Path, old_id: str, runs: Path, run: RunToStore, redactor
     return run_id
 
 
+def recordings_of(report: TestReport) -> dict[str, Cassette]:
+    """The run as cassettes, by file name: a cassette answers each case once, so a model
+    matrix keeps one per model — the first model's in `recording.json`, each other's in
+    `recording.<model>.json` — and with `--repeat N` the first repeat's answers."""
+    by_model: dict[str | None, list[TestResult]] = {}
+    for result in report.results:
+        if result.repeat is None or result.repeat == 1:
+            by_model.setdefault(result.model, []).append(result)
+    if not by_model:
+        return {RECORDING_FILE: recording_of(report)}
+    files: dict[str, Cassette] = {}
+    for number, (model, results) in enumerate(by_model.items()):
+        name = RECORDING_FILE if number == 0 else f"recording.{_file_safe(model or '')}.json"
+        files[name] = recording_of(report.model_copy(update={"results": results}))
+    return files
+
+
+def _file_safe(model: str) -> str:
+    """`ollama:qwen2.5:7b` → `ollama_qwen2.5_7b`: a file name on every system."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
+
+
 def recording_of(report: TestReport) -> Cassette:
     """The run as a cassette: each result's answers (up to its first turn never sent)."""
     cases = []
@@ -111,7 +136,9 @@ def recording_of(report: TestReport) -> Cassette:
         case = transcript_of(result, index)
         case.name = result.test_name
         cases.append(case)
-    return Cassette(agent=report.agent_name, cases=cases)
+    models = {result.model for result in report.results if result.model is not None}
+    model = models.pop() if len(models) == 1 else None
+    return Cassette(agent=report.agent_name, model=model, cases=cases)
 
 
 def _metadata(run: RunToStore, report: TestReport, run_id: str) -> RunMetadata:
