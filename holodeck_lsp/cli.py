@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
+from holodeck_lsp.commands.shell_completion.command_table import CASE_NAMES_COMMAND
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
@@ -22,6 +23,7 @@ COMMANDS = (
     ("serve", "the language server, over stdio (the default) or --tcp --port N"),
     ("schema", "print the JSON Schema of agent.yaml"),
     ("report FILE", "a JSON report of a run as an HTML page (--html) or Markdown (--md)"),
+    ("completion SHELL", "print the bash, zsh or fish completion script (docs/cli.md)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}
@@ -41,6 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.runner.report_command import main as report_main
 
         return report_main(args[1:])
+    if first == "completion":
+        from holodeck_lsp.commands.completion import main as completion_main
+
+        return completion_main(args[1:])
+    if first == CASE_NAMES_COMMAND:  # hidden: the completion scripts' source of case names
+        from holodeck_lsp.commands.shell_completion.case_names import main as case_names_main
+
+        return case_names_main(args[1:])
     if first == "check":
         return _check(args[1:], "holodeck-lsp check")
     if first == "serve":
