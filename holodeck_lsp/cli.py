@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
-from holodeck_lsp.commands.shell_completion.command_table import CASE_NAMES_COMMAND
+from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The hidden command the scripts call for `--case` (case_names.py); not in --help.
-CASE_NAMES_COMMAND = "__case-names"
+# Re-exported: the scripts take every name they write from this module.
+from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND as CASE_NAMES_COMMAND
 
 #: What an option's value (or a positional argument) is, for completing it.
 FILE = "file"  # a path: the shell's file completion
