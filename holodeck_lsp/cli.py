@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
+from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
@@ -24,6 +25,7 @@ COMMANDS = (
     ("report RUN|FILE", "a stored run or JSON report as an HTML page (--html) or Markdown (--md)"),
     ("runs [PATH]", "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)"),
     ("compare [BASE] [HEAD]", "what changed between two runs, turn by turn (exit 1: regressions)"),
+    ("completion SHELL", "print the bash, zsh or fish completion script (docs/cli.md)"),
 )
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}
@@ -51,6 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.commands.compare import main as compare_main
 
         return compare_main(args[1:])
+    if first == "completion":
+        from holodeck_lsp.commands.completion import main as completion_main
+
+        return completion_main(args[1:])
+    if first == CASE_NAMES_COMMAND:  # hidden: the completion scripts' source of case names
+        from holodeck_lsp.commands.shell_completion.case_names import main as case_names_main
+
+        return case_names_main(args[1:])
     if first == "check":
         return _check(args[1:], "holodeck-lsp check")
     if first == "serve":

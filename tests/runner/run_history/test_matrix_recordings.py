@@ -34,7 +34,7 @@ def test_a_matrix_with_repeats_keeps_each_models_first_repeat(tmp_path: Path) ->
     matrix = one.model_copy(update={"results": results, "models": models, "repeats": 2})
     files = recordings_of(matrix)
     assert sorted(files) == ["recording.json", "recording.openai_gpt-4o.json"]
-    for name, model in zip(["recording.json", "recording.openai_gpt-4o.json"], models):
+    for name, model in zip(["recording.json", "recording.openai_gpt-4o.json"], models, strict=True):
         cassette = files[name]
         assert cassette.model == model
         assert [case.index for case in cassette.cases] == [0, 1]  # each case once

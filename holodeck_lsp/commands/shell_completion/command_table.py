@@ -1,0 +1,155 @@
+"""What the completion scripts know about the command line: subcommands, their options and
+what each option's value is. Written out by hand, not read from the argparse parsers, so that
+`holodeck-lsp completion bash` in a shell's start-up file imports nothing heavy;
+tests/commands/test_shell_completion.py fails when this table and the parsers disagree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Re-exported: the scripts take every name they write from this module.
+from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND as CASE_NAMES_COMMAND
+
+#: What an option's value (or a positional argument) is, for completing it.
+FILE = "file"  # a path: the shell's file completion
+CASE = "case"  # a case name of the agent files on the line
+TEXT = "text"  # free text or a number: nothing to offer
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    names: tuple[str, ...]
+    #: None for a flag; FILE, CASE, TEXT; or the choices.
+    value: str | tuple[str, ...] | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    help: str
+    options: tuple[Option, ...]
+    #: What positional arguments are: FILE, or the choices.
+    positional: str | tuple[str, ...] | None = FILE
+
+
+_HELP = Option(("-h", "--help"), help="show the options")
+_COLOR = ("auto", "always", "never")
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "check",
+        "check agent files",
+        (
+            _HELP,
+            Option(("--format",), ("text", "json", "sarif", "github"), "output format"),
+            Option(("--trust",), help="import grader modules to verify them (runs code)"),
+            Option(("--strict",), help="warnings fail the check too"),
+            Option(("--output",), FILE, "write the output to FILE"),
+            Option(("--fix",), help="apply the safe quick fixes"),
+            Option(("--diff",), help="show the safe quick fixes as a diff"),
+            Option(("--watch",), help="check again on save"),
+            Option(("--color",), _COLOR, "colour the text output"),
+        ),
+    ),
+    Command(
+        "run",
+        "run test cases and grade them",
+        (
+            _HELP,
+            Option(("--case",), CASE, "run this case (name, position or glob)"),
+            Option(("-k",), TEXT, "cases whose name matches EXPR"),
+            Option(("--turn",), TEXT, "grade only turn N of one --case"),
+            Option(("-x", "--fail-fast"), help="stop at the first failing case"),
+            Option(("--last-failed",), help="run the cases that failed last time"),
+            Option(("--watch",), help="run again on save"),
+            Option(("--color",), _COLOR, "colour the output"),
+            Option(("--parallel",), TEXT, "cases run at once"),
+            Option(("--model",), TEXT, "run with this model too (PROVIDER:NAME)"),
+            Option(("--repeat",), TEXT, "sessions per case"),
+            Option(("-v", "--verbose"), help="a row per turn in the model table"),
+            Option(("--no-save",), help="do not store the run in the history"),
+            Option(("--keep",), TEXT, "runs kept in the history"),
+            Option(("--baseline",), TEXT, "compare with this stored run or report"),
+            Option(("--progress",), ("auto", "cases", "totals"), "the progress display"),
+            Option(("--record",), FILE, "record a cassette"),
+            Option(("--replay",), FILE, "answer from a cassette"),
+            Option(("--rejudge",), help="with --replay: call the judges again"),
+            Option(("--report-json",), FILE, "write a JSON report"),
+            Option(("--report-md",), FILE, "write a Markdown report"),
+            Option(("--report-html",), FILE, "write an HTML report"),
+            Option(("--junit",), FILE, "write a JUnit XML report"),
+            Option(("--quiet",), help="print only the summary"),
+            Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
+        ),
+    ),
+    Command(
+        "serve",
+        "the language server",
+        (
+            _HELP,
+            Option(("--stdio",), help="over stdio (the default)"),
+            Option(("--tcp",), help="over TCP (needs --port)"),
+            Option(("--host",), TEXT, "TCP address"),
+            Option(("--port",), TEXT, "TCP port"),
+        ),
+        positional=None,
+    ),
+    Command(
+        "schema",
+        "print the JSON Schema of agent.yaml",
+        (_HELP, Option(("--output",), FILE, "write it to FILE")),
+        positional=None,
+    ),
+    Command(
+        "report",
+        "a stored run or JSON report as HTML or Markdown",
+        (
+            _HELP,
+            Option(("--agent",), FILE, "where the stored run is"),
+            Option(("--html",), FILE, "write the HTML page"),
+            Option(("--md",), FILE, "write the Markdown report"),
+            Option(("--baseline",), TEXT, "mark changes against this run or report"),
+        ),
+    ),
+    Command(
+        "runs",
+        "the stored runs of an agent",
+        (
+            _HELP,
+            Option(("--json",), help="print the listing as JSON"),
+            Option(("--tag",), TEXT, "name a run"),
+            Option(("--untag",), TEXT, "remove a name"),
+            Option(("--prune",), help="delete all but the newest runs"),
+            Option(("--keep",), TEXT, "runs to keep"),
+        ),
+    ),
+    Command(
+        "compare",
+        "what changed between two runs",
+        (
+            _HELP,
+            Option(("--baseline",), TEXT, "the stored run tagged NAME, or a report"),
+            Option(("--agent",), FILE, "whose stored runs"),
+            Option(("--format",), ("text", "markdown", "json"), "output format"),
+            Option(("--threshold",), TEXT, "score change to list"),
+            Option(("--output",), FILE, "write it to FILE"),
+            Option(("--allow-regressions",), help="exit 0 even when turns regressed"),
+            Option(("--color",), _COLOR, "colour the text output"),
+        ),
+    ),
+    Command(
+        "completion",
+        "print a shell completion script",
+        (_HELP,),
+        positional=("bash", "zsh", "fish"),
+    ),
+)
+
+#: Options before any subcommand.
+TOP_OPTIONS: tuple[Option, ...] = (
+    _HELP,
+    Option(("-V", "--version"), help="print the version"),
+)
+
+SHELLS = ("bash", "zsh", "fish")

@@ -1,0 +1,101 @@
+"""The fish completion script (`holodeck-lsp completion fish >
+~/.config/fish/completions/holodeck-lsp.fish`)."""
+
+from __future__ import annotations
+
+from holodeck_lsp.commands.shell_completion.command_table import (
+    CASE,
+    CASE_NAMES_COMMAND,
+    COMMANDS,
+    FILE,
+    TOP_OPTIONS,
+    Option,
+)
+
+# fish escapes what it inserts itself; the helper only has to find the paths on the line.
+# `commandline -opc` gives the tokens before the cursor with their quotes removed.
+_HELPERS = r"""
+function __holodeck_lsp_cases
+    set -l tokens (commandline -opc)
+    set -l cmd
+    set -l paths
+    set -l skip 0
+    for token in $tokens[2..-1]
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if test -z "$cmd"
+            string match -q -- '-*' $token; or set cmd $token
+            continue
+        end
+        if string match -q -- '-*' $token
+            contains -- "$cmd $token" $__holodeck_lsp_valued; and set skip 1
+        else
+            set -a paths $token
+        end
+    end
+    test (count $paths) -gt 0; or return 0
+    command $tokens[1] __CASE_NAMES__ -- $paths 2>/dev/null | string split0
+end
+"""
+
+
+def script() -> str:
+    valued = [
+        f"'{command.name} {name}'"
+        for command in COMMANDS
+        for option in command.options
+        if option.value is not None
+        for name in option.names
+    ]
+    lines = [
+        "# fish completion for holodeck-lsp, written by `holodeck-lsp completion fish`.",
+        "# Install: holodeck-lsp completion fish > ~/.config/fish/completions/holodeck-lsp.fish",
+        f"set -g __holodeck_lsp_valued {' '.join(valued)}",
+        _HELPERS.replace("__CASE_NAMES__", CASE_NAMES_COMMAND),
+        "complete -c holodeck-lsp -f",
+    ]
+    for command in COMMANDS:
+        lines.append(
+            f"complete -c holodeck-lsp -n __fish_use_subcommand -a {command.name}"
+            f" -d {_quote(command.help)}"
+        )
+    for option in TOP_OPTIONS:
+        lines.append(f"complete -c holodeck-lsp -n __fish_use_subcommand {_option(option)}")
+    for command in COMMANDS:
+        when = f"-n '__fish_seen_subcommand_from {command.name}'"
+        if command.positional == FILE:
+            lines.append(f"complete -c holodeck-lsp {when} -F")
+        elif isinstance(command.positional, tuple):
+            lines.append(
+                f"complete -c holodeck-lsp {when} -a {_quote(' '.join(command.positional))}"
+            )
+        for option in command.options:
+            lines.append(f"complete -c holodeck-lsp {when} {_option(option)}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _option(option: Option) -> str:
+    parts = []
+    for name in option.names:
+        if name.startswith("--"):
+            parts.append(f"-l {name[2:]}")
+        else:
+            parts.append(f"-s {name[1:]}")
+    if option.value == FILE:
+        parts.append("-r -F")
+    elif option.value == CASE:
+        parts.append("-x -a '(__holodeck_lsp_cases)'")
+    elif isinstance(option.value, tuple):
+        parts.append(f"-x -a {_quote(' '.join(option.value))}")
+    elif option.value is not None:
+        parts.append("-x")
+    if option.help:
+        parts.append(f"-d {_quote(option.help)}")
+    return " ".join(parts)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -1,0 +1,424 @@
+"""`holodeck-lsp completion bash|zsh|fish` and the hidden `__case-names` they call.
+
+The case names are read in-process (fast); the scripts are run by the real shells — bash
+always, zsh and fish when installed (skipped otherwise) — with the real console script on
+PATH, so completing `--case` starts the real `holodeck-lsp __case-names`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from holodeck_lsp.cli import help_text, main
+from holodeck_lsp.commands.check import parser as check_parser
+from holodeck_lsp.commands.shell_completion.case_names import case_names
+from holodeck_lsp.commands.shell_completion.command_table import COMMANDS, Command
+from holodeck_lsp.runner.run_command import _parser as run_parser
+
+HEADER = """\
+name: demo
+model: {provider: openai, name: gpt-4o-mini}
+instructions: {inline: "You are helpful."}
+"""
+#: Names a shell would mangle if they reached it as code or unquoted words.
+ODD = 'it\'s $(touch PWNED) `touch PWNED2` "q" & ; | *'
+NAMES = ["revenue growth", "revenue 2009", ODD, "total"]
+
+
+def agent_text(names: list[str]) -> str:
+    cases = "".join(
+        f'  - name: {_yaml_string(name)}\n    input: "q"\n    ground_truth: "4"\n' for name in names
+    )
+    return f"{HEADER}test_cases:\n{cases}"
+
+
+def _yaml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(agent_text(NAMES), encoding="utf-8")
+    return agent
+
+
+# --- the table the scripts are written from --------------------------------------------------
+
+
+def _parser_options(parser: argparse.ArgumentParser) -> dict[str, bool]:
+    """Option string -> whether it takes a value."""
+    return {name: action.nargs != 0 for action in parser._actions for name in action.option_strings}
+
+
+def _table_options(command: Command) -> dict[str, bool]:
+    return {name: option.value is not None for option in command.options for name in option.names}
+
+
+def _command(name: str) -> Command:
+    return next(command for command in COMMANDS if command.name == name)
+
+
+@pytest.mark.parametrize(("name", "build"), [("check", check_parser), ("run", run_parser)])
+def test_table_has_every_option_of_the_parser(name: str, build: object) -> None:
+    parser = build()  # type: ignore[operator]
+    assert _table_options(_command(name)) == _parser_options(parser)
+    choices = {
+        option_string: tuple(action.choices)
+        for action in parser._actions
+        if action.choices
+        for option_string in action.option_strings
+    }
+    table_choices = {
+        option_name: option.value
+        for option in _command(name).options
+        if isinstance(option.value, tuple)
+        for option_name in option.names
+    }
+    assert table_choices == choices
+
+
+@pytest.mark.parametrize("name", ["serve", "schema", "report", "runs", "compare", "completion"])
+def test_table_has_every_option_of_the_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([name, "--help"]) == 0
+    options = capsys.readouterr().out.split("\noptions:\n")[1]  # not the description's words
+    # Each option's own line starts with it; help text (which may name options) follows it.
+    heads = [
+        re.split(r"\s{2,}", line.strip())[0]
+        for line in options.splitlines()
+        if re.match(r"  -", line)  # not a wrapped help line (indented further)
+    ]
+    shown = {
+        name
+        for head in heads
+        if head.startswith("-")
+        for name in re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", head)
+    }
+    assert set(_table_options(_command(name))) == shown
+
+
+def test_help_lists_completion_but_not_the_hidden_command() -> None:
+    text = help_text()
+    assert "completion SHELL" in text
+    assert "__case-names" not in text
+
+
+def test_every_command_in_help_is_completed() -> None:
+    listed = {
+        line.split()[0]
+        for line in help_text().split("commands:\n")[1].split("\n\n")[0].splitlines()
+        if not line.strip().startswith("(none)")
+    }
+    assert listed == {command.name for command in COMMANDS}
+
+
+def test_unknown_shell_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", "tcsh"]) == 2
+    assert "invalid choice: 'tcsh'" in capsys.readouterr().err
+
+
+# --- __case-names ------------------------------------------------------------------------------
+
+
+def test_names_in_file_order_once(tmp_path: Path, suite: Path) -> None:
+    other = tmp_path / "more" / "agent.yaml"
+    other.parent.mkdir()
+    other.write_text(agent_text(["total", "cash flow"]), encoding="utf-8")
+    assert list(case_names([str(suite)])) == NAMES
+    assert list(case_names([str(suite), str(tmp_path / "more")])) == [*NAMES, "cash flow"]
+    # A folder stands for its agent files, as for `run`.
+    assert set(case_names([str(tmp_path)])) == {*NAMES, "cash flow"}
+
+
+def test_names_of_an_included_cases_file(tmp_path: Path) -> None:
+    (tmp_path / "cases.yaml").write_text(
+        'test_cases:\n  - name: "from the include"\n    input: "q"\n    ground_truth: "4"\n',
+        encoding="utf-8",
+    )
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(f"{HEADER}test_cases_file: cases.yaml\n", encoding="utf-8")
+    assert list(case_names([str(agent)])) == ["from the include"]
+
+
+def test_missing_paths_and_broken_files_give_nothing(tmp_path: Path, suite: Path) -> None:
+    broken = tmp_path / "broken" / "agent.yaml"
+    broken.parent.mkdir()
+    broken.write_text(HEADER + "test_cases: [\n", encoding="utf-8")
+    assert list(case_names([str(tmp_path / "agen")])) == []  # still being typed
+    assert list(case_names([str(broken)])) == []
+    assert list(case_names([str(tmp_path / "agen"), str(suite)])) == NAMES
+
+
+def test_runs_no_project_code(tmp_path: Path) -> None:
+    """Graders and function tools are read, never imported: a Tab must not run code."""
+    marker = tmp_path / "IMPORTED"
+    side_effect = f"open({str(marker)!r}, 'w').close()\n"
+    (tmp_path / "graders.py").write_text(
+        side_effect + "def exact(test_case, output):\n    return 1.0\n", encoding="utf-8"
+    )
+    (tmp_path / "tools.py").write_text(
+        side_effect + "def add(a: int, b: int) -> int:\n    return a + b\n", encoding="utf-8"
+    )
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(
+        HEADER
+        + "tools:\n"
+        + "  - {name: add, type: function, description: add, file: tools.py, function: add}\n"
+        + 'evaluations:\n  metrics:\n    - {type: code, grader: "graders:exact"}\n'
+        + 'test_cases:\n  - name: graded\n    input: q\n    ground_truth: "4"\n',
+        encoding="utf-8",
+    )
+    assert list(case_names([str(agent)])) == ["graded"]
+    assert not marker.exists()
+
+
+def test_a_name_holding_a_secret_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    planted = "sk-planted-4f2a9c"
+    monkeypatch.setenv("CASE_SUFFIX", planted)
+    monkeypatch.setenv("VENDOR_API_KEY", "tok-planted-77e1")
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(
+        agent_text(["plain", "with ${CASE_SUFFIX}", "key tok-planted-77e1"]), encoding="utf-8"
+    )
+    assert main(["__case-names", "--", str(agent)]) == 0
+    out = capsysbinary.readouterr().out
+    assert out == b"plain\0"
+    assert planted.encode() not in out
+
+
+def test_output_is_nul_separated_utf8(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(agent_text(["two\nlines", "café ✓"]), encoding="utf-8")
+    assert main(["__case-names", str(agent)]) == 0
+    assert capsysbinary.readouterr().out == "two\nlines\0café ✓\0".encode()
+
+
+# --- the scripts in real shells ------------------------------------------------------------------
+
+
+def _environment(tmp_path: Path) -> dict[str, str]:
+    """PATH finds this interpreter's holodeck-lsp; PYTHONPATH keeps this checkout's code."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    env["HOME"] = str(tmp_path)
+    return env
+
+
+def _shell(argv: list[str], cwd: Path) -> str:
+    done = subprocess.run(
+        argv, cwd=cwd, env=_environment(cwd), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _bash(cwd: Path, words: list[str], cword: int | None = None) -> list[str]:
+    """COMPREPLY for the command line `words` (the last word being completed), one per line."""
+    quoted = " ".join(_bash_quote(word) for word in words)
+    program = (
+        "source <(holodeck-lsp completion bash)\n"
+        f"COMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1 if cword is None else cword}\n"
+        "_holodeck_lsp\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    return [line for line in _shell(["bash", "-c", program], cwd).splitlines() if line]
+
+
+def _bash_quote(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _bash_words(cwd: Path, replies: list[str]) -> list[str]:
+    """What bash reads each reply as, once inserted on a command line."""
+    program = "".join(f"printf '%s\\n' {reply}\n" for reply in replies)
+    return _shell(["bash", "-c", program], cwd).splitlines()
+
+
+@pytest.mark.slow
+def test_bash_completes_case_names_quoted_for_the_line(suite: Path) -> None:
+    cwd = suite.parent
+    replies = _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", ""])
+    assert len(replies) == len(NAMES)
+    # Inserted as typed, each reply is one word that reads back as the name; nothing ran.
+    assert _bash_words(cwd, replies) == NAMES
+    assert not (cwd / "PWNED").exists() and not (cwd / "PWNED2").exists()
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "rev"]) == [
+        "revenue\\ growth",
+        "revenue\\ 2009",
+    ]
+    # The word as typed so far may be escaped or inside an open quote.
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "revenue\\ g"]) == [
+        "revenue\\ growth"
+    ]
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "'it"]) == [
+        ODD.replace("'", "'\\''")
+    ]
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", '"it']) == [
+        'it\'s \\$(touch PWNED) \\`touch PWNED2\\` \\"q\\" & ; | *"'
+    ]
+
+
+@pytest.mark.slow
+def test_bash_finds_the_agent_file_among_options(suite: Path) -> None:
+    cwd = suite.parent
+    (cwd / "sub").mkdir()
+    suite.rename(cwd / "sub" / "my agent.yaml")
+    line = ["holodeck-lsp", "run", "--parallel", "2", "sub/my\\ agent.yaml", "-x", "--case", "t"]
+    assert _bash(cwd, line) == ["total"]
+    # Quoted path, --case before another --case's value, and ~ for the home folder.
+    line = ["holodeck-lsp", "run", '"sub/my agent.yaml"', "--case", "total", "--case", "t"]
+    assert _bash(cwd, line) == ["total"]
+    line = ["holodeck-lsp", "run", "~/sub/'my agent.yaml'", "--case", "t"]
+    assert _bash(cwd, line) == ["total"]
+    # No agent file on the line yet: nothing to offer (and no error printed).
+    assert _bash(cwd, ["holodeck-lsp", "run", "--case", ""]) == []
+
+
+@pytest.mark.slow
+def test_bash_completes_commands_options_choices_and_files(suite: Path) -> None:
+    cwd = suite.parent
+    (cwd / "cassette.json").write_text("{}", encoding="utf-8")
+    assert _bash(cwd, ["holodeck-lsp", ""]) == [c.name for c in COMMANDS]
+    assert _bash(cwd, ["holodeck-lsp", "r"]) == ["run", "report"]
+    assert _bash(cwd, ["holodeck-lsp", "--v"]) == ["--version"]
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
+        "--replay",
+        "--report-json",
+        "--report-md",
+        "--report-html",
+    ]
+    assert _bash(cwd, ["holodeck-lsp", "check", "--format", ""]) == [
+        "text",
+        "json",
+        "sarif",
+        "github",
+    ]
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--replay", "cas"]) == ["cassette.json"]
+    assert _bash(cwd, ["holodeck-lsp", "check", "ag"]) == ["agent.yaml"]
+    assert _bash(cwd, ["holodeck-lsp", "completion", ""]) == ["bash", "zsh", "fish"]
+    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--turn", ""]) == []
+
+
+def _tab_in_terminal(cwd: Path, typed: str, inserted: str) -> list[str]:
+    """Type `typed` and Tab into an interactive bash on a pseudo-terminal (readline inserts
+    the reply), then run the line as `printf '<%s>\\n' LINE`: the words bash reads."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: an interactive bash with this checkout's holodeck-lsp
+        os.chdir(cwd)
+        os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"], _environment(cwd))
+    try:
+
+        def read_until(marker: bytes, seconds: float = 20.0) -> bytes:
+            seen = b""
+            deadline = time.monotonic() + seconds
+            while marker not in seen and time.monotonic() < deadline:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if ready:
+                    seen += os.read(fd, 65536)
+            return seen
+
+        os.write(fd, b"PS1='READY$ '; source <(holodeck-lsp completion bash); echo LOAD\"\"ED\n")
+        read_until(b"LOADED\r\n")
+        os.write(fd, typed.encode() + b"\t")
+        # The Tab starts holodeck-lsp __case-names; wait for readline to echo the insertion.
+        read_until(inserted.encode())
+        # Ctrl-A, a printf in front, Ctrl-E, Enter. (DO""NE: the terminal echoes the line,
+        # and only the output has DONE.)
+        os.write(fd, b"\x01printf '<%s>\\n' \x05; echo DO\"\"NE\n")
+        out = read_until(b"DONE\r\n").decode("utf-8", "replace")
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return [line[1:-1] for line in out.splitlines() if line.startswith("<") and line.endswith(">")]
+
+
+@pytest.mark.slow
+def test_bash_tab_in_a_real_terminal_inserts_the_name(suite: Path) -> None:
+    cwd = suite.parent
+    start = "holodeck-lsp run agent.yaml --case "
+    for typed in ("it", "'it", '"it'):
+        assert _tab_in_terminal(cwd, start + typed, "|")[-1:] == [ODD], typed
+    assert _tab_in_terminal(cwd, start + "revenue\\ g", "rowth")[-1:] == ["revenue growth"]
+    assert not (cwd / "PWNED").exists() and not (cwd / "PWNED2").exists()
+
+
+ZSH = shutil.which("zsh")
+FISH = shutil.which("fish")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(ZSH is None, reason="zsh is not installed")
+def test_zsh_completes_case_names(suite: Path) -> None:
+    """zsh's `compadd` only works inside a completion widget: replaced here by a function that
+    prints what it was given, the values of `-a ARRAY` included."""
+    cwd = suite.parent
+    assert ZSH is not None
+    script = _shell([sys.executable, "-m", "holodeck_lsp", "completion", "zsh"], cwd)
+    assert _shell([ZSH, "-n", "-c", script], cwd) == ""
+
+    def complete(words: list[str]) -> list[str]:
+        quoted = " ".join(_bash_quote(word) for word in words)
+        program = (
+            "compdef() { :; }\n"
+            'eval "$(holodeck-lsp completion zsh)"\n'
+            "compadd() { while (( $# )); do\n"
+            '  if [[ $1 == -a ]]; then print -rl -- "${(@P)2}"; shift\n'
+            '  elif [[ $1 == -- ]]; then shift; print -rl -- "$@"; return; fi\n'
+            "  shift; done }\n"
+            "_files() { print -r -- '(files)' }\n"
+            '_describe() { print -rl -- "${(@P)4}" }\n'
+            f"words=({quoted}); CURRENT={len(words)}; PREFIX={_bash_quote(words[-1])}\n"
+            "_holodeck_lsp\n"
+        )
+        return _shell([ZSH, "-f", "-c", program], cwd).splitlines()
+
+    assert complete(["holodeck-lsp", "run", "agent.yaml", "--case", ""]) == NAMES
+    assert complete(["holodeck-lsp", "run", "'agent.yaml'", "-x", "--case", ""]) == NAMES
+    assert not (cwd / "PWNED").exists()
+    assert complete(["holodeck-lsp", "check", "--color", ""]) == ["auto", "always", "never"]
+    assert complete(["holodeck-lsp", "run", "agent.yaml", "--record", ""]) == ["(files)"]
+    assert complete(["holodeck-lsp", "run", "agent.yaml", "-"])[:3] == ["-h", "--help", "--case"]
+    assert complete(["holodeck-lsp", ""])[0] == "check:check agent files"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(FISH is None, reason="fish is not installed")
+def test_fish_completes_case_names(suite: Path) -> None:
+    cwd = suite.parent
+    assert FISH is not None
+
+    def complete(line: str) -> list[str]:
+        program = f"holodeck-lsp completion fish | source\ncomplete -C {_bash_quote(line)}\n"
+        return [
+            entry.split("\t")[0] for entry in _shell([FISH, "-N", "-c", program], cwd).splitlines()
+        ]
+
+    assert complete("holodeck-lsp run agent.yaml --case ") == sorted(NAMES)
+    assert complete("holodeck-lsp run 'agent.yaml' --parallel 2 --case rev") == [
+        "revenue 2009",
+        "revenue growth",
+    ]
+    assert not (cwd / "PWNED").exists()
+    assert "run" in complete("holodeck-lsp ")
+    assert complete("holodeck-lsp check --format ") == ["github", "json", "sarif", "text"]
+    assert complete("holodeck-lsp check ag") == ["agent.yaml"]
