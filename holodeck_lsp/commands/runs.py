@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.argument_types import non_negative
 from holodeck_lsp.runner.run_history import retention
 from holodeck_lsp.runner.run_history.layout import runs_folder
 from holodeck_lsp.runner.run_history.listing import Listing, scan
@@ -220,18 +221,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--keep",
-        type=_non_negative,
+        type=non_negative,
         metavar="N",
         help="with --prune: runs to keep (default $HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
     )
     return parser
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def _fail(status: int, message: str) -> int:

@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.argument_types import non_negative, positive_int, positive_seconds
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
@@ -360,7 +361,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--turn",
-        type=_non_negative,
+        type=non_negative,
         metavar="N",
         help="with one --case: grade only turn N (0-based); turns 0..N-1 are sent as context",
     )
@@ -387,7 +388,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--parallel",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="cases run at once (default: execution.parallel_test_cases, else "
         "$HOLODECK_PARALLEL_TEST_CASES, else 1)",
@@ -429,7 +430,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--keep",
-        type=_non_negative,
+        type=non_negative,
         metavar="N",
         help="runs of the agent kept in the history, tagged ones apart (default "
         "$HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
@@ -459,32 +460,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--grader-timeout",
-        type=_positive_float,
+        type=positive_seconds,
         metavar="S",
         help="seconds a code grader may run (default $HOLODECK_GRADER_TIMEOUT or 30)",
     )
     return parser
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
 
 
 def _agent_paths(paths: list[Path]) -> list[Path] | None:
