@@ -5,6 +5,7 @@ every other time, and a provider whose SDK is missing."""
 
 from __future__ import annotations
 
+import json
 import select
 import subprocess
 import sys
@@ -235,3 +236,26 @@ def test_ollama_and_openai_side_by_side_against_the_oracle(
     assert [r.model for r in report.results] == report.models
     assert all(r.passed for r in report.results)
     assert report.model_summaries["ollama:qwen2.5:7b"].passed_turns > 0
+
+
+async def test_compare_calls_a_pass_rate_that_dropped_a_regression(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two stored `--repeat 2` runs: turn 0 passes 2/2, then 1/2 — the second run still
+    passed it once, but its rate dropped, so `compare` (previous against latest) exits 1."""
+    path = write_agent(tmp_path)
+    env = child_env(tmp_path, OPENAI_API_KEY=OPENAI_KEY, OPENAI_BASE_URL=fake_openai.base_url)
+    for first_answers in (("7", "7"), ("7", "8")):
+        fake_openai.script(
+            openai.Reply(text=first_answers[0]), openai.Reply(text="15"),
+            openai.Reply(text=first_answers[1]), openai.Reply(text="15"),
+        )  # fmt: skip
+        finished = await run_cli([str(path), "--repeat", "2", "--parallel", "1"], env, tmp_path)
+        assert finished.status in (0, 1), finished.err
+    capsys.readouterr()
+    assert main(["compare", "--agent", str(path), "--format", "json"]) == 1
+    comparison = json.loads(capsys.readouterr().out)
+    [change] = comparison["changes"]
+    assert (change["kind"], change["turn_index"]) == ("regression", 0)
+    assert (change["base"]["passes"], change["base"]["runs"]) == (2, 2)
+    assert (change["head"]["passes"], change["head"]["runs"]) == (1, 2)
