@@ -199,7 +199,8 @@ def summary_lines(
 
     if wants_matrix(report):
         marked = (marks.passed, marks.failed)
-        return matrix_lines(report, verbose=verbose, palette=palette, marks=marked)
+        table = matrix_lines(report, verbose=verbose, palette=palette, marks=marked)
+        return table + _matrix_failures(report, palette)
     lines = ["", "Results:"]
     for result in report.results:
         label = result.test_name or f"test_cases[{result.test_index}]"
@@ -209,6 +210,29 @@ def summary_lines(
         lines.append(f"  {verdict}  {label}" + (f"  [{row}]" if row else ""))
         if not result.passed:
             lines += _failure_lines(result)
+    return lines
+
+
+#: Failed sessions a matrix summary explains before pointing at the report for the rest.
+MATRIX_FAILURES_SHOWN = 20
+
+
+def _matrix_failures(report: TestReport, palette: Palette) -> list[str]:
+    """Below the table, why each failed session failed (case, model, repeat): the table says
+    where the ✗ are, this says what went wrong, in the reports' wording."""
+    failed = [result for result in report.results if not result.passed]
+    if not failed:
+        return []
+    lines = ["", "Failures:"]
+    for result in failed[:MATRIX_FAILURES_SHOWN]:
+        label = result.test_name or f"test_cases[{result.test_index}]"
+        where = f" [{result.model}]" if result.model and len(report.models) > 1 else ""
+        again = f" #{result.repeat}" if result.repeat is not None else ""
+        lines.append(f"  {palette.verdict(False, 'FAILED')}  {label}{where}{again}")
+        lines += _failure_lines(result)
+    hidden = len(failed) - MATRIX_FAILURES_SHOWN
+    if hidden > 0:
+        lines.append(f"  … and {hidden} more failed sessions (see the report for every one)")
     return lines
 
 

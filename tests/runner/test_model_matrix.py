@@ -21,6 +21,7 @@ from holodeck_lsp.runner.model_matrix import (
     parse_models,
     with_model,
 )
+from holodeck_lsp.runner.progress import summary_lines
 from holodeck_lsp.runner.run_models import RunModelsError, resolve_run_models
 from holodeck_lsp.schema.llm import Provider
 from tests.runner.fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
@@ -279,6 +280,12 @@ def test_the_matrix_table_has_a_column_per_model_and_totals(tmp_path: Path) -> N
     assert "3/3" in totals["cases"] and "0/3" in totals["cases"]
     assert "36" in totals["agent"]  # 6 turns x 6 tokens for the first model
     assert "wall" in totals
+    # Below the table: why each failed session failed, naming its model.
+    summary = summary_lines(report)
+    failures = summary[summary.index("Failures:") + 1 :]
+    failed = [line.split() for line in failures if line.startswith("  FAILED")]
+    assert failed == [["FAILED", name, "[anthropic:m2]"] for name in ("c0", "c1", "c2")]
+    assert "model down" in failures[1]
 
 
 # -- the command line's refusals (in process: nothing starts) ---------------------------------
