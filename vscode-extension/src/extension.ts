@@ -85,7 +85,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand("holodeck.showOutput", () => this.output.show(true)),
       vscode.commands.registerCommand("holodeck.openLastReport", (uri?: vscode.Uri) => this.openLastReport(uri)),
       vscode.commands.registerCommand("holodeck.openRunReport", (uri?: vscode.Uri) => this.openRunReport(uri)),
-      vscode.commands.registerCommand("holodeck.compareWithBaseline", (uri?: vscode.Uri) => this.compareWithBaseline(uri)),
+      vscode.commands.registerCommand("holodeck.openComparison", (uri?: vscode.Uri) => this.compareWithBaseline(uri)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         // The server takes trust at start only (initializationOptions): start a new one.
         this.output.appendLine("Workspace trusted: restarting holodeck-lsp with runs enabled.");
