@@ -29,6 +29,7 @@ from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
 from holodeck_lsp.server.runs import commands as run_commands
 from holodeck_lsp.server.runs import test_discovery
+from holodeck_lsp.server.runs.regressions import regressions_of
 
 
 def create_server() -> HolodeckServer:
@@ -51,6 +52,7 @@ def create_server() -> HolodeckServer:
     semantic_tokens.register(server)  # matcher kinds, tool, grader and metric names
     runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
     result_hovers.append(runner.results.hover_text)
+    result_hovers.append(regressions_of(runner).hover_text)  # what changed vs the baseline
     test_discovery.register(server, runner)  # holodeck/discoverTests
     return server
 

@@ -41,6 +41,11 @@ class Settings:
     #: Re-grade edited cases from their recorded answers as the file is checked (quietly:
     #: Information diagnostics); False turns it off — results then come from runs only.
     regrade_on_edit: bool = True
+    #: The stored run (a tag, id or id prefix; see `holodeck-lsp runs --tag`) regression marks
+    #: compare with; None: the run before the one shown (server/runs/baseline_sides.py).
+    baseline: str | None = None
+    #: Store each "Run all" in the run history (`.holodeck/runs/`), as `holodeck-lsp run` does.
+    save_runs: bool = True
 
     def apply_initialization_options(self, options: object) -> None:
         if not isinstance(options, Mapping):
@@ -69,6 +74,13 @@ class Settings:
         regrade = _pick(raw, "regradeOnEdit", "regrade_on_edit")
         if isinstance(regrade, bool):
             self.regrade_on_edit = regrade
+        if "baseline" in raw:  # absent: keep; empty or null: the previous run
+            baseline = raw["baseline"]
+            if baseline is None or isinstance(baseline, str):
+                self.baseline = (baseline.strip() or None) if baseline else None
+        save = _pick(raw, "saveRuns", "save_runs")
+        if isinstance(save, bool):
+            self.save_runs = save
         backends = _pick(raw, "backends")
         if isinstance(backends, Mapping):
             self.backends = dict(backends)

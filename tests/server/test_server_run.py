@@ -89,4 +89,7 @@ async def test_an_edit_during_a_run_does_not_crash(client: LanguageClient, tmp_p
             lambda p: any("input differs" in d.message for d in run_items(p)),
         )
     else:
-        assert [title for _, title, _ in await lenses(client, document_uri)][1] == "▶ Run case"
+        # The re-grade may land between the hints and the lenses (which read the run history
+        # off the loop first): then the lens shows it, never the stale run.
+        title = [title for _, title, _ in await lenses(client, document_uri)][1]
+        assert title == "▶ Run case" or title.endswith("(re-graded)")

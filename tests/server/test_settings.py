@@ -28,3 +28,16 @@ def test_cassette_path_of_the_wrong_type_is_ignored() -> None:
     settings.apply_configuration({"cassette_path": "c.json"})
     settings.apply_configuration({"cassettePath": 3})
     assert settings.cassette_path == "c.json"
+
+
+def test_baseline_and_save_runs() -> None:
+    settings = Settings()
+    assert settings.baseline is None and settings.save_runs is True
+    settings.apply_configuration({"baseline": " v1 ", "saveRuns": False})
+    assert settings.baseline == "v1" and settings.save_runs is False
+    settings.apply_configuration({"agentGlobs": ["agent.yaml"]})  # absent: kept
+    assert settings.baseline == "v1"
+    settings.apply_configuration({"baseline": ""})  # empty or null: the previous run
+    assert settings.baseline is None
+    settings.apply_configuration({"baseline": 3, "saveRuns": "no"})  # bad values ignored
+    assert settings.baseline is None and settings.save_runs is False

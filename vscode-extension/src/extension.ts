@@ -12,6 +12,7 @@ import { GutterState } from "./gutterState";
 import {
   RUN_RESULT_NOTIFICATION,
   ServerCommands,
+  type CompareResponse,
   type LastReportResponse,
   type LspRange,
   type RunResultParams,
@@ -20,6 +21,7 @@ import { onInterpreterChanged, selectedPython } from "./python";
 import { turnCounts } from "./resultMessages";
 import type { StepSummary } from "./runSession";
 import { findOnPath, resolveServerCommand, type Resolution } from "./serverCommand";
+import { comparisonMarkdown, comparisonSummary, comparisonTitle } from "./compareView";
 import { pagePolicy, panelTitle, parseReveal, revealRange, type LastReportHtmlResponse } from "./reportView";
 import { readSettings, type HolodeckSettings } from "./settings";
 import { statusText, type LastRun, type ServerState } from "./statusText";
@@ -83,6 +85,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand("holodeck.showOutput", () => this.output.show(true)),
       vscode.commands.registerCommand("holodeck.openLastReport", (uri?: vscode.Uri) => this.openLastReport(uri)),
       vscode.commands.registerCommand("holodeck.openRunReport", (uri?: vscode.Uri) => this.openRunReport(uri)),
+      vscode.commands.registerCommand("holodeck.openComparison", (uri?: vscode.Uri) => this.compareWithBaseline(uri)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         // The server takes trust at start only (initializationOptions): start a new one.
         this.output.appendLine("Workspace trusted: restarting holodeck-lsp with runs enabled.");
@@ -311,6 +314,58 @@ class Extension implements vscode.Disposable {
       panel.reveal(vscode.ViewColumn.Beside);
     }
     panel.webview.html = answer.html;
+  }
+
+  /** "HoloDeck: Compare with Baseline": the server's Markdown comparison in a preview, with
+   * "Open as page" offering the run report page with the baseline marked. */
+  private async compareWithBaseline(given?: vscode.Uri): Promise<void> {
+    const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
+    if (uri === undefined) {
+      void vscode.window.showInformationMessage("HoloDeck: open an agent file to compare its runs.");
+      return;
+    }
+    if (this.client?.state !== State.Running) {
+      void vscode.window.showWarningMessage("HoloDeck: holodeck-lsp is not running.");
+      return;
+    }
+    const answer = (await this.client.sendRequest("workspace/executeCommand", {
+      command: ServerCommands.compareWithBaseline,
+      arguments: [uri.toString()],
+    })) as CompareResponse | null;
+    const markdown = comparisonMarkdown(answer);
+    if (markdown === undefined) {
+      const reason = answer !== null && answer.status !== "done" ? answer.reason : "no answer from holodeck-lsp";
+      void vscode.window.showInformationMessage(`HoloDeck: nothing to compare — ${reason}.`);
+      return;
+    }
+    const folder = this.context.storageUri ?? this.context.globalStorageUri;
+    await vscode.workspace.fs.createDirectory(folder);
+    const name = uri.path.split("/").pop() ?? "agent.yaml";
+    const file = vscode.Uri.joinPath(folder, `compare-${name}.md`);
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(markdown));
+    await vscode.commands.executeCommand("markdown.showPreview", file);
+    const page = "Open as page";
+    if ((await vscode.window.showInformationMessage(comparisonSummary(answer), page)) === page) {
+      await this.openComparisonPage(uri);
+    }
+  }
+
+  private async openComparisonPage(uri: vscode.Uri): Promise<void> {
+    const answer = (await this.client?.sendRequest("workspace/executeCommand", {
+      command: ServerCommands.compareWithBaseline,
+      arguments: [uri.toString(), { format: "html" }],
+    })) as CompareResponse | null | undefined;
+    const html = answer?.status === "done" ? answer.html : undefined;
+    if (typeof html !== "string" || pagePolicy(html) === undefined) {
+      void vscode.window.showErrorMessage("HoloDeck: the comparison page could not be shown (no page, or no safe Content Security Policy).");
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel("holodeck.comparison", comparisonTitle(uri.toString()), vscode.ViewColumn.Beside, {
+      enableScripts: true,
+      localResourceRoots: [],
+    });
+    panel.webview.onDidReceiveMessage((message: unknown) => void this.revealFromReport(uri, message));
+    panel.webview.html = html;
   }
 
   private async revealFromReport(uri: vscode.Uri, message: unknown): Promise<void> {

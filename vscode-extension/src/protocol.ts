@@ -13,6 +13,7 @@ export const ServerCommands = {
   regradeCase: "holodeck.regradeCase",
   cancelRun: "holodeck.cancelRun",
   lastRunReport: "holodeck.lastRunReport",
+  compareWithBaseline: "holodeck.compareWithBaseline",
 } as const;
 
 /** Commands that execute the agent's tools and graders: refused while untrusted. */
@@ -39,6 +40,8 @@ export interface DiscoveredTurn {
   inputRange: LspRange;
   /** The turn's `input:` as written (null when not a plain string; absent from older servers). */
   input?: string | null;
+  /** Passed (or passed more often) in the baseline run, fails now (absent from older servers). */
+  regressed?: boolean;
 }
 
 export interface DiscoveredCase {
@@ -46,6 +49,8 @@ export interface DiscoveredCase {
   name: string | null;
   range: LspRange;
   turns: DiscoveredTurn[];
+  /** How many of its turns regressed against the baseline. */
+  regressions?: number;
 }
 
 /** `holodeck/discoverTests` result (null when the document is not an agent or include). */
@@ -54,6 +59,8 @@ export interface Discovery {
   agentUri: string;
   range: LspRange;
   cases: DiscoveredCase[];
+  /** What the regression marks compare with (a tag or run id); null: nothing compared. */
+  baseline?: string | null;
 }
 
 export interface MetricResultJson {
@@ -147,3 +154,8 @@ export function isRunResponse(value: unknown): value is RunResponse {
     Array.isArray((value as { results?: unknown }).results)
   );
 }
+
+/** `holodeck.compareWithBaseline [uri, {format}?]`. */
+export type CompareResponse =
+  | { status: "done"; markdown?: string; html?: string; base: string; head: string; regressions: number }
+  | { status: "none" | "refused"; reason: string };

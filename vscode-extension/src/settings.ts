@@ -1,6 +1,7 @@
 // The extension's settings (contributed in package.json under `holodeck.*`) and what the
 // server is sent: the server reads camelCase keys of section `holodeck` through
-// workspace/configuration (agentGlobs, debounceMs, cassettePath, backends, regradeOnEdit); client-only
+// workspace/configuration (agentGlobs, debounceMs, cassettePath, backends, regradeOnEdit,
+// baseline, saveRuns); client-only
 // keys are left out, and parallelTestCases is forwarded as `parallel` for a future server
 // (today's server ignores it).
 import type { TrustOverride } from "./trust";
@@ -19,6 +20,9 @@ export interface HolodeckSettings {
   inlayHintsEnabled: boolean;
   backends: Record<string, unknown>;
   regradeOnEdit: boolean;
+  /** `holodeck.baseline`: the stored run (tag, id) regression marks compare with. */
+  baseline: string | undefined;
+  saveRuns: boolean;
 }
 
 /** Reads like `vscode.WorkspaceConfiguration.get` on section `holodeck`. */
@@ -46,6 +50,8 @@ export function readSettings(get: SettingReader): HolodeckSettings {
     inlayHintsEnabled: get("inlayHints.enabled") !== false,
     backends: typeof backends === "object" && backends !== null ? (backends as Record<string, unknown>) : {},
     regradeOnEdit: get("regradeOnEdit") !== false,
+    baseline: stringOrUndefined(get("baseline")),
+    saveRuns: get("saveRuns") !== false,
   };
 }
 
@@ -56,6 +62,9 @@ export function serverSettings(settings: HolodeckSettings): Record<string, unkno
     debounceMs: settings.debounceMs,
     backends: settings.backends,
     regradeOnEdit: settings.regradeOnEdit,
+    // Always sent (null when unset): clearing the setting must clear the server's too.
+    baseline: settings.baseline ?? null,
+    saveRuns: settings.saveRuns,
   };
   if (settings.cassettePath !== undefined) out.cassettePath = settings.cassettePath;
   if (settings.parallelTestCases !== undefined) out.parallel = settings.parallelTestCases;

@@ -38,6 +38,17 @@ export function turnLabel(index: number, input?: string | null): string {
   return `turn ${index}: ${shown}`;
 }
 
+/** The mark of a regressed turn (as the server's lens titles write it). */
+export const REGRESSED = "⇣ regressed";
+
+/** A case's description: its turn count and, against the baseline, how many regressed. */
+export function caseDescription(turns: number, regressions = 0): string | undefined {
+  const parts = [];
+  if (turns > 1) parts.push(`${turns} turns`);
+  if (regressions > 0) parts.push(turns > 1 ? `⇣ ${regressions} regressed` : REGRESSED);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
 /** Fill `file`'s children from `discovery` (null: the document has no tests right now). */
 export function syncFileItem<I extends TestItemLike<R>, R>(
   factory: TreeFactory<I, R>,
@@ -57,12 +68,13 @@ export function syncFileItem<I extends TestItemLike<R>, R>(
     discovery.cases.map((found) => {
       const item = reuse(factory, cases, caseId(uri, found.index), caseLabel(found.index, found.name), uri);
       item.range = factory.toRange(found.range);
-      item.description = found.turns.length > 1 ? `${found.turns.length} turns` : undefined;
+      item.description = caseDescription(found.turns.length, found.regressions ?? 0);
       const turns = factory.children(item);
       turns.replace(
         found.turns.map((turn) => {
           const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index, turn.input), uri);
           child.range = factory.toRange(turn.range);
+          child.description = turn.regressed === true ? REGRESSED : undefined;
           return child;
         }),
       );

@@ -190,6 +190,8 @@ export class HolodeckTesting implements vscode.Disposable {
     session.begin(step);
     session.finish(step, response);
     run.end();
+    // A finished run changes what regressed against the baseline: discover the marks again.
+    await this.refreshUri(vscode.Uri.parse(params.uri), false);
   }
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
@@ -243,6 +245,8 @@ export class HolodeckTesting implements vscode.Disposable {
     }
     const label = steps.length === 1 && steps[0] !== undefined ? vscode.workspace.asRelativePath(vscode.Uri.parse(steps[0].ref.uri)) : `${steps.length} runs`;
     this.host.onRunFinished(label, summaries);
+    // The runs changed what regressed against the baseline: discover the marks again.
+    for (const uri of new Set(steps.map((step) => step.ref.uri))) await this.refreshUri(vscode.Uri.parse(uri), false);
   }
 
   dispose(): void {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { caseId, fileId, parseTestId, turnId } from "../src/testIds";
-import { syncFileItem, TURN_INPUT_LIMIT } from "../src/testTree";
+import { caseDescription, syncFileItem, TURN_INPUT_LIMIT } from "../src/testTree";
 import { discovery, URI } from "./fixtures";
 import { StubRange, StubTestItem, stubFactory } from "./vscode-stub";
 
@@ -68,4 +68,30 @@ test("null discovery empties the file; an include says whose cases it holds", ()
   syncFileItem(factory, item, found);
   assert.equal(item.description, "cases of agent.yaml");
   assert.ok(item.children.get(caseId(include, 1))?.children.get(turnId(include, 1, 1)));
+});
+
+test("turns that regressed against the baseline are marked in their description", () => {
+  const factory = stubFactory();
+  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
+  const found = discovery();
+  const multi = found.cases[1];
+  assert.ok(multi !== undefined && multi.turns[1] !== undefined);
+  multi.regressions = 1;
+  multi.turns[1].regressed = true;
+  found.baseline = "v1";
+  syncFileItem(factory, file, found);
+  const cases = file.children.all();
+  assert.deepEqual(cases.map((c) => c.description), [undefined, "2 turns · ⇣ 1 regressed"]);
+  const turns = cases[1]?.children.all() ?? [];
+  assert.deepEqual(turns.map((t) => t.description), [undefined, "⇣ regressed"]);
+  // The next discovery without the regression clears the mark (items are reused).
+  syncFileItem(factory, file, discovery());
+  assert.equal(file.children.all()[1]?.children.all()[1]?.description, undefined);
+  assert.equal(file.children.all()[1]?.description, "2 turns");
+});
+
+test("a single-turn case that regressed says so without a count", () => {
+  assert.equal(caseDescription(1, 1), "⇣ regressed");
+  assert.equal(caseDescription(1, 0), undefined);
+  assert.equal(caseDescription(3, 2), "3 turns · ⇣ 2 regressed");
 });

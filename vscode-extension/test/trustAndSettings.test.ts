@@ -46,8 +46,17 @@ test("settings: defaults, validation and what the server is sent", () => {
     inlayHintsEnabled: true,
     backends: {},
     regradeOnEdit: true,
+    baseline: undefined,
+    saveRuns: true,
   });
-  assert.deepEqual(serverSettings(defaults), { agentGlobs: ["agent.yaml", "*.agent.yaml"], debounceMs: 50, backends: {}, regradeOnEdit: true });
+  assert.deepEqual(serverSettings(defaults), {
+    agentGlobs: ["agent.yaml", "*.agent.yaml"],
+    debounceMs: 50,
+    backends: {},
+    regradeOnEdit: true,
+    baseline: null, // sent as null: clearing the setting clears the server's
+    saveRuns: true,
+  });
   const values: Record<string, unknown> = {
     "server.path": "  ",
     agentGlobs: ["suites/*.yml"],
@@ -57,6 +66,8 @@ test("settings: defaults, validation and what the server is sent", () => {
     "inlayHints.enabled": false,
     trustOverride: "trusted",
     regradeOnEdit: false,
+    baseline: " v1 ",
+    saveRuns: false,
   };
   const custom = readSettings((key) => values[key]);
   assert.equal(custom.serverPath, undefined);
@@ -67,6 +78,8 @@ test("settings: defaults, validation and what the server is sent", () => {
     debounceMs: 50,
     backends: {},
     regradeOnEdit: false,
+    baseline: " v1 ", // the server trims it
+    saveRuns: false,
     cassettePath: "cassettes/run.json",
     parallel: 4,
   });

@@ -14,8 +14,9 @@ not parse gets no hover.
 from __future__ import annotations
 
 import enum
+import inspect
 import types as pytypes
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from lsprotocol import types
@@ -253,8 +254,9 @@ def describe_annotation(annotation: Any) -> str:
 # -- the request ---------------------------------------------------------------------------
 
 
-#: `(uri, parsed, line, character) -> Markdown or None`: run results at a YAML position.
-ResultHover = Callable[["Parsed", str, int, int], "str | None"]
+#: `(parsed, uri, line, character) -> Markdown or None` (or an awaitable of it, for a source
+#: that reads from disk off the loop): run results at a YAML position.
+ResultHover = Callable[["Parsed", str, int, int], "str | Awaitable[str | None] | None"]
 
 
 async def hover(
@@ -271,11 +273,13 @@ async def hover(
     if at is None:
         return None
     text = hover_markdown(parsed, at)
-    graded = [
-        found
-        for source in results
-        if (found := source(parsed, params.text_document.uri, line, character)) is not None
-    ]
+    graded = []
+    for source in results:
+        found = source(parsed, params.text_document.uri, line, character)
+        if inspect.isawaitable(found):
+            found = await found
+        if found is not None:
+            graded.append(found)
     if graded:  # what the last run said about this metric first, then what it means
         text = "\n\n---\n\n".join([*graded, *([text] if text else [])])
     if text is None:

@@ -8,6 +8,7 @@ argument (the lenses send them; other clients may not).
     holodeck.regradeCase  [uri, caseIndex]
     holodeck.cancelRun    [uri?]      (no uri, or not a string: nothing to cancel)
     holodeck.lastRunReport [uri?, {"format": "markdown" | "html"}?]
+    holodeck.compareWithBaseline [uri?, {"format": "markdown" | "html"}?]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ REGRADE_CASE: Final = "holodeck.regradeCase"
 CANCEL_RUN: Final = "holodeck.cancelRun"
 LAST_REPORT: Final = "holodeck.lastRunReport"
 WHY_NO_RUN: Final = "holodeck.whyNoRun"
+COMPARE_WITH_BASELINE: Final = "holodeck.compareWithBaseline"
 
 
 class BadArguments(ValueError):
@@ -139,6 +141,28 @@ class LastRunReport:
             raise BadArguments(
                 f"{LAST_REPORT}: options (argument 2) must be {{\"format\": \"markdown\"}} or "
                 f"{{\"format\": \"html\"}}, got {options!r}"
+            )
+        return cls(_optional_uri(arguments), wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class CompareWithBaseline:
+    """The document's results (or latest stored run) against its baseline run."""
+
+    command: ClassVar[str] = COMPARE_WITH_BASELINE
+    uri: str | None
+    format: str = "markdown"
+
+    @classmethod
+    def parse(cls, arguments: Sequence[Any]) -> CompareWithBaseline:
+        options = arguments[1] if len(arguments) > 1 else None
+        if options is None:
+            return cls(_optional_uri(arguments))
+        wanted = options.get("format") if isinstance(options, dict) else None
+        if wanted not in REPORT_FORMATS:
+            raise BadArguments(
+                f"{COMPARE_WITH_BASELINE}: options (argument 2) must be "
+                f"{{\"format\": \"markdown\"}} or {{\"format\": \"html\"}}, got {options!r}"
             )
         return cls(_optional_uri(arguments), wanted)
 

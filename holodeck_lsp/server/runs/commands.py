@@ -15,6 +15,7 @@ from holodeck_lsp.server.guard import answer_or
 from holodeck_lsp.server.runs.arguments import (
     BadArguments,
     CancelRun,
+    CompareWithBaseline,
     LastRunReport,
     RegradeCase,
     RunAll,
@@ -23,11 +24,13 @@ from holodeck_lsp.server.runs.arguments import (
     RunTurn,
     WhyNoRun,
 )
+from holodeck_lsp.server.runs.compare_baseline import compare_with_baseline
 from holodeck_lsp.server.runs.editor_run import execute, show
 from holodeck_lsp.server.runs.hints import inlay_hints
 from holodeck_lsp.server.runs.inline_results import InlineResults
 from holodeck_lsp.server.runs.lenses import RefusalWatch, code_lenses, run_refusal
 from holodeck_lsp.server.runs.regrade_on_edit import RegradeOnEdit
+from holodeck_lsp.server.runs.regressions import regressions_of
 from holodeck_lsp.server.runs.report_page import page
 from holodeck_lsp.server.runs.state import Runner
 
@@ -121,6 +124,31 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
             show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
             return {"status": "refused", "reason": str(bad)}
         return await last_report(runner, parsed)
+
+    @server.command(CompareWithBaseline.command)
+    @answer_or(_failed, CompareWithBaseline.command)
+    async def compare(*arguments: Any) -> Any:
+        try:
+            parsed = CompareWithBaseline.parse(list(arguments))
+        except BadArguments as bad:
+            show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
+            return {"status": "refused", "reason": str(bad)}
+        return await compare_with_baseline(runner, parsed)
+
+    baseline = [server.settings.baseline]
+
+    def baseline_changed() -> None:
+        # Another baseline marks other turns: ask for the lenses again (each view is keyed by
+        # the setting, so the next request computes the new comparison).
+        if server.settings.baseline == baseline[0]:
+            return
+        baseline[0] = server.settings.baseline
+        workspace = server.client_capabilities.workspace
+        if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+            server.workspace_code_lens_refresh(None)
+
+    server.settings_listeners.append(baseline_changed)
+    regressions_of(runner)  # created with the runner: hover and discovery read it too
 
     @server.command(WhyNoRun.command)
     @answer_or(_failed, WhyNoRun.command)

@@ -7,6 +7,8 @@ same way — in a worker thread with its own loop, and show each case as it fini
 * Answers: the `cassettePath` cassette (see `cassette_setting`) is replayed; without one, the
   live backend is built with the `holodeck.backends` overrides, and its init error (missing
   extra, API key, …) is shown as is. A re-grade replays the case's last answers.
+* A "Run all" is stored in the run history, as `holodeck-lsp run` stores a run (see
+  `run_saving`; `holodeck.saveRuns: false` turns it off).
 * The command's response is the report's results and summary.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from lsprotocol import types
@@ -154,6 +157,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         await session.aclose()
         progress.end(f"not run: {NO_ANSWERS}")
         raise RunRefused(NO_ANSWERS)
+    started = datetime.now().astimezone()
     planned = session.planned
     progress.planned(
         sum(1 if item.graded_turn is not None else item.turn_count for item in planned)
@@ -174,11 +178,23 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         progress.end(f"failed: {detail}")
         raise RunRefused(f"the run failed: {detail}") from error
     report = outcome.report
+    cancelled = report.environment.get("cancelled") == "true"
+    if not regrade and case is None and runner.server.settings.save_runs:
+        from holodeck_lsp.server.runs.regressions import regressions_of
+        from holodeck_lsp.server.runs.run_saving import store_run_all
+
+        replay_of = answers.path if isinstance(answers, Replay) else None
+        stored = await store_run_all(
+            session, document, report, started=started, cancelled=cancelled, replay_of=replay_of
+        )
+        if stored is not None:
+            report = report.model_copy(update={"run_id": stored.id})
+            regressions_of(runner).stored[uri] = stored.id
+            runner.refresh(uri)  # the marks now compare with the run before this one
     if not regrade:
         runner.reports[uri] = report
         runner.redactors[uri] = session.redactor
     summary = report.summary
-    cancelled = report.environment.get("cancelled") == "true"
     progress.end(
         f"{summary.passed} passed, {summary.failed} failed" + (" (cancelled)" if cancelled else "")
     )

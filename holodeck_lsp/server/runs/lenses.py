@@ -19,6 +19,7 @@ from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.arguments import REGRADE_CASE, RUN_ALL, RUN_CASE, RUN_TURN, WHY_NO_RUN
 from holodeck_lsp.server.runs.editor_run import UNTRUSTED_MESSAGE
 from holodeck_lsp.server.runs.inline_results import FAILED, PASSED, case_status, mark
+from holodeck_lsp.server.runs.regressions import REGRESSED, regression_count, regressions_of
 from holodeck_lsp.server.runs.state import Runner
 
 REFUSED = "⊘"
@@ -72,6 +73,8 @@ async def code_lenses(runner: Runner, uri: str) -> list[types.CodeLens]:
     refusal = run_refusal(runner, uri)
     if refusal is not None:
         return [lens(suite.key, refusal[0], WHY_NO_RUN)]
+    view = await regressions_of(runner).view(uri, parsed)
+    counts = [regression_count(view, case) for case in suite.cases]
     statuses = [case_status(cases.get(case.index)) for case in suite.cases]
     all_title = "▶ Run all"
     if suite.cases and all(status is not None for status in statuses):
@@ -82,9 +85,13 @@ async def code_lenses(runner: Runner, uri: str) -> list[types.CodeLens]:
             if passed == total
             else (f"{FAILED} Run all ({passed}/{total} cases)")
         )
+    if sum(counts) and view.comparison is not None:
+        all_title += f" · ⇣ {sum(counts)} regressed vs {view.comparison.base.label}"
     lenses = [lens(suite.key, all_title, RUN_ALL)]
-    for case, status in zip(suite.cases, statuses, strict=True):
+    for case, status, count in zip(suite.cases, statuses, counts, strict=True):
         title = "▶ Run case" if status is None else f"{status[0]} Run case{status[1]}"
+        if count:
+            title += f" · ⇣ {count} regressed" if len(case.turns) > 1 else f" · {REGRESSED}"
         lenses.append(lens(case.start, title, RUN_CASE, case.index))
         if case.index in runner.answers.get(uri, {}):
             lenses.append(lens(case.start, "↻ Re-grade", REGRADE_CASE, case.index))
@@ -92,11 +99,10 @@ async def code_lenses(runner: Runner, uri: str) -> list[types.CodeLens]:
         for turn in case.turns:
             done = record.turns.get(turn.index) if record is not None else None
             prefix = "▶" if done is None else mark(done)
-            lenses.append(
-                lens(
-                    turn.start, f"{prefix} Run turn {turn.index}", RUN_TURN, case.index, turn.index
-                )
-            )
+            title = f"{prefix} Run turn {turn.index}"
+            if view.regressed(case, turn):
+                title += f" · {REGRESSED}"
+            lenses.append(lens(turn.start, title, RUN_TURN, case.index, turn.index))
     return lenses
 
 

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 async def page(runner: Runner, uri: str, report: TestReport) -> str:
     from holodeck_lsp.engine.reports import html
 
-    page_text = html.render(report, await _locations(runner, uri))
+    page_text = html.render(report, await locations(runner, uri))
     redactor = runner.redactors.get(uri)
     return redactor.text(page_text) if redactor is not None else page_text
 
 
-async def _locations(runner: Runner, uri: str) -> Locations:
+async def locations(runner: Runner, uri: str) -> Locations:
     """(case, None) -> the case's first line; (case, turn) -> the turn's first line."""
     from holodeck_lsp.server.runs.run_locations import locate_suite
 

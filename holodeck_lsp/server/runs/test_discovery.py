@@ -12,6 +12,11 @@ Request params: `{"uri": "<document uri>"}`. Result: `null` when the document is
 turn's `input: …` (where run results are reported), `input` its text as written (null when
 it is not a plain string) — the turn's label. Indexes are the ones the run commands take.
 A single-turn case has one turn, index 0, whose range is the case's.
+
+Against the baseline run (`regressions`): each turn's `regressed` (true when it passed, or
+passed more often, in the baseline and fails now — for the input written now), each case's
+`regressions` (how many of its turns), and `baseline` (what it was compared with: a tag or a
+run id; null when nothing is compared).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ def _range(converter: PositionConverter, start: Point, end: Point) -> dict[str, 
 
 
 async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str, Any] | None:
+    from holodeck_lsp.server.runs.regressions import regressions_of
     from holodeck_lsp.server.runs.run_locations import locate_suite
 
     agent_uri = runner.agent_of(uri)
@@ -50,21 +56,26 @@ async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str
     if parsed is None or suite is None:
         return None
     converter = parsed.converter
+    view = await regressions_of(runner).view(uri, parsed)
+    baseline = view.comparison.base.label if view.comparison is not None else None
     return {
         "uri": uri,
         "agentUri": agent_uri,
         "range": _range(converter, suite.key, suite.key),
+        "baseline": baseline,
         "cases": [
             {
                 "index": case.index,
                 "name": case.name,
                 "range": _range(converter, case.start, case.end),
+                "regressions": sum(view.regressed(case, turn) for turn in case.turns),
                 "turns": [
                     {
                         "index": turn.index,
                         "range": _range(converter, turn.start, turn.end or case.end),
                         "inputRange": _range(converter, *turn.input),
                         "input": turn.input_text,
+                        "regressed": view.regressed(case, turn),
                     }
                     for turn in case.turns
                 ],
