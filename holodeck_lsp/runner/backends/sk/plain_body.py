@@ -4,11 +4,12 @@ openai-python runs every request body through `async_maybe_transform`, which wal
 against the parameter's TypedDict annotations (renaming aliased keys, formatting dates and
 files). For chat completions it walks every message of the history against every member of
 the message-param union, and every tool's JSON schema: profiled on the financial-assistant
-sample at `--parallel 64` it was a quarter of the run's CPU (about 4 ms a request for a
-15-message history) — and it changes nothing: no chat-completion parameter has an alias or a
-format, and SK hands over plain dicts and lists already (`prepare_settings_dict` is a
-pydantic `model_dump`). `tests/runner/backends/test_sk_plain_body.py` checks that claim on
-the installed openai: the transform of a realistic request is the request itself.
+sample at `--parallel 64` it was a quarter of the run's CPU (3.4 ms a request for a
+26-message history, timed without the profiler) — and it changes nothing: no chat-completion
+parameter has an alias or a format, and SK hands over plain dicts and lists already
+(`prepare_settings_dict` is a pydantic `model_dump`).
+`tests/runner/backends/sk/test_sk_plain_body.py` checks that claim on the installed openai:
+the transform of a realistic request is the request itself.
 
 So `messages` and `tools` go in `extra_body`, which the client merges into the JSON body
 as given (it overrides the empty `messages` the call still passes for the client's checks).
