@@ -1,8 +1,8 @@
 """Run a suite (or part of it) against a backend and produce its `TestReport`.
 
 Up to `parallel` cases run at once (an `asyncio.Semaphore`), each in its own session; turns
-of one case are always sequential (see `case_runner`). Results are always in file order,
-whatever order the cases finish in.
+of one case are always sequential (see `case_runner`). The longest cases take the slots first
+(`start_order`); results are always in file order, whatever order the cases ran in.
 
 Cancellation — the `cancel` event set, or the task running `run_suite` cancelled — stops new
 sends, abandons the ones in flight, closes every session and still returns a report: turns
@@ -30,6 +30,7 @@ from holodeck_lsp.runner.grader_loading import default_grader_timeout, grader_sp
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
+from holodeck_lsp.runner.start_order import start_order
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
@@ -207,7 +208,11 @@ async def run_lanes(
             spans[lane].append(time.perf_counter())
 
     tasks: dict[tuple[int, int, int], asyncio.Task[TestResult]] = {}
-    for sequence, (lane, number, position, item) in enumerate(work):
+    # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
+    # (start_order.py); `sequence` keeps the file-order number progress shows.
+    lengths = [item.sent_turns for _, _, _, item in work]
+    for sequence in start_order(lengths, options.parallel):
+        lane, number, position, item = work[sequence]
         ref = CaseRef(
             position=sequence + 1,
             total=total,

@@ -59,6 +59,7 @@ from holodeck_lsp.runner.run_session import (
 from holodeck_lsp.runner.run_summary import summary_lines
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
+from holodeck_lsp.runner.startup_heap import freeze_startup_heap
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
@@ -191,6 +192,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         session = RunSession.open(request)
     except RunCannotStart as error:
         return _fail(EXIT_CANNOT_RUN, str(error))
+    freeze_startup_heap()  # the SDKs are imported now: no full collections over them
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
     progress = None if args.quiet else _display(args, agent, planned, matrix, stream, palette)

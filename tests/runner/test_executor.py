@@ -458,3 +458,37 @@ async def test_equality_is_graded_live_per_turn(tmp_path: Path) -> None:
     turns = report.results[0].turns
     assert turns is not None and [t.passed for t in turns] == [True, False]
     assert recorder.events == [("start", 0, None), ("turn", 0, 0), ("turn", 0, 1), ("end", 0, None)]
+
+
+async def test_the_longest_cases_take_the_slots_first_results_stay_in_file_order(
+    tmp_path: Path,
+) -> None:
+    # c0 and c1 send 1 turn, c2 sends 3: with 2 slots c2 starts at once instead of waiting.
+    agent = write_agent(tmp_path, multi_turn_cases(2, 1) + multi_turn_cases(1, 3, prefix="d"))
+    backend = FakeBackend(default=Reply(delay=0.01))
+    refs: list[CaseRef] = []
+
+    class Starts(Recorder):
+        def case_started(self, case: CaseRef) -> None:
+            super().case_started(case)
+            refs.append(case)
+
+    report = await run_suite(
+        agent, tmp_path, backend, options=RunOptions(parallel=2), progress=Starts()
+    )
+
+    assert [s.sent[0] for s in backend.sessions] == ["d0 t0", "c0 t0", "c1 t0"]
+    assert [(ref.name, ref.position, ref.total) for ref in refs] == [
+        ("d0", 3, 3),  # progress numbers the cases in file order
+        ("c0", 1, 3),
+        ("c1", 2, 3),
+    ]
+    assert [r.test_name for r in report.results] == ["c0", "c1", "d0"]
+    assert all(r.passed for r in report.results)
+
+
+async def test_parallel_one_still_runs_the_cases_in_file_order(tmp_path: Path) -> None:
+    agent = write_agent(tmp_path, multi_turn_cases(1, 1) + multi_turn_cases(1, 3, prefix="d"))
+    backend = FakeBackend()
+    await run_suite(agent, tmp_path, backend)
+    assert [s.sent[0] for s in backend.sessions] == ["c0 t0", "d0 t0"]

@@ -43,6 +43,7 @@ from holodeck_lsp.runner.backends.sk.mcp_plugins import (
 )
 from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
 from holodeck_lsp.runner.backends.sk.openai_client import make_client, make_service, session_error
+from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
 from holodeck_lsp.runner.function_tools import LoadedTool
 from holodeck_lsp.runner.instructions import read_instructions
 from holodeck_lsp.schema.agent import Agent
@@ -90,6 +91,7 @@ class SemanticKernelBackend:
         self._mcp_servers = plugin_servers(agent, env, agent_dir)
         timeout = agent.execution.llm_timeout if agent.execution else None
         self._client = make_client(agent.model, env, max_retries=max_retries, timeout=timeout)
+        send_plain_bodies(self._client)  # a quarter of a run's CPU otherwise (plain_body.py)
         self._service = make_service(agent.model, self._client)
         self._functions = [as_kernel_function(tool) for tool in tools]
         self._sessions: set[SemanticKernelSession] = set()

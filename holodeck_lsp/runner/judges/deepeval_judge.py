@@ -17,6 +17,7 @@ recall / relevancy → `Contextual{Precision,Recall,Relevancy}Metric`, each with
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from collections.abc import Awaitable, Callable
@@ -53,7 +54,13 @@ class Calls:
     replies: list[Reply] = field(default_factory=list)
 
 
+_imported: tuple[Any, Any, Any] | None = None
+
+
 def _import() -> Any:
+    global _imported
+    if _imported is not None:  # asked several times per judgement: once is enough
+        return _imported
     if not available():
         raise JudgeCallError(f"G-Eval and RAG metrics need deepeval: {INSTALL_HINT}")
     os.environ.update(QUIET_ENVIRONMENT)
@@ -61,7 +68,8 @@ def _import() -> Any:
     import deepeval.models as models
     import deepeval.test_case as test_case
 
-    return metrics, models, test_case
+    _imported = (metrics, models, test_case)
+    return _imported
 
 
 def prepare() -> None:
@@ -94,7 +102,7 @@ def _judge_model(complete: Complete, calls: Calls, label: str) -> Any:
                 raise JudgeCallError("holodeck-lsp judges asynchronously only")
 
             async def a_generate(self, prompt: str, schema: Any = None) -> Any:
-                json_schema = schema.model_json_schema() if schema is not None else None
+                json_schema = _json_schema(schema) if schema is not None else None
                 name = schema.__name__ if schema is not None else "text"
                 reply = await self._complete(prompt, json_schema, name)
                 self._calls.replies.append(reply)
@@ -110,6 +118,14 @@ def _judge_model(complete: Complete, calls: Calls, label: str) -> Any:
 
         _judge_class = _Judge
     return _judge_class(complete, calls, label)
+
+
+@functools.cache
+def _json_schema(schema: type[Any]) -> dict[str, Any]:
+    """deepeval asks with the same few schema classes on every turn: pydantic rebuilds the
+    JSON schema each time it is asked (a millisecond each, twice a G-Eval judgement)."""
+    result: dict[str, Any] = schema.model_json_schema()
+    return result
 
 
 def _json_part(text: str) -> str:
