@@ -90,11 +90,37 @@ def test_top_level_help_lists_every_command_and_the_exit_codes(tmp_path: Path) -
     assert "--check PATH…" in out  # the old spelling is still explained
 
 
-@pytest.mark.parametrize("command", ["check", "run", "serve", "schema"])
+@pytest.mark.parametrize(
+    "command", ["check", "run", "serve", "schema", "report", "runs", "compare", "completion"]
+)
 def test_each_command_has_its_help(tmp_path: Path, command: str) -> None:
     done = run(command, "--help", cwd=tmp_path)
     assert done.returncode == 0
     assert done.stdout.startswith(f"usage: holodeck-lsp {command}")
+
+
+def test_compare_of_two_runs_of_the_sample_exits_1_on_a_regression(tmp_path: Path) -> None:
+    """`holodeck-lsp run` twice on a copy of the sample (its recording, then the same recording
+    with one right answer made wrong), then `compare`: previous against latest, one regression
+    named with its reason, exit 1; `--allow-regressions` reports it and exits 0."""
+    import shutil
+
+    folder = tmp_path / "fa"
+    shutil.copytree(ROOT / "sample" / "financial-assistant", folder,
+                    ignore=shutil.ignore_patterns(".holodeck"))  # fmt: skip
+    good = folder / "cassettes" / "oracle.json"
+    recording = json.loads(good.read_text(encoding="utf-8"))
+    turn = recording["cases"][0]["turns"][1]  # a turn the recording answers right
+    turn["response"] = "wrong"
+    bad = folder / "worse.json"
+    bad.write_text(json.dumps(recording), encoding="utf-8")
+    for cassette in (good, bad):
+        done = run("run", ".", "--replay", str(cassette), "--quiet", cwd=folder)
+        assert done.returncode == 1, done.stderr  # the recording fails 6 cases on purpose
+    compared = run("compare", "--color", "never", cwd=folder)
+    assert compared.returncode == 1, compared.stderr
+    assert "Regressions (1)" in compared.stdout, compared.stdout
+    assert run("compare", "--allow-regressions", cwd=folder).returncode == 0
 
 
 def test_an_unknown_command_exits_2_and_names_the_commands(tmp_path: Path) -> None:
