@@ -6,9 +6,12 @@ each run is the `holodeck-lsp run` console command in a child process (Semantic 
 Ollama connector over loopback HTTP, the sample's tools.py, graders.py and the G-Eval judge).
 
 1. Scratch copies of the sample: the whole split (`convert_convfinqa.py --n all`) and its
-   first `--cases` (128) dialogues, in three mixes: `judge` (the sample as it is), `nojudge`
-   (the G-Eval metric removed) and `equal` (one 2-turn dialogue of 5 oracle answers, copied
-   `--cases` times under other names: every case equally long). One oracle serves them all.
+   first `--cases` (128) dialogues, in four mixes: `judge` (the sample as it is), `nojudge`
+   (the G-Eval metric removed), `equal` (one 2-turn dialogue of 5 oracle answers, copied
+   `--cases` times under other names: every case equally long) and `equal-nojudge` (the same
+   without the G-Eval metric: the executor alone, whose ideal is exactly 64x — a judge's own
+   answers after a case's last turn are waits the bound does not count). One oracle serves
+   them all.
 2. Per mix, `--parallel 64` on the 128 cases: measured, T64 (the median of `--repeat` runs:
    on a shared machine one run says little).
 3. Per mix, `--parallel 1` on all 128 would take many minutes (every answer waits 500 ms, one
@@ -32,7 +35,7 @@ Each run's time is the one the command prints ("in 41.2s": the run, without star
 are not stored (`--no-save`).
 
     .venv/bin/python bench/parallel_speedup.py [--cases 128] [--sample 8] [--latency-ms 500]
-        [--mixes judge,nojudge,equal] [--repeat 3] [--skip-full] [--json]
+        [--mixes judge,nojudge,equal,equal-nojudge] [--repeat 3] [--skip-full] [--json]
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ _LISTENING = re.compile(r"oracle listening on http://(127\.0\.0\.1:\d+)")
 _RUN_TIME = re.compile(r"of (\d+) test cases \((\d+)/(\d+) turns\) in ([0-9.]+)s")
 #: The second model of the two-model run (the oracle answers any model name).
 SECOND_MODEL = "ollama:llama3.1:8b"
-MIXES = ("judge", "nojudge", "equal")
+MIXES = ("judge", "nojudge", "equal", "equal-nojudge")
 
 
 @dataclass
@@ -217,11 +220,11 @@ def measure_mix(
     cases = json.loads((folder / "data" / "convfinqa_subset.json").read_text("utf-8"))
     names = [d["test_case"]["name"] for d in cases["dialogues"]]
     turns = [len(d["test_case"]["turns"]) for d in cases["dialogues"]]
-    if mix == "equal":
+    if mix.startswith("equal"):
         base = names[equal_index(subset, names, turns)]
         equal_cases(folder / "agent.yaml", base, args.cases)
         names, turns = [base] * args.cases, [turns[names.index(base)]] * args.cases
-    elif mix == "nojudge":
+    if mix.endswith("nojudge"):
         without_judge(folder / "agent.yaml")
     stride = max(1, len(names) // args.sample)
     chosen = list(range(0, len(names), stride))[: args.sample]

@@ -133,16 +133,7 @@ class LastRunReport:
 
     @classmethod
     def parse(cls, arguments: Sequence[Any]) -> LastRunReport:
-        options = arguments[1] if len(arguments) > 1 else None
-        if options is None:
-            return cls(_optional_uri(arguments))
-        wanted = options.get("format") if isinstance(options, dict) else None
-        if wanted not in REPORT_FORMATS:
-            raise BadArguments(
-                f"{LAST_REPORT}: options (argument 2) must be {{\"format\": \"markdown\"}} or "
-                f"{{\"format\": \"html\"}}, got {options!r}"
-            )
-        return cls(_optional_uri(arguments), wanted)
+        return cls(_optional_uri(arguments), _report_format(LAST_REPORT, arguments))
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,16 +146,22 @@ class CompareWithBaseline:
 
     @classmethod
     def parse(cls, arguments: Sequence[Any]) -> CompareWithBaseline:
-        options = arguments[1] if len(arguments) > 1 else None
-        if options is None:
-            return cls(_optional_uri(arguments))
-        wanted = options.get("format") if isinstance(options, dict) else None
-        if wanted not in REPORT_FORMATS:
-            raise BadArguments(
-                f"{COMPARE_WITH_BASELINE}: options (argument 2) must be "
-                f"{{\"format\": \"markdown\"}} or {{\"format\": \"html\"}}, got {options!r}"
-            )
-        return cls(_optional_uri(arguments), wanted)
+        return cls(_optional_uri(arguments), _report_format(COMPARE_WITH_BASELINE, arguments))
+
+
+def _report_format(command: str, arguments: Sequence[Any]) -> str:
+    """The `{"format": "markdown" | "html"}` options of a command answering with a report
+    (argument 2; absent: Markdown)."""
+    options = arguments[1] if len(arguments) > 1 else None
+    if options is None:
+        return "markdown"
+    wanted = options.get("format") if isinstance(options, dict) else None
+    if wanted not in REPORT_FORMATS:
+        raise BadArguments(
+            f"{command}: options (argument 2) must be {{\"format\": \"markdown\"}} or "
+            f"{{\"format\": \"html\"}}, got {options!r}"
+        )
+    return str(wanted)
 
 
 @dataclass(frozen=True, slots=True)
