@@ -244,16 +244,24 @@ class Extension implements vscode.Disposable {
     this.decorations.apply(this.gutter, (uri) => this.testing.discoveries.get(uri));
   }
 
-  private async openLastReport(given?: vscode.Uri): Promise<void> {
+  /** The document a report command is about (the one given, else the active editor's) when
+   * the server can be asked; otherwise says why not and returns undefined. */
+  private documentToAsk(given: vscode.Uri | undefined, noDocument: string): vscode.Uri | undefined {
     const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
     if (uri === undefined) {
-      void vscode.window.showInformationMessage("HoloDeck: open an agent file to see its last run report.");
-      return;
+      void vscode.window.showInformationMessage(noDocument);
+      return undefined;
     }
     if (this.client?.state !== State.Running) {
       void vscode.window.showWarningMessage("HoloDeck: holodeck-lsp is not running.");
-      return;
+      return undefined;
     }
+    return uri;
+  }
+
+  private async openLastReport(given?: vscode.Uri): Promise<void> {
+    const uri = this.documentToAsk(given, "HoloDeck: open an agent file to see its last run report.");
+    if (uri === undefined || this.client === undefined) return;
     const answer = (await this.client.sendRequest("workspace/executeCommand", {
       command: ServerCommands.lastRunReport,
       arguments: [uri.toString()],
@@ -274,15 +282,8 @@ class Extension implements vscode.Disposable {
   /** "HoloDeck: Open Run Report": the last run's HTML page in a webview; a click on a turn
    * reveals it in the file. */
   private async openRunReport(given?: vscode.Uri): Promise<void> {
-    const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
-    if (uri === undefined) {
-      void vscode.window.showInformationMessage("HoloDeck: open an agent file to see its last run report.");
-      return;
-    }
-    if (this.client?.state !== State.Running) {
-      void vscode.window.showWarningMessage("HoloDeck: holodeck-lsp is not running.");
-      return;
-    }
+    const uri = this.documentToAsk(given, "HoloDeck: open an agent file to see its last run report.");
+    if (uri === undefined || this.client === undefined) return;
     const key = uri.toString();
     const answer = (await this.client.sendRequest("workspace/executeCommand", {
       command: ServerCommands.lastRunReport,
@@ -319,15 +320,8 @@ class Extension implements vscode.Disposable {
   /** "HoloDeck: Compare with Baseline": the server's Markdown comparison in a preview, with
    * "Open as page" offering the run report page with the baseline marked. */
   private async compareWithBaseline(given?: vscode.Uri): Promise<void> {
-    const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
-    if (uri === undefined) {
-      void vscode.window.showInformationMessage("HoloDeck: open an agent file to compare its runs.");
-      return;
-    }
-    if (this.client?.state !== State.Running) {
-      void vscode.window.showWarningMessage("HoloDeck: holodeck-lsp is not running.");
-      return;
-    }
+    const uri = this.documentToAsk(given, "HoloDeck: open an agent file to compare its runs.");
+    if (uri === undefined || this.client === undefined) return;
     const answer = (await this.client.sendRequest("workspace/executeCommand", {
       command: ServerCommands.compareWithBaseline,
       arguments: [uri.toString()],
