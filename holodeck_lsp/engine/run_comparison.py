@@ -80,8 +80,10 @@ def compare_report_data(
 
 def _ignore_model(base: RunFacts, head: RunFacts) -> bool:
     """One model on each side, different ones: the question is "is B better than A", so turns
-    match across the models. Otherwise each model is compared with itself."""
-    return len(base.models) == 1 and len(head.models) == 1 and base.models != head.models
+    match across the models. So too when a side does not say which model answered (a report
+    from before results named their model) and the other ran at most one. Otherwise each
+    model is compared with itself."""
+    return len(base.models) <= 1 and len(head.models) <= 1 and base.models != head.models
 
 
 _Side = tuple[RunFacts, dict[TurnKey, Turn], RunRef]
@@ -103,10 +105,16 @@ def _compare(base: _Side, head: _Side, ignore_model: bool, threshold: float) -> 
     base_ref, head_ref = _filled(base_ref, base_facts), _filled(head_ref, head_facts)
     base_models, head_models = base_facts.models, head_facts.models
     notes = _agent_notes(base_ref, head_ref, base_turns, head_turns, changes)
-    if ignore_model:
+    if ignore_model and base_models and head_models:
         notes.append(
             f"different models: base ran {base_models[0]}, head ran {head_models[0]}; "
             "turns are matched ignoring the model (is head's model better than base's?)"
+        )
+    elif ignore_model:
+        unnamed = "base" if not base_models else "head"
+        notes.append(
+            f"{unnamed}'s report does not say which model answered (an older report); turns "
+            "are matched ignoring the model"
         )
     elif set(base_models) != set(head_models):
         only_base = [m for m in base_models if m not in head_models]

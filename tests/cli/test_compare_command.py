@@ -246,7 +246,7 @@ def test_stored_runs_previous_latest_and_a_tagged_baseline(runs: Runs, tmp_path:
     assert main(["runs", str(folder), "--tag", "good", "previous"]) == 0
     status, tagged = comparison_of("--baseline", "good", str(runs.seed2), cwd=folder)
     assert status == 1 and tagged.base.run_id == comparison.base.run_id
-    prefix = comparison.head.run_id[:15]
+    prefix = comparison.head.run_id[:-1]  # unique: runs a second apart can share 15 characters
     status, by_prefix = comparison_of(
         "--agent", str(folder / "agent.yaml"), "good", prefix, cwd=tmp_path
     )

@@ -298,9 +298,10 @@ def test_bash_completes_commands_options_choices_and_files(suite: Path) -> None:
     cwd = suite.parent
     (cwd / "cassette.json").write_text("{}", encoding="utf-8")
     assert _bash(cwd, ["holodeck-lsp", ""]) == [c.name for c in COMMANDS]
-    assert _bash(cwd, ["holodeck-lsp", "r"]) == ["run", "report"]
+    assert _bash(cwd, ["holodeck-lsp", "r"]) == ["run", "report", "runs"]
     assert _bash(cwd, ["holodeck-lsp", "--v"]) == ["--version"]
     assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
+        "--repeat",
         "--replay",
         "--report-json",
         "--report-md",
