@@ -144,23 +144,7 @@ def _keys(ctx: Context, out: _Builder, indent: str, present: set[str]) -> None:
 
 def _declared_tools(lines: list[str]) -> list[str]:
     """Names of the `tools:` entries, read from the text (it may not parse)."""
-    names: list[str] = []
-    inside = False
-    item_column: int | None = None
-    for text in lines:
-        line = parse_line(text)
-        if line.blank:
-            continue
-        if line.indent == 0 and not line.dashes:
-            inside = line.key == "tools"
-            continue
-        if not inside:
-            continue
-        if line.dashes and item_column is None:
-            item_column = line.content
-        if line.key == "name" and line.content == item_column and line.value:
-            names.append(line.value.strip("\"'"))
-    return list(dict.fromkeys(names))
+    return [name for name in _tool_fields(lines) if name]
 
 
 def _tool_fields(lines: list[str]) -> dict[str, dict[str, str]]:
