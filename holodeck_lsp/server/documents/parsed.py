@@ -84,7 +84,12 @@ class ParsedDocuments:
         text, version = document.source, document.version
         with self._lock:
             pending = self._pending.get(uri)
-            if pending is not None and pending[0] == version and pending[1] is text:
+            if (
+                pending is not None
+                and pending[0] == version
+                and pending[1] is text
+                and not pending[2].cancelled()
+            ):
                 return pending[2]
             future = self._executor.submit(self._parse, uri, version, text)
             self._pending[uri] = (version, text, future)
@@ -105,7 +110,10 @@ class ParsedDocuments:
             future = self.prefetch(uri)
             if future is None:
                 return None
-            cached = await asyncio.wrap_future(future)
+            # Shielded: the parse is shared by every request of the version; a cancelled
+            # request must not cancel it (a queued parse would be, and every later request
+            # of the version would then answer "canceled").
+            cached = await asyncio.shield(asyncio.wrap_future(future))
             if cached.version != version or cached.document.text is not text:
                 return None  # changed while we waited: this request is outdated
         if cached.converter.encoding != self.server.position_encoding:

@@ -128,12 +128,16 @@ class Regressions:
         if kept is not None and kept[0] == key:
             return kept[1]
         pending = self._pending.get(uri)
-        if pending is None or pending[0] != key:
+        if pending is None or pending[0] != key or pending[1].cancelled():
             session = self._session(uri, parsed, cases) if cases else None
             task = asyncio.ensure_future(self._compute(agent_path, baseline, session))
             pending = (key, task)
             self._pending[uri] = pending
-        view = await pending[1]
+        # Shielded: the computation is shared by every request of the version, and a client's
+        # cancel of one request (VS Code cancels lens requests it no longer needs) would
+        # otherwise cancel it for all — the next lens request answered "canceled" and the
+        # file showed no lenses until the next edit.
+        view = await asyncio.shield(pending[1])
         if self._pending.get(uri) is pending:
             del self._pending[uri]
         self._views[uri] = (key, view)

@@ -123,3 +123,24 @@ async def _until(condition: Callable[[], bool]) -> None:
     async with asyncio.timeout(TIMEOUT):
         while not condition():
             await asyncio.sleep(0.01)
+
+
+async def test_a_cancelled_lens_request_costs_no_later_one(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """VS Code cancels lens requests it no longer needs (a scroll, a layout change). The work a
+    request waits for — the parse, the baseline view — is shared with the requests after it:
+    a cancel must stop only the one request, never the shared work (once, it cost an e2e run
+    every lens of the file: the next request of the version answered "canceled")."""
+    document_uri = await start(client, tmp_path, trusted=True)
+    expected = await lenses(client, document_uri)
+    assert expected and expected[0][1] == "▶ Run all"
+    params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document_uri))
+    for version in range(2, 32):
+        change_file(client, document_uri, AGENT + f"# edit {version}\n", version=version)
+        doomed = f"doomed-{version}"
+        client.protocol.send_request(types.TEXT_DOCUMENT_CODE_LENS, params, msg_id=doomed)
+        # Cancelled at different points of the request's wait: parse, then baseline view.
+        await asyncio.sleep((version % 6) * 0.002)
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=doomed))
+        assert await lenses(client, document_uri) == expected, f"version {version}"
