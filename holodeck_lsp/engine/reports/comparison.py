@@ -117,7 +117,8 @@ def render_markdown(comparison: Comparison) -> str:
 
 def _ref(ref: RunRef) -> str:
     what = ref.run_id or ref.report_path or ref.label
-    parts = [what if what == ref.label else f"{ref.label} ({what})"]
+    # A label already naming the run ("latest run 20261202-…") is not followed by it again.
+    parts = [ref.label if what in ref.label else f"{ref.label} ({what})"]
     if ref.models:
         parts.append(", ".join(ref.models))
     if ref.started:
