@@ -108,14 +108,24 @@ try {
         const regressed = page.locator("#grid tbody tr:not([hidden]) td:not(.filtered-out) button.cell");
         if (await regressed.count() > 0) {
           await regressed.first().click();
+          // As narrow as the editor's side panel: the base / this-run table must still fit,
+          // its row names on one line each (they once wrapped a letter per line).
+          const wide = page.viewportSize();
+          await page.setViewportSize({ width: 560, height: wide.height });
           r.changeDetail = await page.evaluate(() => {
             const d = document.querySelector("#detail .change-detail");
+            const sides = d && d.querySelector("table.sides");
+            // Lines of a cell's text (its box is as tall as the row's tallest cell).
+            const lines = (n) => { const range = document.createRange(); range.selectNodeContents(n); return new Set(Array.from(range.getClientRects()).map((b) => Math.round(b.top))).size; };
             return d && { kind: d.dataset.kind, heading: d.querySelector("h3").textContent,
+              overflows: sides.getBoundingClientRect().right > d.getBoundingClientRect().right + 1,
+              wrappedRowNames: Array.from(sides.querySelectorAll("tbody th")).filter((th) => lines(th) > 1).map((th) => th.textContent),
               base: Array.from(d.querySelectorAll("td.side.base")).map((n) => n.textContent),
               head: Array.from(d.querySelectorAll("td.side.head")).map((n) => n.textContent),
               deltas: Array.from(d.querySelectorAll(".deltas tbody tr")).map((tr) => Array.from(tr.children).map((n) => n.textContent)),
               repeats: Array.from(document.querySelectorAll("#detail .repeats .rep")).map((n) => n.textContent) };
           });
+          await page.setViewportSize(wide);
         }
         if (o.screenshots) await page.screenshot({ path: path.join(o.screenshots, path.basename(file, ".html") + "-regressions.png"), fullPage: true });
       }

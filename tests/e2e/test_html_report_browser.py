@@ -287,4 +287,6 @@ def test_two_models_and_a_baseline_in_a_real_browser(tmp_path: Path) -> None:
     assert detail["kind"] == "regression" and detail["base"][:2] == ["passed", "1/1"]  # type: ignore[index]
     assert detail["head"] == ["failed", "0/1", HOSTILE[1]]  # type: ignore[index]
     assert detail["deltas"] == [["numeric", "standard", "1", "0", "-1"]]  # type: ignore[index]
+    # In a panel as narrow as the editor's: the table fits, each row name on one line.
+    assert not detail["overflows"] and detail["wrappedRowNames"] == []  # type: ignore[index]
     assert (shots / "two-models.png").exists() and (shots / "two-models-regressions.png").exists()
