@@ -40,6 +40,14 @@ async function waitForFrame(page, test, what, timeoutMs = 30000) {
 }
 const bodyText = (frame) => frame.evaluate(() => (document.body ? document.body.innerText : ""));
 
+/** The active text editor's cursor line from the status bar ("Ln 42, Col 7"), or null (no
+ * text editor has focus). */
+async function cursorLine(page) {
+  const text = await page.locator("#status\\.editor\\.selection").first().textContent({ timeout: 1000 }).catch(() => null);
+  const m = /Ln (\d+)/.exec(text ?? "");
+  return m ? Number(m[1]) : null;
+}
+
 const CANARY = "holodeck-e2e console canary";
 /** Log a canary error from `frame` and wait until the page's console listener (`errors`) has
  * it: without this, "no console error" could pass because a webview's messages never arrive. */
@@ -62,6 +70,7 @@ async function compareWithBaseline(page, { shot, runCommand, info, editor }) {
 
   await runCommand("View: Toggle Primary Side Bar Visibility"); // room for the preview and the page
   await editor.click({ position: { x: 400, y: 40 } }); // agent.yaml is the active editor
+  await goToLine(page, 1); // away from the broken turn: the page's click must bring it back
   const preview = await timed("compare_preview", async () => {
     await runCommand("HoloDeck: Compare with Baseline");
     return waitForFrame(page, async (f) => /Run comparison/.test(await bodyText(f)), "the comparison's Markdown preview");
@@ -113,10 +122,18 @@ async function compareWithBaseline(page, { shot, runCommand, info, editor }) {
   const compared = (await detail.textContent()).trim();
   log(`compare page detail: ${JSON.stringify(compared)}`);
   if (compared !== `Compared with ${info.base}: regression`) fail(`the regressed cell's detail says ${JSON.stringify(compared)}`);
+  const end = Date.now() + 15000;
+  let line = await cursorLine(page);
+  while (line !== info.target.line && Date.now() < end) {
+    await page.waitForTimeout(200);
+    line = await cursorLine(page);
+  }
+  log(`compare page click: cursor on agent.yaml:${line}`);
+  if (line !== info.target.line) fail(`after the click on the regressed cell the cursor is on line ${line}, not the broken turn's line ${info.target.line}`);
   await detail.scrollIntoViewIfNeeded();
   await shot("05-compare-page");
 
-  // No console error since the command (a CSP violation is one); the canaries proved the
+  // No console error since the command (a CSP violation is one); the canaries prove the
   // listener hears both webviews.
   await hearCanary(page, frame, errors, "page");
   const logged = errors.filter((e) => !e.text.startsWith(CANARY));
