@@ -10,7 +10,13 @@
 // --out PNG: where to copy the screenshot of the marked lens and the Testing view
 // (tests/e2e/screenshots/regression.png in the repository). The turn made to regress is the
 // first turn the recording gets right (replayVerdicts), not one this script assumes.
-// Screenshots: 01-regressed-lens, 02-hover, 03-testing-view (failure.png on a failure).
+// Then "HoloDeck: Compare with Baseline" from the command palette: the Markdown preview it
+// opens, read back from its webview, names the regressed case and turn and the base run (the
+// stored run before the latest, from `holodeck-lsp runs --json`); the notification's "Open as
+// page" opens the comparison page (a webview): its Content-Security-Policy meta, its summary
+// naming the base, the regressed turn's cell marked, and no console error from either webview.
+// Screenshots: 01-regressed-lens, 02-hover, 03-testing-view, 04-compare-preview,
+// 05-compare-page (failure.png on a failure).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -18,6 +24,122 @@ import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, r
 
 const RECORDING = "cassettes/oracle.json";
 const BROKEN = "cassettes/oracle-broken.json";
+
+/** The first frame, other than the workbench's own, for which `test(frame)` holds, waiting up
+ * to `timeoutMs`. Webviews are iframes in iframes on another origin; playwright lists them all
+ * in page.frames(). */
+async function waitForFrame(page, test, what, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    for (const frame of page.frames()) {
+      if (frame !== page.mainFrame() && await test(frame).catch(() => false)) return frame;
+    }
+    if (Date.now() > end) fail(`${what} did not appear within ${timeoutMs / 1000} s`);
+    await page.waitForTimeout(300);
+  }
+}
+const bodyText = (frame) => frame.evaluate(() => (document.body ? document.body.innerText : ""));
+
+/** The active text editor's cursor line from the status bar ("Ln 42, Col 7"), or null (no
+ * text editor has focus). */
+async function cursorLine(page) {
+  const text = await page.locator("#status\\.editor\\.selection").first().textContent({ timeout: 1000 }).catch(() => null);
+  const m = /Ln (\d+)/.exec(text ?? "");
+  return m ? Number(m[1]) : null;
+}
+
+const CANARY = "holodeck-e2e console canary";
+/** Log a canary error from `frame` and wait until the page's console listener (`errors`) has
+ * it: without this, "no console error" could pass because a webview's messages never arrive. */
+async function hearCanary(page, frame, errors, what) {
+  const text = `${CANARY}: ${what}`;
+  await frame.evaluate((t) => console.error(t), text);
+  const end = Date.now() + 5000;
+  while (!errors.some((e) => e.text === text) && Date.now() < end) await page.waitForTimeout(100);
+  if (!errors.some((e) => e.text === text)) fail(`the console listener did not hear the ${what} webview's canary error`);
+}
+
+/** "HoloDeck: Compare with Baseline" (vscode-extension/src/compareView.ts): the Markdown
+ * preview, then "Open as page". */
+async function compareWithBaseline(page, { shot, runCommand, info, editor }) {
+  const { name, turn } = info.target;
+  // Console errors from here on, with the URL of the frame that logged them.
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push({ text: m.text(), url: m.location().url ?? "" }); });
+  page.on("pageerror", (e) => errors.push({ text: String(e), url: "" }));
+
+  await runCommand("View: Toggle Primary Side Bar Visibility"); // room for the preview and the page
+  await editor.click({ position: { x: 400, y: 40 } }); // agent.yaml is the active editor
+  await goToLine(page, 1); // away from the broken turn: the page's click must bring it back
+  const preview = await timed("compare_preview", async () => {
+    await runCommand("HoloDeck: Compare with Baseline");
+    return waitForFrame(page, async (f) => /Run comparison/.test(await bodyText(f)), "the comparison's Markdown preview");
+  });
+  const previewText = await bodyText(preview);
+  // The regressed turn's row of the Regressions table, e.g. "<case> turn 1 [openai:…] | …".
+  const rows = await preview.evaluate(() => [...document.querySelectorAll("tr")].map((tr) => tr.innerText.replace(/\s+/g, " ").trim()));
+  const headings = await preview.evaluate(() => [...document.querySelectorAll("h1,h2,h3")].map((h) => h.innerText.trim()));
+  log(`compare preview headings: ${JSON.stringify(headings)}`);
+  const regressed = rows.find((r) => r.startsWith(`${name} turn ${turn} `) && r.includes("passed → failed"));
+  log(`compare preview row: ${JSON.stringify(regressed)}`);
+  if (!headings.includes("Regressions (1)")) fail(`the preview has no "Regressions (1)" heading: ${JSON.stringify(headings)}`);
+  if (regressed === undefined) fail(`the preview's tables have no row "${name} turn ${turn} … passed → failed": ${JSON.stringify(rows)}`);
+  const baseLine = previewText.split("\n").find((l) => l.startsWith("Base:"));
+  log(`compare preview base: ${JSON.stringify(baseLine)}`);
+  if (baseLine === undefined || !baseLine.includes(info.base)) fail(`the preview's "Base:" line does not name the previous run ${info.base}: ${JSON.stringify(baseLine)}`);
+  await hearCanary(page, preview, errors, "preview"); // before the page: a webview may reload when moved
+  await shot("04-compare-preview");
+
+  // The notification beside it: the count and the sides; its button opens the page.
+  const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "turn regressed" }).first();
+  await toast.waitFor({ timeout: 15000 }).catch(() => fail('no "1 turn regressed" notification beside the preview'));
+  const said = (await toast.locator(".notification-list-item-message").textContent()).trim();
+  log(`notification: ${JSON.stringify(said)}`);
+  if (!said.startsWith("HoloDeck: 1 turn regressed") || !said.includes(info.base)) fail(`the notification says ${JSON.stringify(said)}, not 1 turn regressed against ${info.base}`);
+  const comparison = await timed("compare_page", async () => {
+    await toast.locator(".monaco-button", { hasText: "Open as page" }).click();
+    return waitForFrame(page, async (f) => (await f.locator("#baseline-summary").count()) > 0, "the comparison page (its #baseline-summary)");
+  });
+  const frame = comparison;
+  await frame.locator("body[data-ready=true]").waitFor({ timeout: 15000 }).catch(() => fail("the comparison page is not drawn (body[data-ready=true])"));
+  const csp = await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content").catch(() => null);
+  log(`compare page CSP: ${JSON.stringify(csp)}`);
+  if (csp === null || !/default-src 'none'/.test(csp)) fail(`the comparison page has no Content-Security-Policy meta with default-src 'none': ${JSON.stringify(csp)}`);
+  const summary = (await frame.locator("#baseline-summary").textContent()).trim();
+  log(`compare page summary: ${JSON.stringify(summary)}`);
+  if (!summary.startsWith("1 regression, ") || !summary.includes(info.base)) fail(`the page's summary ${JSON.stringify(summary)} is not 1 regression vs ${info.base}`);
+  const cells = await frame.locator('button.cell[data-change="regression"]').evaluateAll((els) => els.map((b) => b.getAttribute("aria-label")));
+  log(`compare page regressed cells: ${JSON.stringify(cells)}`);
+  if (cells.length !== 1 || !cells[0].startsWith(`${name} · turn ${turn}: failed`)) fail(`the page marks ${JSON.stringify(cells)} as regressed, not ${name} turn ${turn}`);
+  const problem = await frame.locator(".problem:not(#baseline-summary)").count();
+  if (problem) fail(`the comparison page shows a problem: ${await frame.locator(".problem:not(#baseline-summary)").first().textContent()}`);
+  // A click on the regressed cell opens its detail: what changed against the base.
+  const cell = frame.locator('button.cell[data-change="regression"]').first();
+  await cell.scrollIntoViewIfNeeded();
+  await cell.click();
+  const detail = frame.locator("#detail .change-detail.regression h3");
+  await detail.waitFor({ timeout: 10000 }).catch(() => fail("the regressed cell's detail has no 'Compared with …: regression' part"));
+  const compared = (await detail.textContent()).trim();
+  log(`compare page detail: ${JSON.stringify(compared)}`);
+  if (compared !== `Compared with ${info.base}: regression`) fail(`the regressed cell's detail says ${JSON.stringify(compared)}`);
+  const end = Date.now() + 15000;
+  let line = await cursorLine(page);
+  while (line !== info.target.line && Date.now() < end) {
+    await page.waitForTimeout(200);
+    line = await cursorLine(page);
+  }
+  log(`compare page click: cursor on agent.yaml:${line}`);
+  if (line !== info.target.line) fail(`after the click on the regressed cell the cursor is on line ${line}, not the broken turn's line ${info.target.line}`);
+  await detail.scrollIntoViewIfNeeded();
+  await shot("05-compare-page");
+
+  // No console error since the command (a CSP violation is one); the canaries prove the
+  // listener hears both webviews.
+  await hearCanary(page, frame, errors, "page");
+  const logged = errors.filter((e) => !e.text.startsWith(CANARY));
+  log(`console errors since the command: ${JSON.stringify(logged)} (both canaries heard)`);
+  if (logged.length) fail(`console errors while the comparison was shown: ${JSON.stringify(logged)}`);
+}
 
 async function main() {
   const o = parseArgs(process.argv.slice(2), import.meta.url);
@@ -36,7 +158,13 @@ async function main() {
       const r = spawnSync(o.serverPath, ["run", path.join(workspace, "agent.yaml"), "--replay", path.join(workspace, BROKEN), "--quiet"], { encoding: "utf8" });
       if (r.status !== 0 && r.status !== 1) throw new Error(`holodeck-lsp run --replay ${BROKEN} failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
       const lines = fs.readFileSync(path.join(workspace, "agent.yaml"), "utf8").split("\n");
-      return { suiteLine: lines.indexOf("test_cases:") + 1, target: { name: target.c.name, turn: target.k, line: target.t.line, turns: target.c.turns.length } };
+      // The stored runs, oldest first: the comparison's base is the one before the latest.
+      const listed = spawnSync(o.serverPath, ["runs", "--json", path.join(workspace, "agent.yaml")], { cwd: workspace, encoding: "utf8" });
+      if (listed.status !== 0) throw new Error(`holodeck-lsp runs --json failed (exit ${listed.status}): ${listed.stdout}${listed.stderr}`);
+      const parsed = JSON.parse(listed.stdout);
+      const ids = (Array.isArray(parsed) ? parsed : parsed.runs).map((r) => r.id);
+      if (ids.length !== 2) throw new Error(`expected 2 stored runs, holodeck-lsp runs lists ${JSON.stringify(ids)}`);
+      return { suiteLine: lines.indexOf("test_cases:") + 1, base: ids[0], head: ids[1], target: { name: target.c.name, turn: target.k, line: target.t.line, turns: target.c.turns.length } };
     },
     settings: {
       "holodeck.cassettePath": RECORDING,
@@ -119,6 +247,9 @@ async function main() {
     });
     copyOut(o, await shot("03-testing-view"));
     log("PASS: regression marks -> lens titles, hover and the Testing view");
+
+    await compareWithBaseline(page, { shot, runCommand, info, editor });
+    log("PASS: Compare with Baseline -> Markdown preview and page name the regressed turn and the base");
   });
 }
 

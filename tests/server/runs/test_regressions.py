@@ -1,19 +1,13 @@
 """Regression marks against the baseline (server/runs/regressions.py, baseline_sides.py,
 compare_baseline.py, run_saving.py), from the real server on runs stored by the real CLI:
-`holodeck-lsp run --replay` of the suite's cassette (every graded turn passes but turn 1) and
-of a "bad" cassette (turn 0 and the single case answer wrong).
-
-Stored history (made once, copied per test): run 1 bad (tagged `bad`), run 2 good, run 3 bad."""
+`holodeck-lsp run --replay` of the suite's cassette and of a "bad" one (stored_history.py's
+make_history, made once and copied per test): run 1 bad (tagged `bad`), run 2 good, run 3 bad."""
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -26,65 +20,24 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.server.lsp_client import SERVER_COMMAND, SERVER_ENV, make_client
 from tests.server.runs.run_suite import (
     CASES_LINE,
-    CASSETTE,
     SINGLE_LINE,
     TURN0_LINE,
     TURN1_LINE,
     lenses,
     run,
     start,
-    write_suite,
 )
+from tests.server.runs.stored_history import bad_cassette, cli, make_history, stored_ids
 
 pytestmark = pytest.mark.slow  # the CLI runs three times per history, a server per test
 
-REPO = Path(__file__).resolve().parents[3]
 PLANTED = "sk-planted-baseline-4f2a9c1e7d"
 PLANTED_ENV = {**SERVER_ENV, "EDITOR_BASELINE_TOKEN": PLANTED}
 
 
-def _bad_cassette(extra: str = "") -> dict[str, Any]:
-    bad = copy.deepcopy(CASSETTE)
-    bad["cases"][0]["turns"][0]["response"] = "11"
-    # Turn 1 fails in every run: here for another reason than the wrong tool argument.
-    bad["cases"][0]["turns"][1]["response"] = "5" + extra
-    bad["cases"][0]["turns"][1]["tool_calls"][0]["args"]["b"] = 5
-    bad["cases"][1]["turns"][0]["response"] = "8"
-    return bad
-
-
-def _cli(root: Path, *arguments: str, env: dict[str, str] | None = None) -> str:
-    environment = {**(env if env is not None else os.environ), "PYTHONPATH": str(REPO)}
-    environment.pop("EDITOR_BASELINE_TOKEN", None)  # the CLI runs never knew the secret
-    done = subprocess.run(
-        [sys.executable, "-m", "holodeck_lsp", *arguments],
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return done.stdout
-
-
-def _stored_ids(root: Path) -> list[str]:
-    listing = json.loads(_cli(root, "runs", "--json", "agent.yaml"))
-    runs = listing["runs"] if isinstance(listing, dict) else listing
-    return [entry["id"] for entry in runs]
-
-
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("history")
-    write_suite(root)
-    (root / "bad.cassette.json").write_text(json.dumps(_bad_cassette(f" {PLANTED}")))
-    for cassette in ("bad.cassette.json", "run.cassette.json", "bad.cassette.json"):
-        _cli(root, "run", "agent.yaml", "--replay", cassette, "--quiet")
-    first = _stored_ids(root)[0]
-    _cli(root, "runs", "agent.yaml", "--tag", "bad", first)
-    return root
+    return make_history(tmp_path_factory.mktemp("history"), f" {PLANTED}")
 
 
 @pytest.fixture
@@ -129,7 +82,7 @@ def _titles(found: list[tuple[int, str, list[Any]]]) -> list[tuple[int, str]]:
 async def test_lenses_and_hover_mark_what_regressed_against_the_previous_run(
     client: LanguageClient, suite: Path
 ) -> None:
-    ids = _stored_ids(suite)
+    ids = stored_ids(suite)
     uri = await _start(client, suite)
     # No run in this session: head is the latest stored run (bad), base the one before (good).
     assert _titles(await lenses(client, uri)) == [
@@ -184,23 +137,23 @@ async def test_editor_runs_are_stored_and_become_the_current_side(
     client: LanguageClient, suite: Path
 ) -> None:
     uri = await _start(client, suite)
-    before = _stored_ids(suite)
+    before = stored_ids(suite)
     done = await run(client, "holodeck.runAll", uri)  # the good cassette
     assert done["status"] == "done"
-    after = _stored_ids(suite)
+    after = stored_ids(suite)
     assert len(after) == len(before) + 1  # a Run all is stored
     # Head is this session (good), base the latest stored run before it (bad): fixes only.
     assert all("regressed" not in title for _, title in _titles(await lenses(client, uri)))
     assert "**⇡ Fixed**" in await _hover(client, uri, TURN0_LINE)
     # A single turn is not stored (a partial run would read as removed cases in `compare`).
     await run(client, "holodeck.runTurn", uri, 0, 0)
-    assert len(_stored_ids(suite)) == len(after)
+    assert len(stored_ids(suite)) == len(after)
     # The session's single-turn result on a bad cassette is now compared with the stored run
     # before this session's Run all (bad, run 3), so nothing regresses; against the session's
     # own stored Run all (tag it), it does.
-    (suite / "run.cassette.json").write_text(json.dumps(_bad_cassette()))
+    (suite / "run.cassette.json").write_text(json.dumps(bad_cassette()))
     await run(client, "holodeck.runTurn", uri, 0, 0)
-    _cli(suite, "runs", "agent.yaml", "--tag", "good", after[-1])
+    cli(suite, "runs", "agent.yaml", "--tag", "good", after[-1])
     await _set_baseline(client, "good")
     titles = _titles(await lenses(client, uri))
     assert (TURN0_LINE, "✗ Run turn 0 · ⇣ regressed") in titles
@@ -243,7 +196,7 @@ async def test_a_secret_in_a_stored_run_is_masked_in_hover_and_command(
     planted_client: LanguageClient, suite: Path
 ) -> None:
     client = planted_client
-    latest = _stored_ids(suite)[-1]
+    latest = stored_ids(suite)[-1]
     stored = (suite / ".holodeck" / "runs" / latest / "report.json").read_text()
     assert PLANTED in stored  # stored by runs that did not know it was a secret
     uri = await _start(client, suite)
