@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    CASE,
     CASE_NAMES_COMMAND,
     COMMANDS,
-    FILE,
-    TEXT,
+    KINDS,
+    MODELS_COMMAND,
+    RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Option,
 )
@@ -43,22 +43,28 @@ _holodeck_lsp_dequote() {
 
 _holodeck_lsp() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" kind="" i w
-    local -a paths=()
+    local -a paths=() args=()
     COMPREPLY=()
     (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    # The subcommand, and the paths given so far (words that are no option or option value).
+    # The subcommand, the paths given so far (words that are no option or option value), and
+    # every word after the subcommand (for __RUN_REFS__ and __MODELS__, which read them).
     for (( i = 1; i < COMP_CWORD; i++ )); do
         w=${COMP_WORDS[i]}
         if [[ -z $cmd ]]; then
             [[ $w != -* ]] && cmd=$w
             continue
         fi
+        _holodeck_lsp_dequote "$w"
+        args+=("$REPLY")
         if [[ $w == -* ]]; then
             _holodeck_lsp_value "$cmd" "$w"
-            [[ -n $REPLY ]] && (( i++ ))
+            if [[ -n $REPLY ]] && (( i + 1 < COMP_CWORD )); then
+                (( i++ ))
+                _holodeck_lsp_dequote "${COMP_WORDS[i]}"
+                args+=("$REPLY")
+            fi
         else
-            _holodeck_lsp_dequote "$w"
-            paths+=("$REPLY")
+            paths+=("${args[-1]}")
         fi
     done
     if [[ -z $cmd ]]; then
@@ -69,11 +75,38 @@ _holodeck_lsp() {
         fi
         return 0
     fi
+    # bash splits words at ':' (it is in COMP_WORDBREAKS): `--model openai:gp` arrives as
+    # `--model` `openai` `:` `gp`. So the option before a model is found in the line itself.
+    if [[ -n ${COMP_LINE+set} ]]; then
+        local line=${COMP_LINE:0:COMP_POINT} typed before
+        typed=${line##*[[:blank:]]}
+        before=${line%"$typed"}
+        before=${before%"${before##*[![:blank:]]}"}
+        before=${before##*[[:blank:]]}
+        _holodeck_lsp_value "$cmd" "$before"
+        if [[ $REPLY == model ]]; then
+            _holodeck_lsp_models "${COMP_WORDS[0]}" "$typed" "$cmd" "${args[@]}"
+            return 0
+        fi
+    fi
     kind=""
-    [[ $prev == -* ]] && { _holodeck_lsp_value "$cmd" "$prev"; kind=$REPLY; }
+    if [[ $prev == -* ]]; then
+        _holodeck_lsp_value "$cmd" "$prev"
+        kind=$REPLY
+    elif (( COMP_CWORD > 2 )) && [[ ${COMP_WORDS[COMP_CWORD-2]} == -* ]]; then
+        # The optional second value of an option (`runs --tag NAME RUN`).
+        _holodeck_lsp_then "$cmd" "${COMP_WORDS[COMP_CWORD-2]}"
+        kind=$REPLY
+    fi
     case $kind in
         case)
             _holodeck_lsp_cases "${COMP_WORDS[0]}" "$cur" "${paths[@]}"
+            return 0 ;;
+        run|runfile|tag)
+            _holodeck_lsp_refs "${COMP_WORDS[0]}" "$kind" "$cur" "$cmd" "${args[@]}"
+            return 0 ;;
+        model)
+            _holodeck_lsp_models "${COMP_WORDS[0]}" "$cur" "$cmd" "${args[@]}"
             return 0 ;;
         file)
             compopt -o filenames 2>/dev/null
@@ -92,7 +125,9 @@ _holodeck_lsp() {
         return 0
     fi
     _holodeck_lsp_positional "$cmd"
-    if [[ $REPLY == file ]]; then
+    if [[ $REPLY == run || $REPLY == runfile ]]; then
+        _holodeck_lsp_refs "${COMP_WORDS[0]}" "$REPLY" "$cur" "$cmd" "${args[@]}"
+    elif [[ $REPLY == file ]]; then
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -- "$cur"))
     elif [[ -n $REPLY ]]; then
@@ -130,6 +165,49 @@ _holodeck_lsp_cases() {
         COMPREPLY+=("$quoted")
     done < <(command "$program" __CASE_NAMES__ -- "$@" 2>/dev/null)
 }
+
+# _holodeck_lsp_refs PROGRAM KIND CURRENT-WORD COMMAND WORD…: the stored runs (tags, latest,
+# previous, ids; KIND tag: the tags only) the command on this line would read, in that order
+# (nosort), then for KIND runfile the files. They are handed over unquoted with `-o
+# filenames`: readline quotes each for the line as it inserts it, in the quote being typed
+# if one is open, so a hand-written tag like `$(rm -rf ~)` is inserted as text.
+_holodeck_lsp_refs() {
+    local program=$1 kind=$2 cur=$3 name
+    shift 3
+    _holodeck_lsp_dequote "$cur"
+    local typed=$REPLY
+    _holodeck_lsp_dequote "$program"
+    program=$REPLY
+    compopt -o filenames -o nosort 2>/dev/null
+    while IFS= read -r -d '' name; do
+        [[ $name == "$typed"* ]] && COMPREPLY+=("$name")
+    done < <(command "$program" __RUN_REFS__ --kind "$kind" -- "$@" 2>/dev/null)
+    if [[ $kind == runfile ]]; then
+        while IFS= read -r name; do
+            COMPREPLY+=("$name")
+        done < <(compgen -f -- "$cur")
+    fi
+}
+
+# _holodeck_lsp_models PROGRAM TYPED COMMAND WORD…: `provider:` and the models of
+# holodeck-lsp.yaml beginning with TYPED (the whole `openai:gp`, colon and all). readline
+# replaces only the text after the last ':', so that much is cut off each reply; no space
+# after a bare `provider:`, the name comes next.
+_holodeck_lsp_models() {
+    local program=$1 typed=$2 name strip=""
+    shift 2
+    _holodeck_lsp_dequote "$program"
+    program=$REPLY
+    [[ $COMP_WORDBREAKS == *:* && $typed == *:* ]] && strip=${typed%"${typed##*:}"}
+    compopt -o nosort 2>/dev/null
+    while IFS= read -r -d '' name; do
+        [[ $name == "$typed"* ]] || continue
+        [[ $name == *: ]] && compopt -o nospace 2>/dev/null
+        printf -v name '%q' "$name"
+        name=${name#"$strip"}
+        [[ -n $name ]] && COMPREPLY+=("$name")  # not the `provider:` already typed
+    done < <(command "$program" __MODELS__ -- "$@" 2>/dev/null)
+}
 """
 
 
@@ -140,9 +218,11 @@ def script() -> str:
         '# Install: add  eval "$(holodeck-lsp completion bash)"  to ~/.bashrc.',
         f"_holodeck_lsp_commands='{commands}'",
         f"_holodeck_lsp_top_options='{_words(TOP_OPTIONS)}'",
-        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND),
+        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
+        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
+        .replace("__MODELS__", MODELS_COMMAND),
         "# _holodeck_lsp_value COMMAND OPTION: what the option's value is, in REPLY",
-        "# (file, case, text, the choices; empty for a flag).",
+        "# (a kind of command_table.KINDS, or the choices; empty for a flag).",
         "_holodeck_lsp_value() {",
         '    case "$1 $2" in',
     ]
@@ -160,6 +240,18 @@ def script() -> str:
     ]
     for command in COMMANDS:
         lines.append(f"        {command.name}) REPLY='{_words(command.options)}' ;;")
+    lines += [
+        "        *) REPLY='' ;;",
+        "    esac",
+        "}",
+        "_holodeck_lsp_then() {",
+        '    case "$1 $2" in',
+    ]
+    for command in COMMANDS:
+        for option in command.options:
+            if option.then is not None:
+                pattern = "|".join(f'"{command.name} {name}"' for name in option.names)
+                lines.append(f"        {pattern}) REPLY='{_kind(option.then)}' ;;")
     lines += [
         "        *) REPLY='' ;;",
         "    esac",
@@ -187,5 +279,5 @@ def _words(options: tuple[Option, ...]) -> str:
 def _kind(value: str | tuple[str, ...]) -> str:
     if isinstance(value, tuple):
         return " ".join(value)
-    assert value in (FILE, CASE, TEXT)
+    assert value in KINDS
     return value
