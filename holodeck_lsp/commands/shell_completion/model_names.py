@@ -7,7 +7,8 @@ beside them, else the user's; this folder when no agent file is typed yet). Hidd
 Output as `__run-refs`: NUL after each value, `--describe` adds TAB and a description first.
 Safe on every Tab: the YAML is only parsed (ruamel's composer, no objects built), nothing is
 imported or run. The reader substitutes `${VAR}` references; an entry is offered only as it
-is written in the file, so no variable's value (a deployment name, a key) reaches the line.
+is written in the file and without a `${…}`, so no variable's value (a deployment name, a
+key) reaches the line, nor a reference the shell would expand there.
 Any error prints nothing.
 """
 
@@ -75,6 +76,7 @@ def _configured(line: Line) -> Iterator[Ref]:
                 and provider in providers
                 and name.strip()
                 and model in written
+                and "${" not in model  # a reference the shell would expand on the line
                 and model.isprintable()
             ):
                 yield Ref(model, f"from {found.source.name}")
