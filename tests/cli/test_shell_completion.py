@@ -231,12 +231,17 @@ def _shell(argv: list[str], cwd: Path) -> str:
     return done.stdout
 
 
-def _bash(cwd: Path, words: list[str], cword: int | None = None) -> list[str]:
-    """COMPREPLY for the command line `words` (the last word being completed), one per line."""
+def _bash(
+    cwd: Path, words: list[str], cword: int | None = None, line: str | None = None
+) -> list[str]:
+    """COMPREPLY for the command line `words` (the last word being completed), one per line;
+    COMP_LINE is `line`, else the words joined by blanks (the cursor at its end)."""
     quoted = " ".join(_bash_quote(word) for word in words)
+    typed = " ".join(words) if line is None else line
     program = (
         "source <(holodeck-lsp completion bash)\n"
         f"COMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1 if cword is None else cword}\n"
+        f"COMP_LINE={_bash_quote(typed)}; COMP_POINT=${{#COMP_LINE}}\n"
         "_holodeck_lsp\n"
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )

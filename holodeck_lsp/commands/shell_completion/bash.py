@@ -136,57 +136,78 @@ _holodeck_lsp() {
     return 0
 }
 
+# _holodeck_lsp_quote NAME OPEN: NAME quoted for the line in REPLY — escaped on a bare word,
+# or for the quote OPEN (' or ") being typed. Not readline's own filename quoting: it leaves
+# `)` bare after `$`, so a name like `$(x)` would end the line in a syntax error.
+_holodeck_lsp_quote() {
+    local name=$1 open=$2
+    if [[ $open == "'" ]]; then
+        REPLY=${name//\'/\'\\\'\'}
+    elif [[ $open == '"' ]]; then
+        REPLY=${name//\\/\\\\}; REPLY=${REPLY//\"/\\\"}
+        REPLY=${REPLY//\$/\\\$}; REPLY=${REPLY//\`/\\\`}
+        # readline takes the escaped quote for the closing one and adds none.
+        [[ $name == *'"'* ]] && REPLY+='"'
+    else
+        printf -v REPLY '%q' "$name"
+    fi
+}
+
+# _holodeck_lsp_open WORD: the quote WORD opens (' or "), in REPLY; empty for a bare word.
+_holodeck_lsp_open() {
+    case $1 in
+        \'*) REPLY="'" ;;
+        \"*) REPLY='"' ;;
+        *) REPLY="" ;;
+    esac
+}
+
 # _holodeck_lsp_cases PROGRAM CURRENT-WORD PATH…: the case names of the agent files at
 # PATH… that begin with the word typed so far, quoted the way the word is being typed.
 _holodeck_lsp_cases() {
-    local program=$1 cur=$2 name quoted open=""
+    local program=$1 cur=$2 name open
     shift 2
     (( $# )) || return 0
-    case $cur in
-        \'*) open="'" ;;
-        \"*) open='"' ;;
-    esac
+    _holodeck_lsp_open "$cur"
+    open=$REPLY
     _holodeck_lsp_dequote "$cur"
     local typed=$REPLY
     _holodeck_lsp_dequote "$program"
     program=$REPLY
     while IFS= read -r -d '' name; do
         [[ $name == "$typed"* ]] || continue
-        if [[ $open == "'" ]]; then
-            quoted=${name//\'/\'\\\'\'}
-        elif [[ $open == '"' ]]; then
-            quoted=${name//\\/\\\\}; quoted=${quoted//\"/\\\"}
-            quoted=${quoted//\$/\\\$}; quoted=${quoted//\`/\\\`}
-            # readline takes the escaped quote for the closing one and adds none.
-            [[ $name == *'"'* ]] && quoted+='"'
-        else
-            printf -v quoted '%q' "$name"
-        fi
-        COMPREPLY+=("$quoted")
+        _holodeck_lsp_quote "$name" "$open"
+        COMPREPLY+=("$REPLY")
     done < <(command "$program" __CASE_NAMES__ -- "$@" 2>/dev/null)
 }
 
 # _holodeck_lsp_refs PROGRAM KIND CURRENT-WORD COMMAND WORD…: the stored runs (tags, latest,
 # previous, ids; KIND tag: the tags only) the command on this line would read, in that order
-# (nosort), then for KIND runfile the files. They are handed over unquoted with `-o
-# filenames`: readline quotes each for the line as it inserts it, in the quote being typed
-# if one is open, so a hand-written tag like `$(rm -rf ~)` is inserted as text.
+# (nosort), then for KIND runfile the files (a folder with its `/`); quoted as case names are.
 _holodeck_lsp_refs() {
-    local program=$1 kind=$2 cur=$3 name
+    local program=$1 kind=$2 cur=$3 name open
     shift 3
+    _holodeck_lsp_open "$cur"
+    open=$REPLY
     _holodeck_lsp_dequote "$cur"
     local typed=$REPLY
     _holodeck_lsp_dequote "$program"
     program=$REPLY
-    compopt -o filenames -o nosort 2>/dev/null
+    compopt -o nosort 2>/dev/null
     while IFS= read -r -d '' name; do
-        [[ $name == "$typed"* ]] && COMPREPLY+=("$name")
+        [[ $name == "$typed"* ]] || continue
+        _holodeck_lsp_quote "$name" "$open"
+        COMPREPLY+=("$REPLY")
     done < <(command "$program" __RUN_REFS__ --kind "$kind" -- "$@" 2>/dev/null)
-    if [[ $kind == runfile ]]; then
-        while IFS= read -r name; do
-            COMPREPLY+=("$name")
-        done < <(compgen -f -- "$cur")
-    fi
+    [[ $kind == runfile ]] || return 0
+    while IFS= read -r name; do
+        [[ -d $name ]] && name+=/
+        _holodeck_lsp_quote "$name" "$open"
+        COMPREPLY+=("$REPLY")
+    done < <(compgen -f -- "$typed")
+    # A lone folder: no space after it, its files come next.
+    [[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == */ ]] && compopt -o nospace 2>/dev/null
+    return 0
 }
 
 # _holodeck_lsp_models PROGRAM TYPED COMMAND WORD…: `provider:` and the models of

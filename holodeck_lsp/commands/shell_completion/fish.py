@@ -62,12 +62,14 @@ end
 
 function __holodeck_lsp_refs --argument-names kind
     set -l program (commandline -opc)[1]
-    command $program __RUN_REFS__ --kind $kind --describe -- (__holodeck_lsp_words) 2>/dev/null | string split0
+    set -l words (__holodeck_lsp_words)
+    command $program __RUN_REFS__ --kind $kind --describe -- $words 2>/dev/null | string split0
 end
 
 function __holodeck_lsp_models
     set -l program (commandline -opc)[1]
-    command $program __MODELS__ --describe -- (__holodeck_lsp_words) 2>/dev/null | string split0
+    set -l words (__holodeck_lsp_words)
+    command $program __MODELS__ --describe -- $words 2>/dev/null | string split0
 end
 
 # __holodeck_lsp_second OPTION: the word being typed is the second one after OPTION

@@ -20,4 +20,3 @@ def main(command: str, argv: Sequence[str]) -> int:
     from holodeck_lsp.commands.shell_completion.model_names import main as models_main
 
     return models_main(argv)
-

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from holodeck_lsp.commands.shell_completion.command_table import COMMANDS
+from holodeck_lsp.commands.shell_completion.command_table import COMMANDS, Option
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +27,12 @@ def read_line(command: str, words: Sequence[str]) -> Line:
     """`words` are those after the subcommand. An unknown command or option is read as
     argparse would not bother to: words only, nothing raised (the line is still being typed)."""
     table = next((entry for entry in COMMANDS if entry.name == command), None)
-    valued = {}
+    valued: dict[str, Option] = {}
     if table is not None:
-        for option in table.options:
-            if option.value is not None:
-                for name in option.names:
-                    valued[name] = option
+        for entry in table.options:
+            if entry.value is not None:
+                for name in entry.names:
+                    valued[name] = entry
     line = Line(command)
     index = 0
     while index < len(words):
@@ -48,9 +48,9 @@ def read_line(command: str, words: Sequence[str]) -> Line:
         taken = words[index : index + 1]
         # An option with a second, optional value (`runs --tag NAME [RUN]`) takes the next
         # word too when it is no option.
-        if option.then is not None and len(words) > index + 1:
-            if not words[index + 1].startswith("-"):
-                taken = words[index : index + 2]
+        second = words[index + 1] if len(words) > index + 1 else None
+        if option.then is not None and second is not None and not second.startswith("-"):
+            taken = words[index : index + 2]
         index += len(taken)
         line.values.setdefault(option.names[0], []).extend(taken)
     return line

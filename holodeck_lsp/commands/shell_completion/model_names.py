@@ -30,7 +30,7 @@ def main(argv: Sequence[str]) -> int:
     words = args[args.index("--") + 1 :] if "--" in args else args
     try:
         refs = list(model_names(read_line(words[0], words[1:]) if words else Line("run")))
-    except Exception:  # noqa: BLE001 — completion prints nothing rather than a traceback
+    except Exception:  # any error: completion prints nothing rather than a traceback
         refs = [Ref(f"{provider.value}:", "provider") for provider in Provider]
     out = b"".join(
         (f"{ref.value}\t{ref.description}" if describe else ref.value).encode(

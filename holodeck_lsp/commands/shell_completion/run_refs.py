@@ -63,7 +63,7 @@ def main(argv: Sequence[str]) -> int:
         return EXIT_OK
     try:
         refs = run_refs(read_line(words[0], words[1:]), tags_only=kind == TAG)
-    except Exception:  # noqa: BLE001 — completion prints nothing rather than a traceback
+    except Exception:  # any error: completion prints nothing rather than a traceback
         return EXIT_OK
     out = b"".join(
         (f"{ref.value}\t{ref.description}" if describe else ref.value).encode(
@@ -115,9 +115,12 @@ def histories(line: Line) -> list[tuple[Path, str | None]]:
 
     agent = line.last("--agent")
     if line.command == "compare":
-        from holodeck_lsp.runner.run_history.which_agent import history_agent
+        from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, history_agent
 
-        chosen = history_agent(Path(agent) if agent else None)
+        try:
+            chosen = history_agent(Path(agent) if agent else None)
+        except AgentNotChosen:  # compare would say why; a Tab offers nothing
+            return []
         return [(runs_folder(chosen), chosen.name)]
     if line.command in ("report", "runs"):
         from holodeck_lsp.commands.runs import where

@@ -91,7 +91,8 @@ _holodeck_lsp() {
 _holodeck_lsp_refs() {
     local -a out values displays
     local record
-    out=(${(0)"$(command ${(Q)words[1]} __RUN_REFS__ --kind $1 --describe -- $cmd "${args[@]}" 2>/dev/null)"})
+    local program=${(Q)words[1]}
+    out=(${(0)"$(command $program __RUN_REFS__ --kind $1 --describe -- $cmd $args 2>/dev/null)"})
     for record in "${out[@]}"; do
         values+=("${record%%$'\t'*}")
         displays+=("${record%%$'\t'*}  -- ${record#*$'\t'}")
