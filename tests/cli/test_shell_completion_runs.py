@@ -1,7 +1,7 @@
 """Completion of stored runs, tags, `-k` and `--model` (the hidden `__run-refs` and
 `__models`, and the scripts that call them), on a real history: the real CLI replays a small
 suite twice and tags a run with `runs --tag`. In-process for the lists; in real bash (also a
-real terminal), zsh and fish for what the scripts do with them. Helpers: test_shell_completion.
+real terminal), zsh and fish for what the scripts do with them (tests/cli/completion_shells.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from holodeck_lsp.commands.shell_completion.line_words import read_line
 from holodeck_lsp.commands.shell_completion.model_names import model_names
 from holodeck_lsp.commands.shell_completion.run_refs import run_refs
 from holodeck_lsp.schema.providers import Provider
-from tests.cli.test_shell_completion import _bash, _bash_quote, _shell, _tab_in_terminal
+from tests.cli.completion_shells import bash_complete, run_shell, shell_quote, tab_in_terminal
 from tests.runner.run_history.history_suite import replay, run_folders, write_cassette, write_suite
 
 #: A tag written into tags.json by hand (`runs --tag` refuses such names): it must reach the
@@ -180,23 +180,32 @@ def _bash_line(cwd: Path, line: str) -> list[str]:
     words = [word for word in words if word] + ([""] if line.endswith((" ", ":")) else [])
     if line.endswith(":"):
         words = words[:-1]  # the cursor is on the ':' itself
-    return _bash(cwd, words, line=line)
+    return bash_complete(cwd, words, line=line)
 
 
 @pytest.mark.slow
 def test_bash_completes_runs_tags_cases_and_models(history: Path) -> None:
     old, new = _ids(history)
-    assert _bash(history, ["holodeck-lsp", "compare", ""])[:5] == [
+    assert bash_complete(history, ["holodeck-lsp", "compare", ""])[:5] == [
         "base", "latest", "previous", new, old,
     ]  # fmt: skip
-    assert "bad.json" in _bash(history, ["holodeck-lsp", "compare", ""])  # report files too
-    assert _bash(history, ["holodeck-lsp", "compare", "ba"]) == ["base", "bad.json"]
-    assert _bash(history, ["holodeck-lsp", "compare", new[:15]]) == [new, old]  # an id prefix
-    assert _bash(history, ["holodeck-lsp", "compare", "--baseline", "b"]) == ["base", "bad.json"]
-    assert _bash(history, ["holodeck-lsp", "runs", "--untag", ""]) == ["base"]
-    assert _bash(history, ["holodeck-lsp", "runs", "--tag", "nightly", "l"]) == ["latest"]
-    assert _bash(history, ["holodeck-lsp", "report", "p"]) == ["previous"]
-    assert _bash(history, ["holodeck-lsp", "run", "agent.yaml", "-k", "s"]) == ["sums", "single"]
+    assert "bad.json" in bash_complete(history, ["holodeck-lsp", "compare", ""])  # report files too
+    assert bash_complete(history, ["holodeck-lsp", "compare", "ba"]) == ["base", "bad.json"]
+    assert bash_complete(history, ["holodeck-lsp", "compare", new[:15]]) == [
+        new,
+        old,
+    ]  # an id prefix
+    assert bash_complete(history, ["holodeck-lsp", "compare", "--baseline", "b"]) == [
+        "base",
+        "bad.json",
+    ]
+    assert bash_complete(history, ["holodeck-lsp", "runs", "--untag", ""]) == ["base"]
+    assert bash_complete(history, ["holodeck-lsp", "runs", "--tag", "nightly", "l"]) == ["latest"]
+    assert bash_complete(history, ["holodeck-lsp", "report", "p"]) == ["previous"]
+    assert bash_complete(history, ["holodeck-lsp", "run", "agent.yaml", "-k", "s"]) == [
+        "sums",
+        "single",
+    ]
     assert _bash_line(history, "holodeck-lsp run agent.yaml --model o") == ["openai:", "ollama:"]
     (history / "holodeck-lsp.yaml").write_text("models:\n  - openai:gpt-4o-mini\n", "utf-8")
     # After `openai:` bash replaces only what follows the colon.
@@ -206,8 +215,8 @@ def test_bash_completes_runs_tags_cases_and_models(history: Path) -> None:
     (history / ".holodeck" / "runs" / "tags.json").write_text("[", encoding="utf-8")
     for run in run_folders(history):
         (run / "run.json").write_text("{", encoding="utf-8")
-    assert _bash(history, ["holodeck-lsp", "runs", "--untag", ""]) == []
-    assert _bash(history, ["holodeck-lsp", "compare", "l"]) == []
+    assert bash_complete(history, ["holodeck-lsp", "runs", "--untag", ""]) == []
+    assert bash_complete(history, ["holodeck-lsp", "compare", "l"]) == []
 
 
 @pytest.mark.slow
@@ -218,11 +227,11 @@ def test_bash_tab_in_a_real_terminal_inserts_a_tag_as_text(history: Path) -> Non
     )
     for typed in ("x", "'x", '"x'):
         line = f"holodeck-lsp compare {typed}"
-        assert _tab_in_terminal(history, line, "y")[-1:] == [ODD_TAG], typed
+        assert tab_in_terminal(history, line, "y")[-1:] == [ODD_TAG], typed
     assert not (history / "PWNED").exists() and not (history / "PWNED2").exists()
     (history / "holodeck-lsp.yaml").write_text("models:\n  - ollama:qwen2.5:7b\n", "utf-8")
     line = "holodeck-lsp run agent.yaml --model ollama:q"
-    words = _tab_in_terminal(history, line, "7b")[-4:]
+    words = tab_in_terminal(history, line, "7b")[-4:]
     assert words == ["run", "agent.yaml", "--model", "ollama:qwen2.5:7b"]
 
 
@@ -237,7 +246,7 @@ def test_zsh_completes_runs_with_descriptions(history: Path) -> None:
     assert ZSH is not None
 
     def complete(words: list[str]) -> list[str]:
-        quoted = " ".join(_bash_quote(word) for word in words)
+        quoted = " ".join(shell_quote(word) for word in words)
         program = (
             "compdef() { :; }\n"
             'eval "$(holodeck-lsp completion zsh)"\n'
@@ -247,10 +256,10 @@ def test_zsh_completes_runs_with_descriptions(history: Path) -> None:
             '  elif [[ $1 == -- ]]; then shift; print -rl -- "$@"; return; fi\n'
             "  shift; done }\n"
             "_files() { print -r -- '(files)' }\n"
-            f"words=({quoted}); CURRENT={len(words)}; PREFIX={_bash_quote(words[-1])}\n"
+            f"words=({quoted}); CURRENT={len(words)}; PREFIX={shell_quote(words[-1])}\n"
             "_holodeck_lsp\n"
         )
-        return _shell([ZSH, "-f", "-c", program], history).splitlines()
+        return run_shell([ZSH, "-f", "-c", program], history).splitlines()
 
     shown = complete(["holodeck-lsp", "compare", ""])
     # The displays (value  -- description), then the values, then the files.
@@ -273,8 +282,8 @@ def test_fish_completes_runs_with_descriptions(history: Path) -> None:
     assert FISH is not None
 
     def complete(line: str) -> list[str]:
-        program = f"holodeck-lsp completion fish | source\ncomplete -C {_bash_quote(line)}\n"
-        return _shell([FISH, "-N", "-c", program], history).splitlines()
+        program = f"holodeck-lsp completion fish | source\ncomplete -C {shell_quote(line)}\n"
+        return run_shell([FISH, "-N", "-c", program], history).splitlines()
 
     shown = complete("holodeck-lsp compare ")
     assert [entry.split("\t")[0] for entry in shown[:5]] == ["base", "latest", "previous", new, old]
