@@ -132,6 +132,30 @@ def test_output_is_nul_separated_with_tab_descriptions(
     assert described.count(b"\0") == 1
 
 
+def test_what_a_run_holds_besides_its_name_and_counts_is_not_printed(
+    history: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The descriptions say when and how many passed; run.json's other fields (models, agent
+    name, git commit) are not shown, so a secret a hand-edited or older run.json holds there
+    never reaches the line."""
+    old, _ = _ids(history)
+    planted = "sk-planted-31d7"
+    path = history / ".holodeck" / "runs" / old / "run.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta.update(models=[f"openai:{planted}"], agent_name=planted, git_commit=planted)
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    out = _out(["__run-refs", "--describe", "--", "compare"], capsysbinary)
+    assert old.encode() in out and planted.encode() not in out
+
+
+def test_the_line_is_read_as_the_command_reads_it() -> None:
+    line = read_line("runs", ["--tag", "nightly", "latest", "--json", "agents/"])
+    assert line.values == {"--tag": ["nightly", "latest"]} and line.positionals == ["agents/"]
+    line = read_line("compare", ["--agent", "a.yaml", "--format", "json", "base", "--", "x"])
+    assert line.last("--agent") == "a.yaml" and line.positionals == ["base", "x"]
+    assert read_line("run", ["agent.yaml", "-k", "rev", "--model"]).values == {"-k": ["rev"]}
+
+
 def test_the_hidden_commands_stay_out_of_help() -> None:
     text = help_text()
     assert "__run-refs" not in text and "__models" not in text

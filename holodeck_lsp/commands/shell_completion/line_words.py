@@ -52,5 +52,6 @@ def read_line(command: str, words: Sequence[str]) -> Line:
         if option.then is not None and second is not None and not second.startswith("-"):
             taken = words[index : index + 2]
         index += len(taken)
-        line.values.setdefault(option.names[0], []).extend(taken)
+        if taken:  # not the option whose value is being typed
+            line.values.setdefault(option.names[0], []).extend(taken)
     return line
