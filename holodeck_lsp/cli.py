@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
-from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND
+from holodeck_lsp.commands.shell_completion import HIDDEN_COMMANDS
 from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
@@ -57,10 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holodeck_lsp.commands.completion import main as completion_main
 
         return completion_main(args[1:])
-    if first == CASE_NAMES_COMMAND:  # hidden: the completion scripts' source of case names
-        from holodeck_lsp.commands.shell_completion.case_names import main as case_names_main
+    if first in HIDDEN_COMMANDS:  # the completion scripts' sources of names (shell_completion/)
+        from holodeck_lsp.commands.shell_completion.hidden import main as hidden_main
 
-        return case_names_main(args[1:])
+        return hidden_main(first, args[1:])
     if first == "check":
         return _check(args[1:], "holodeck-lsp check")
     if first == "serve":

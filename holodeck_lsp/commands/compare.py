@@ -107,23 +107,13 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
 
 def _agent(given: Path | None) -> Path:
     """The agent whose stored runs are meant: --agent, else the one agent file in the current
-    folder (its run history sits beside it)."""
-    from holodeck_lsp.config.discovery import AGENT_SUFFIX, is_agent_file
+    folder (run_history/which_agent.py, which shell completion asks too)."""
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, history_agent
 
-    if given is not None:
-        if not given.is_file():
-            raise SideError(f"--agent {given}: no such agent file")
-        return given
-    here = sorted(Path(p.name) for p in Path.cwd().iterdir() if is_agent_file(p.name))
-    if len(here) == 1:
-        return here[0]
-    if not here:
-        raise SideError(
-            "no agent file in this folder to take stored runs from: pass --agent PATH, "
-            f"or two report files (agent.yaml or *{AGENT_SUFFIX} are looked for)"
-        )
-    names = ", ".join(path.name for path in here)
-    raise SideError(f"several agent files here ({names}): choose one with --agent PATH")
+    try:
+        return history_agent(given)
+    except AgentNotChosen as error:
+        raise SideError(str(error)) from None
 
 
 def _parser() -> argparse.ArgumentParser:

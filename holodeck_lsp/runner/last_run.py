@@ -12,8 +12,12 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from holodeck_lsp.schema.results import TestReport
+if TYPE_CHECKING:
+    # Only a type here: the run history's layout (and the completion scripts' `__run-refs`)
+    # import this module for FOLDER, and must not pay for the report schema.
+    from holodeck_lsp.schema.results import TestReport
 
 FOLDER = ".holodeck"
 _VERSION = 1

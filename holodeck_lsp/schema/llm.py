@@ -10,13 +10,7 @@ from pydantic import Field, SecretStr, model_validator
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.messages import endpoint_required
-
-
-class Provider(StrEnum):
-    OPENAI = "openai"
-    AZURE_OPENAI = "azure_openai"
-    ANTHROPIC = "anthropic"
-    OLLAMA = "ollama"
+from holodeck_lsp.schema.providers import Provider as Provider
 
 
 class AuthProvider(StrEnum):

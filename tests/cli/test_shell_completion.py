@@ -8,15 +8,9 @@ PATH, so completing `--case` starts the real `holodeck-lsp __case-names`.
 from __future__ import annotations
 
 import argparse
-import os
-import pty
 import re
-import select
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +20,13 @@ from holodeck_lsp.commands.check import parser as check_parser
 from holodeck_lsp.commands.shell_completion.case_names import case_names
 from holodeck_lsp.commands.shell_completion.command_table import COMMANDS, Command
 from holodeck_lsp.runner.run_command import _parser as run_parser
+from tests.cli.completion_shells import (
+    bash_complete,
+    bash_words,
+    run_shell,
+    shell_quote,
+    tab_in_terminal,
+)
 
 HEADER = """\
 name: demo
@@ -213,66 +214,26 @@ def test_output_is_nul_separated_utf8(
 # --- the scripts in real shells ------------------------------------------------------------------
 
 
-def _environment(tmp_path: Path) -> dict[str, str]:
-    """PATH finds this interpreter's holodeck-lsp; PYTHONPATH keeps this checkout's code."""
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    env["HOME"] = str(tmp_path)
-    return env
-
-
-def _shell(argv: list[str], cwd: Path) -> str:
-    done = subprocess.run(
-        argv, cwd=cwd, env=_environment(cwd), capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _bash(cwd: Path, words: list[str], cword: int | None = None) -> list[str]:
-    """COMPREPLY for the command line `words` (the last word being completed), one per line."""
-    quoted = " ".join(_bash_quote(word) for word in words)
-    program = (
-        "source <(holodeck-lsp completion bash)\n"
-        f"COMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1 if cword is None else cword}\n"
-        "_holodeck_lsp\n"
-        'printf "%s\\n" "${COMPREPLY[@]}"\n'
-    )
-    return [line for line in _shell(["bash", "-c", program], cwd).splitlines() if line]
-
-
-def _bash_quote(word: str) -> str:
-    return "'" + word.replace("'", "'\\''") + "'"
-
-
-def _bash_words(cwd: Path, replies: list[str]) -> list[str]:
-    """What bash reads each reply as, once inserted on a command line."""
-    program = "".join(f"printf '%s\\n' {reply}\n" for reply in replies)
-    return _shell(["bash", "-c", program], cwd).splitlines()
-
-
 @pytest.mark.slow
 def test_bash_completes_case_names_quoted_for_the_line(suite: Path) -> None:
     cwd = suite.parent
-    replies = _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", ""])
+    replies = bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", ""])
     assert len(replies) == len(NAMES)
     # Inserted as typed, each reply is one word that reads back as the name; nothing ran.
-    assert _bash_words(cwd, replies) == NAMES
+    assert bash_words(cwd, replies) == NAMES
     assert not (cwd / "PWNED").exists() and not (cwd / "PWNED2").exists()
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "rev"]) == [
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "rev"]) == [
         "revenue\\ growth",
         "revenue\\ 2009",
     ]
     # The word as typed so far may be escaped or inside an open quote.
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "revenue\\ g"]) == [
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "revenue\\ g"]) == [
         "revenue\\ growth"
     ]
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "'it"]) == [
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", "'it"]) == [
         ODD.replace("'", "'\\''")
     ]
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", '"it']) == [
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--case", '"it']) == [
         'it\'s \\$(touch PWNED) \\`touch PWNED2\\` \\"q\\" & ; | *"'
     ]
 
@@ -283,74 +244,42 @@ def test_bash_finds_the_agent_file_among_options(suite: Path) -> None:
     (cwd / "sub").mkdir()
     suite.rename(cwd / "sub" / "my agent.yaml")
     line = ["holodeck-lsp", "run", "--parallel", "2", "sub/my\\ agent.yaml", "-x", "--case", "t"]
-    assert _bash(cwd, line) == ["total"]
+    assert bash_complete(cwd, line) == ["total"]
     # Quoted path, --case before another --case's value, and ~ for the home folder.
     line = ["holodeck-lsp", "run", '"sub/my agent.yaml"', "--case", "total", "--case", "t"]
-    assert _bash(cwd, line) == ["total"]
+    assert bash_complete(cwd, line) == ["total"]
     line = ["holodeck-lsp", "run", "~/sub/'my agent.yaml'", "--case", "t"]
-    assert _bash(cwd, line) == ["total"]
+    assert bash_complete(cwd, line) == ["total"]
     # No agent file on the line yet: nothing to offer (and no error printed).
-    assert _bash(cwd, ["holodeck-lsp", "run", "--case", ""]) == []
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "--case", ""]) == []
 
 
 @pytest.mark.slow
 def test_bash_completes_commands_options_choices_and_files(suite: Path) -> None:
     cwd = suite.parent
     (cwd / "cassette.json").write_text("{}", encoding="utf-8")
-    assert _bash(cwd, ["holodeck-lsp", ""]) == [c.name for c in COMMANDS]
-    assert _bash(cwd, ["holodeck-lsp", "r"]) == ["run", "report", "runs"]
-    assert _bash(cwd, ["holodeck-lsp", "--v"]) == ["--version"]
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
+    assert bash_complete(cwd, ["holodeck-lsp", ""]) == [c.name for c in COMMANDS]
+    assert bash_complete(cwd, ["holodeck-lsp", "r"]) == ["run", "report", "runs"]
+    assert bash_complete(cwd, ["holodeck-lsp", "--v"]) == ["--version"]
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
         "--repeat",
         "--replay",
         "--report-json",
         "--report-md",
         "--report-html",
     ]
-    assert _bash(cwd, ["holodeck-lsp", "check", "--format", ""]) == [
+    assert bash_complete(cwd, ["holodeck-lsp", "check", "--format", ""]) == [
         "text",
         "json",
         "sarif",
         "github",
     ]
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--replay", "cas"]) == ["cassette.json"]
-    assert _bash(cwd, ["holodeck-lsp", "check", "ag"]) == ["agent.yaml"]
-    assert _bash(cwd, ["holodeck-lsp", "completion", ""]) == ["bash", "zsh", "fish"]
-    assert _bash(cwd, ["holodeck-lsp", "run", "agent.yaml", "--turn", ""]) == []
-
-
-def _tab_in_terminal(cwd: Path, typed: str, inserted: str) -> list[str]:
-    """Type `typed` and Tab into an interactive bash on a pseudo-terminal (readline inserts
-    the reply), then run the line as `printf '<%s>\\n' LINE`: the words bash reads."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: an interactive bash with this checkout's holodeck-lsp
-        os.chdir(cwd)
-        os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"], _environment(cwd))
-    try:
-
-        def read_until(marker: bytes, seconds: float = 20.0) -> bytes:
-            seen = b""
-            deadline = time.monotonic() + seconds
-            while marker not in seen and time.monotonic() < deadline:
-                ready, _, _ = select.select([fd], [], [], 0.1)
-                if ready:
-                    seen += os.read(fd, 65536)
-            return seen
-
-        os.write(fd, b"PS1='READY$ '; source <(holodeck-lsp completion bash); echo LOAD\"\"ED\n")
-        read_until(b"LOADED\r\n")
-        os.write(fd, typed.encode() + b"\t")
-        # The Tab starts holodeck-lsp __case-names; wait for readline to echo the insertion.
-        read_until(inserted.encode())
-        # Ctrl-A, a printf in front, Ctrl-E, Enter. (DO""NE: the terminal echoes the line,
-        # and only the output has DONE.)
-        os.write(fd, b"\x01printf '<%s>\\n' \x05; echo DO\"\"NE\n")
-        out = read_until(b"DONE\r\n").decode("utf-8", "replace")
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return [line[1:-1] for line in out.splitlines() if line.startswith("<") and line.endswith(">")]
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--replay", "cas"]) == [
+        "cassette.json"
+    ]
+    assert bash_complete(cwd, ["holodeck-lsp", "check", "ag"]) == ["agent.yaml"]
+    assert bash_complete(cwd, ["holodeck-lsp", "completion", ""]) == ["bash", "zsh", "fish"]
+    assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--turn", ""]) == []
 
 
 @pytest.mark.slow
@@ -358,8 +287,8 @@ def test_bash_tab_in_a_real_terminal_inserts_the_name(suite: Path) -> None:
     cwd = suite.parent
     start = "holodeck-lsp run agent.yaml --case "
     for typed in ("it", "'it", '"it'):
-        assert _tab_in_terminal(cwd, start + typed, "|")[-1:] == [ODD], typed
-    assert _tab_in_terminal(cwd, start + "revenue\\ g", "rowth")[-1:] == ["revenue growth"]
+        assert tab_in_terminal(cwd, start + typed, "|")[-1:] == [ODD], typed
+    assert tab_in_terminal(cwd, start + "revenue\\ g", "rowth")[-1:] == ["revenue growth"]
     assert not (cwd / "PWNED").exists() and not (cwd / "PWNED2").exists()
 
 
@@ -374,11 +303,11 @@ def test_zsh_completes_case_names(suite: Path) -> None:
     prints what it was given, the values of `-a ARRAY` included."""
     cwd = suite.parent
     assert ZSH is not None
-    script = _shell([sys.executable, "-m", "holodeck_lsp", "completion", "zsh"], cwd)
-    assert _shell([ZSH, "-n", "-c", script], cwd) == ""
+    script = run_shell([sys.executable, "-m", "holodeck_lsp", "completion", "zsh"], cwd)
+    assert run_shell([ZSH, "-n", "-c", script], cwd) == ""
 
     def complete(words: list[str]) -> list[str]:
-        quoted = " ".join(_bash_quote(word) for word in words)
+        quoted = " ".join(shell_quote(word) for word in words)
         program = (
             "compdef() { :; }\n"
             'eval "$(holodeck-lsp completion zsh)"\n'
@@ -388,10 +317,10 @@ def test_zsh_completes_case_names(suite: Path) -> None:
             "  shift; done }\n"
             "_files() { print -r -- '(files)' }\n"
             '_describe() { print -rl -- "${(@P)4}" }\n'
-            f"words=({quoted}); CURRENT={len(words)}; PREFIX={_bash_quote(words[-1])}\n"
+            f"words=({quoted}); CURRENT={len(words)}; PREFIX={shell_quote(words[-1])}\n"
             "_holodeck_lsp\n"
         )
-        return _shell([ZSH, "-f", "-c", program], cwd).splitlines()
+        return run_shell([ZSH, "-f", "-c", program], cwd).splitlines()
 
     assert complete(["holodeck-lsp", "run", "agent.yaml", "--case", ""]) == NAMES
     assert complete(["holodeck-lsp", "run", "'agent.yaml'", "-x", "--case", ""]) == NAMES
@@ -409,9 +338,10 @@ def test_fish_completes_case_names(suite: Path) -> None:
     assert FISH is not None
 
     def complete(line: str) -> list[str]:
-        program = f"holodeck-lsp completion fish | source\ncomplete -C {_bash_quote(line)}\n"
+        program = f"holodeck-lsp completion fish | source\ncomplete -C {shell_quote(line)}\n"
         return [
-            entry.split("\t")[0] for entry in _shell([FISH, "-N", "-c", program], cwd).splitlines()
+            entry.split("\t")[0]
+            for entry in run_shell([FISH, "-N", "-c", program], cwd).splitlines()
         ]
 
     assert complete("holodeck-lsp run agent.yaml --case ") == sorted(NAMES)

@@ -1,7 +1,22 @@
 """What the completion scripts know about the command line: subcommands, their options and
 what each option's value is. Written out by hand, not read from the argparse parsers, so that
 `holodeck-lsp completion bash` in a shell's start-up file imports nothing heavy;
-tests/commands/test_shell_completion.py fails when this table and the parsers disagree."""
+tests/cli/test_shell_completion.py fails when this table and the parsers disagree.
+
+The kinds of value (what a Tab offers there):
+
+    FILE         the shell's file completion
+    CASE         the case names of the agent files on the line (`__case-names`)
+    TEXT         free text or a number: nothing
+    RUN          a stored run: its tags, `latest`, `previous`, the ids (`__run-refs`)
+    RUN_OR_FILE  a stored run as RUN, or a report file (`compare BASE`, `--baseline`)
+    TAG          an existing tag only (`runs --untag`)
+    MODEL        PROVIDER:NAME — the providers, and the project's `models:` (`__models`)
+    a tuple      those choices
+
+Whose run history RUN means is decided by `__run-refs` from the whole line (run_refs.py), as
+the command itself would decide it.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +24,30 @@ from dataclasses import dataclass
 
 # Re-exported: the scripts take every name they write from this module.
 from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND as CASE_NAMES_COMMAND
+from holodeck_lsp.commands.shell_completion import MODELS_COMMAND as MODELS_COMMAND
+from holodeck_lsp.commands.shell_completion import RUN_REFS_COMMAND as RUN_REFS_COMMAND
 
 #: What an option's value (or a positional argument) is, for completing it.
 FILE = "file"  # a path: the shell's file completion
 CASE = "case"  # a case name of the agent files on the line
 TEXT = "text"  # free text or a number: nothing to offer
+RUN = "run"  # a stored run of the agent: tag, latest, previous, id
+RUN_OR_FILE = "runfile"  # a stored run, or a report file
+TAG = "tag"  # a tag the history holds
+MODEL = "model"  # PROVIDER:NAME
+#: The kinds the scripts ask `__run-refs` for.
+RUN_KINDS = (RUN, RUN_OR_FILE, TAG)
+KINDS = (FILE, CASE, TEXT, *RUN_KINDS, MODEL)
 
 
 @dataclass(frozen=True, slots=True)
 class Option:
     names: tuple[str, ...]
-    #: None for a flag; FILE, CASE, TEXT; or the choices.
+    #: None for a flag; one of KINDS; or the choices.
     value: str | tuple[str, ...] | None = None
     help: str = ""
+    #: The kind of an optional second value (`runs --tag NAME [RUN]`).
+    then: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +55,7 @@ class Command:
     name: str
     help: str
     options: tuple[Option, ...]
-    #: What positional arguments are: FILE, or the choices.
+    #: What positional arguments are: one of KINDS, or the choices.
     positional: str | tuple[str, ...] | None = FILE
 
 
@@ -58,19 +84,19 @@ COMMANDS: tuple[Command, ...] = (
         (
             _HELP,
             Option(("--case",), CASE, "run this case (name, position or glob)"),
-            Option(("-k",), TEXT, "cases whose name matches EXPR"),
+            Option(("-k",), CASE, "cases whose name matches EXPR"),
             Option(("--turn",), TEXT, "grade only turn N of one --case"),
             Option(("-x", "--fail-fast"), help="stop at the first failing case"),
             Option(("--last-failed",), help="run the cases that failed last time"),
             Option(("--watch",), help="run again on save"),
             Option(("--color",), _COLOR, "colour the output"),
             Option(("--parallel",), TEXT, "cases run at once"),
-            Option(("--model",), TEXT, "run with this model too (PROVIDER:NAME)"),
+            Option(("--model",), MODEL, "run with this model too (PROVIDER:NAME)"),
             Option(("--repeat",), TEXT, "sessions per case"),
             Option(("-v", "--verbose"), help="a row per turn in the model table"),
             Option(("--no-save",), help="do not store the run in the history"),
             Option(("--keep",), TEXT, "runs kept in the history"),
-            Option(("--baseline",), TEXT, "compare with this stored run or report"),
+            Option(("--baseline",), RUN_OR_FILE, "compare with this stored run or report"),
             Option(("--progress",), ("auto", "cases", "totals"), "the progress display"),
             Option(("--record",), FILE, "record a cassette"),
             Option(("--replay",), FILE, "answer from a cassette"),
@@ -109,8 +135,9 @@ COMMANDS: tuple[Command, ...] = (
             Option(("--agent",), FILE, "where the stored run is"),
             Option(("--html",), FILE, "write the HTML page"),
             Option(("--md",), FILE, "write the Markdown report"),
-            Option(("--baseline",), TEXT, "mark changes against this run or report"),
+            Option(("--baseline",), RUN_OR_FILE, "mark changes against this run or report"),
         ),
+        positional=RUN_OR_FILE,
     ),
     Command(
         "runs",
@@ -118,8 +145,8 @@ COMMANDS: tuple[Command, ...] = (
         (
             _HELP,
             Option(("--json",), help="print the listing as JSON"),
-            Option(("--tag",), TEXT, "name a run"),
-            Option(("--untag",), TEXT, "remove a name"),
+            Option(("--tag",), TEXT, "name a run", then=RUN),
+            Option(("--untag",), TAG, "remove a name"),
             Option(("--prune",), help="delete all but the newest runs"),
             Option(("--keep",), TEXT, "runs to keep"),
         ),
@@ -129,7 +156,7 @@ COMMANDS: tuple[Command, ...] = (
         "what changed between two runs",
         (
             _HELP,
-            Option(("--baseline",), TEXT, "the stored run tagged NAME, or a report"),
+            Option(("--baseline",), RUN_OR_FILE, "the stored run tagged NAME, or a report"),
             Option(("--agent",), FILE, "whose stored runs"),
             Option(("--format",), ("text", "markdown", "json"), "output format"),
             Option(("--threshold",), TEXT, "score change to list"),
@@ -137,6 +164,7 @@ COMMANDS: tuple[Command, ...] = (
             Option(("--allow-regressions",), help="exit 0 even when turns regressed"),
             Option(("--color",), _COLOR, "colour the text output"),
         ),
+        positional=RUN_OR_FILE,
     ),
     Command(
         "completion",

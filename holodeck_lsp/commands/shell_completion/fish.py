@@ -8,6 +8,11 @@ from holodeck_lsp.commands.shell_completion.command_table import (
     CASE_NAMES_COMMAND,
     COMMANDS,
     FILE,
+    MODEL,
+    MODELS_COMMAND,
+    RUN_KINDS,
+    RUN_OR_FILE,
+    RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Option,
 )
@@ -38,6 +43,42 @@ function __holodeck_lsp_cases
     test (count $paths) -gt 0; or return 0
     command $tokens[1] __CASE_NAMES__ -- $paths 2>/dev/null | string split0
 end
+
+# The words after the subcommand go to __RUN_REFS__ / __MODELS__ as they are: those commands
+# read the line themselves (which agent's history, which holodeck-lsp.yaml). Each answer is
+# "value<TAB>description", which fish shows as such; `-k` keeps the order given.
+function __holodeck_lsp_words
+    set -l tokens (commandline -opc)
+    set -l cmd
+    for token in $tokens[2..-1]
+        if test -z "$cmd"
+            string match -q -- '-*' $token; or set cmd $token
+            continue
+        end
+        set -a argv $token
+    end
+    printf '%s\n' $cmd $argv
+end
+
+function __holodeck_lsp_refs --argument-names kind
+    set -l program (commandline -opc)[1]
+    set -l words (__holodeck_lsp_words)
+    command $program __RUN_REFS__ --kind $kind --describe -- $words 2>/dev/null | string split0
+end
+
+function __holodeck_lsp_models
+    set -l program (commandline -opc)[1]
+    set -l words (__holodeck_lsp_words)
+    command $program __MODELS__ --describe -- $words 2>/dev/null | string split0
+end
+
+# __holodeck_lsp_second OPTION: the word being typed is the second one after OPTION
+# (`runs --tag NAME RUN`).
+function __holodeck_lsp_second --argument-names option
+    set -l tokens (commandline -opc)
+    test (count $tokens) -ge 2; and test "$tokens[-2]" = "$option"
+    and not string match -q -- '-*' $tokens[-1]
+end
 """
 
 
@@ -53,7 +94,9 @@ def script() -> str:
         "# fish completion for holodeck-lsp, written by `holodeck-lsp completion fish`.",
         "# Install: holodeck-lsp completion fish > ~/.config/fish/completions/holodeck-lsp.fish",
         f"set -g __holodeck_lsp_valued {' '.join(valued)}",
-        _HELPERS.replace("__CASE_NAMES__", CASE_NAMES_COMMAND),
+        _HELPERS.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
+        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
+        .replace("__MODELS__", MODELS_COMMAND),
         "complete -c holodeck-lsp -f",
     ]
     for command in COMMANDS:
@@ -67,12 +110,19 @@ def script() -> str:
         when = f"-n '__fish_seen_subcommand_from {command.name}'"
         if command.positional == FILE:
             lines.append(f"complete -c holodeck-lsp {when} -F")
+        elif command.positional in RUN_KINDS:
+            lines.append(f"complete -c holodeck-lsp {when} {_values(command.positional)}")
         elif isinstance(command.positional, tuple):
             lines.append(
                 f"complete -c holodeck-lsp {when} -a {_quote(' '.join(command.positional))}"
             )
         for option in command.options:
             lines.append(f"complete -c holodeck-lsp {when} {_option(option)}")
+            if option.then is not None:
+                second = f"-n '__fish_seen_subcommand_from {command.name}; and " + (
+                    f"__holodeck_lsp_second {option.names[-1]}'"
+                )
+                lines.append(f"complete -c holodeck-lsp {second} {_values(option.then)}")
     lines.append("")
     return "\n".join(lines)
 
@@ -88,6 +138,10 @@ def _option(option: Option) -> str:
         parts.append("-r -F")
     elif option.value == CASE:
         parts.append("-x -a '(__holodeck_lsp_cases)'")
+    elif option.value in RUN_KINDS:
+        parts.append(f"-r {_values(option.value)}")
+    elif option.value == MODEL:
+        parts.append("-x -k -a '(__holodeck_lsp_models)'")
     elif isinstance(option.value, tuple):
         parts.append(f"-x -a {_quote(' '.join(option.value))}")
     elif option.value is not None:
@@ -95,6 +149,12 @@ def _option(option: Option) -> str:
     if option.help:
         parts.append(f"-d {_quote(option.help)}")
     return " ".join(parts)
+
+
+def _values(kind: str | tuple[str, ...] | None) -> str:
+    """Where a stored run goes: the runs in order (-k), and files too for RUN_OR_FILE."""
+    files = "-F" if kind == RUN_OR_FILE else "-f"
+    return f"{files} -k -a '(__holodeck_lsp_refs {kind})'"
 
 
 def _quote(text: str) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    CASE,
     CASE_NAMES_COMMAND,
     COMMANDS,
-    FILE,
-    TEXT,
+    KINDS,
+    MODELS_COMMAND,
+    RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Command,
     Option,
@@ -18,7 +18,9 @@ from holodeck_lsp.commands.shell_completion.command_table import (
 _BODY = r"""
 _holodeck_lsp() {
     local cmd="" kind="" w i prev=${words[CURRENT-1]}
-    local -a paths names
+    # paths: the words that are no option or option value; args: every word after the
+    # subcommand, for __RUN_REFS__ and __MODELS__ (they read the line themselves).
+    local -a paths names args
     for (( i = 2; i < CURRENT; i++ )); do
         w=${words[i]}
         if [[ -z $cmd ]]; then
@@ -26,12 +28,17 @@ _holodeck_lsp() {
             continue
         fi
         if [[ $w == -* ]]; then
+            args+=("$w")
             _holodeck_lsp_value $cmd $w
-            [[ -n $REPLY ]] && (( i++ ))
+            if [[ -n $REPLY ]] && (( i + 1 < CURRENT )); then
+                (( i++ ))
+                args+=("${(Q)words[i]}")
+            fi
         else
             w=${(Q)w}
             [[ $w == "~/"* ]] && w=$HOME/${w#\~/}
             paths+=("$w")
+            args+=("$w")
         fi
     done
     if [[ -z $cmd ]]; then
@@ -42,14 +49,22 @@ _holodeck_lsp() {
         fi
         return
     fi
-    [[ $prev == -* ]] && _holodeck_lsp_value $cmd $prev
-    [[ $prev == -* ]] && kind=$REPLY
+    if [[ $prev == -* ]]; then
+        _holodeck_lsp_value $cmd $prev
+        kind=$REPLY
+    elif (( CURRENT > 3 )) && [[ ${words[CURRENT-2]} == -* ]]; then
+        # The optional second value of an option (`runs --tag NAME RUN`).
+        _holodeck_lsp_then $cmd ${words[CURRENT-2]}
+        kind=$REPLY
+    fi
     case $kind in
         case)
             (( ${#paths} )) || return 1
             names=(${(0)"$(command ${(Q)words[1]} __CASE_NAMES__ -- "${paths[@]}" 2>/dev/null)"})
             compadd -J cases -X 'case names' -a names
             return ;;
+        run|runfile|tag) _holodeck_lsp_refs $kind; return ;;
+        model) _holodeck_lsp_models; return ;;
         file) _files; return ;;
         text) return 1 ;;
         "") ;;
@@ -61,11 +76,43 @@ _holodeck_lsp() {
         return
     fi
     _holodeck_lsp_positional $cmd
-    if [[ $REPLY == file ]]; then
+    if [[ $REPLY == run || $REPLY == runfile ]]; then
+        _holodeck_lsp_refs $REPLY
+    elif [[ $REPLY == file ]]; then
         _files
     elif [[ -n $REPLY ]]; then
         compadd -- ${=REPLY}
     fi
+}
+
+# _holodeck_lsp_refs KIND (cmd and args are _holodeck_lsp's): the stored runs the command
+# would read, each "value<TAB>description" from __RUN_REFS__, shown "value  -- description"
+# in the order given (-V: tags, latest, previous, ids newest first); runfile adds the files.
+_holodeck_lsp_refs() {
+    local -a out values displays
+    local record
+    local program=${(Q)words[1]}
+    out=(${(0)"$(command $program __RUN_REFS__ --kind $1 --describe -- $cmd $args 2>/dev/null)"})
+    for record in "${out[@]}"; do
+        values+=("${record%%$'\t'*}")
+        displays+=("${record%%$'\t'*}  -- ${record#*$'\t'}")
+    done
+    (( ${#values} )) && compadd -V runs -X 'stored runs' -l -d displays -a values
+    [[ $1 == runfile ]] && _files
+    return 0
+}
+
+# _holodeck_lsp_models: `provider:` (no space after: the name follows) and the models of
+# holodeck-lsp.yaml, from __MODELS__.
+_holodeck_lsp_models() {
+    local -a out providers models
+    local value
+    out=(${(0)"$(command ${(Q)words[1]} __MODELS__ -- $cmd "${args[@]}" 2>/dev/null)"})
+    for value in "${out[@]}"; do
+        if [[ $value == *: ]]; then providers+=("$value"); else models+=("$value"); fi
+    done
+    compadd -V providers -X providers -S '' -a providers
+    compadd -V models -X 'models of holodeck-lsp.yaml' -a models
 }
 """
 
@@ -77,7 +124,9 @@ def script() -> str:
         '# Install: add  eval "$(holodeck-lsp completion zsh)"  to ~/.zshrc (after compinit).',
         f"_holodeck_lsp_commands=({_described(COMMANDS)})",
         f"_holodeck_lsp_top_options=({_described_options(TOP_OPTIONS)})",
-        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND),
+        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
+        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
+        .replace("__MODELS__", MODELS_COMMAND),
         "_holodeck_lsp_value() {",
         '    case "$1 $2" in',
     ]
@@ -96,6 +145,18 @@ def script() -> str:
     for command in COMMANDS:
         names = " ".join(name for option in command.options for name in option.names)
         lines.append(f"        {command.name}) REPLY='{names}' ;;")
+    lines += [
+        "        *) REPLY='' ;;",
+        "    esac",
+        "}",
+        "_holodeck_lsp_then() {",
+        '    case "$1 $2" in',
+    ]
+    for command in COMMANDS:
+        for option in command.options:
+            if option.then is not None:
+                pattern = "|".join(f"'{command.name} {name}'" for name in option.names)
+                lines.append(f"        {pattern}) REPLY='{_kind(option.then)}' ;;")
     lines += [
         "        *) REPLY='' ;;",
         "    esac",
@@ -130,5 +191,5 @@ def _described_options(options: tuple[Option, ...]) -> str:
 def _kind(value: str | tuple[str, ...]) -> str:
     if isinstance(value, tuple):
         return " ".join(value)
-    assert value in (FILE, CASE, TEXT)
+    assert value in KINDS
     return value

@@ -8,7 +8,6 @@ Format version 1. A folder whose `run.json` has another version is listed as unr
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -62,6 +61,8 @@ def git_state(folder: Path) -> GitState | None:
     """The commit checked out where `folder` is, and whether tracked files differ from it;
     None outside a repository, without git, or when git is too slow. One subprocess:
     `git status --porcelain=v2 --branch` prints the commit and the changes together."""
+    import subprocess  # here: listing runs (and every completion Tab) never calls git
+
     try:
         done = subprocess.run(
             ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],

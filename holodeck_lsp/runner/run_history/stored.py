@@ -7,13 +7,19 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from holodeck_lsp.runner.cassette import Cassette, CassetteFormatError, load_cassette
 from holodeck_lsp.runner.run_history.layout import RECORDING_FILE, REPORT_FILE
 from holodeck_lsp.runner.run_history.metadata import RunMetadata
-from holodeck_lsp.schema.results import TestReport
+
+if TYPE_CHECKING:
+    # Imported where used: listing and resolving runs (`runs`, and the completion scripts'
+    # `__run-refs` on every Tab) read only run.json; the report and cassette schemas are a
+    # third of a second.
+    from holodeck_lsp.runner.cassette import Cassette
+    from holodeck_lsp.schema.results import TestReport
 
 #: What to do about a run folder that cannot be read: said after every reason.
 FIX = "delete the folder (nothing else depends on it) or restore it"
@@ -53,6 +59,8 @@ class StoredRun:
 
     def load_report(self) -> TestReport:
         """The run's TestReport (masked when it was stored). Raises RunUnreadable."""
+        from holodeck_lsp.schema.results import TestReport
+
         try:
             raw = json.loads(self.report_path.read_text(encoding="utf-8", errors="replace"))
         except FileNotFoundError:
@@ -78,6 +86,8 @@ class StoredRun:
 
     def load_recording(self) -> Cassette:
         """The run as a cassette (what `--replay` reads). Raises RunUnreadable."""
+        from holodeck_lsp.runner.cassette import CassetteFormatError, load_cassette
+
         try:
             return load_cassette(self.recording_path)
         except CassetteFormatError as error:
