@@ -164,7 +164,11 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     log(`extension: ${vsix}`);
     const csBin = o.codeServer ?? await timed("install_code_server", async () => installCodeServer());
     // workspace: a copy of the sample (sample/ itself is never touched)
-    fs.cpSync(path.join(REPO, "sample", sample), dirs.workspace, { recursive: true });
+    // without the sample's own state (.holodeck/: runs a developer made there, the last run)
+    fs.cpSync(path.join(REPO, "sample", sample), dirs.workspace, {
+      recursive: true,
+      filter: (from) => path.basename(from) !== ".holodeck",
+    });
     const prepared = await prepare(dirs.workspace);
 
     const env = {

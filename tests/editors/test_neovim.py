@@ -257,7 +257,7 @@ def hover_text(hover: Any) -> str:
 
 def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     suite = tmp_path / "financial-assistant"
-    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
     agent = suite / "agent.yaml"
     lines = agent.read_text(encoding="utf-8").splitlines()
     spans = turn_spans(lines)
@@ -356,7 +356,7 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
 
 def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
     suite = tmp_path / "financial-assistant"
-    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
     agent = suite / "agent.yaml"
     text = agent.read_text(encoding="utf-8")
     lines = text.split("\n")

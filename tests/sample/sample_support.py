@@ -138,7 +138,7 @@ def grader_imports_isolated() -> Iterator[None]:
 def copy_sample(tmp_path: Path) -> Path:
     """The whole sample folder (tools, graders, data, cassette) in tmp_path."""
     folder = tmp_path / "financial-assistant"
-    shutil.copytree(SAMPLE_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE_DIR, folder, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
     return folder
 
 
