@@ -5,6 +5,12 @@ and embedding models, vector-store keys, …), every `${VAR}` the agent files su
 MCP server's `env:` value, and every `*_API_KEY` / `*_TOKEN` / `*_SECRET` / `*_PASSWORD`
 variable of this process. Each occurrence becomes `***`.
 
+`collect_secrets` takes them from the validated agent (the schema's `SecretStr` fields);
+`environment_secrets` (the `${VAR}` values and the variables) and `data_secrets` (the same
+values found by key in the raw YAML data, a superset) need no schema, for `__case-names`,
+which runs on every Tab and must not load pydantic. Importing this module loads neither
+pydantic nor the schema.
+
 Very short values (under 4 characters) are not treated as secrets: masking them would mangle
 ordinary text (numbers in answers), and no real credential is that short.
 """
@@ -17,21 +23,32 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, SecretStr
+from holodeck_lsp.config.yaml_convert import ENV_REFERENCE
+from holodeck_lsp.engine.reports.script_json import embed_json
 
-from holodeck_lsp.config.yaml_document import ENV_REFERENCE
-from holodeck_lsp.engine.reports.html import embed_json
-from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport
-from holodeck_lsp.schema.tools import MCPTool
+if TYPE_CHECKING:
+    # Type-level only: `Redactor`, `environment_secrets` and `data_secrets` are imported by
+    # the completion scripts' `__case-names` on every Tab, which must not pay for pydantic
+    # and the schema. `collect_secrets` imports them when it runs.
+    from pydantic import BaseModel
+
+    from holodeck_lsp.schema.agent import Agent
+    from holodeck_lsp.schema.results import TestReport
 
 MASK = "***"
 MIN_SECRET_LENGTH = 4
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _CREDENTIAL_KEY = re.compile(r"key|token|secret|password", re.IGNORECASE)
-_Model = TypeVar("_Model", bound=BaseModel)
+#: The agent-file keys of the schema's `SecretStr` fields that `_CREDENTIAL_KEY` does not
+#: match (`api_key` and `password` it does): `data_secrets` finds their values by key.
+#: tests/runner/test_secrets_raw_data.py checks every `SecretStr` field of the schema is named
+#: here or matched by the pattern.
+SECRET_FIELD_KEYS = frozenset({"connection_string"})
+#: An MCP tool's `env:`: every value is a secret (`collect_secrets` takes `tool.env`).
+_ENV_KEY = "env"
+_Model = TypeVar("_Model", bound="BaseModel")
 
 
 class Redactor:
@@ -103,11 +120,23 @@ def collect_secrets(
     """Every secret value the run could leak (see the module docstring). `files` are the
     agent file and its included test-case file, scanned for `${VAR}` references; `texts`
     are such files' text already at hand (an editor's unsaved buffer)."""
-    found: list[str] = []
-    _secret_fields(agent, found)
+    from holodeck_lsp.schema.tools import MCPTool  # see the TYPE_CHECKING block
+
+    found = _field_secrets(agent)
     for tool in agent.tools or []:
         if isinstance(tool, MCPTool) and tool.env:
             found.extend(tool.env.values())
+    found.extend(environment_secrets(env, files, texts))
+    return found
+
+
+def environment_secrets(
+    env: Mapping[str, str], files: Iterable[Path] = (), texts: Iterable[str] = ()
+) -> list[str]:
+    """The secrets that come from the environment rather than the agent's fields: the value
+    of every `${VAR}` referenced in `files` / `texts`, and every `*_API_KEY` / `*_TOKEN` /
+    `*_SECRET` / `*_PASSWORD` variable of `env`. Needs no schema."""
+    found: list[str] = []
     sources = list(texts)
     for path in files:
         try:
@@ -125,28 +154,75 @@ def collect_secrets(
     return found
 
 
-def _secret_fields(value: Any, found: list[str]) -> None:
-    if isinstance(value, SecretStr):
-        found.append(value.get_secret_value())
-    elif isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            _secret_fields(getattr(value, name), found)
-        _secret_mapping(value.model_extra or {}, found)
-    elif isinstance(value, dict):
-        _secret_mapping(value, found)
+def data_secrets(data: Any) -> list[str]:
+    """The secrets of an agent file's raw data (what the YAML parse gives, before the schema),
+    a superset of what `collect_secrets` takes from the validated agent: every string under a
+    key named like a credential (which includes `api_key` and `password`), under a
+    `SecretStr` field's key (`SECRET_FIELD_KEYS`) or under an `env:` key, at any depth. For
+    callers that do not load the schema (`__case-names`); too many values masked only hides
+    more, never less."""
+    found: list[str] = []
+    _raw_secrets(data, found)
+    return found
+
+
+def _raw_secrets(value: Any, found: list[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and (
+                _CREDENTIAL_KEY.search(key) or key in SECRET_FIELD_KEYS or key == _ENV_KEY
+            ):
+                _strings_in(item, found)
+            else:
+                _raw_secrets(item, found)
     elif isinstance(value, list | tuple):
         for item in value:
-            _secret_fields(item, found)
+            _raw_secrets(item, found)
 
 
-def _secret_mapping(mapping: Mapping[Any, Any], found: list[str]) -> None:
-    # Free-form settings (a vector store's pass-through keys) hold plain strings: a key
-    # named like a credential marks its value as one.
-    for key, item in mapping.items():
-        if isinstance(item, str) and _CREDENTIAL_KEY.search(str(key)):
-            found.append(item)
-        else:
-            _secret_fields(item, found)
+def _strings_in(value: Any, found: list[str]) -> None:
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings_in(item, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _strings_in(item, found)
+
+
+def _field_secrets(agent: Agent) -> list[str]:
+    """The values of the agent's `SecretStr` fields, and of credential-named keys of its
+    free-form mappings."""
+    # Imported here, not at the top: see the TYPE_CHECKING block.
+    from pydantic import BaseModel, SecretStr
+
+    found: list[str] = []
+
+    def fields(value: Any) -> None:
+        if isinstance(value, SecretStr):
+            found.append(value.get_secret_value())
+        elif isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                fields(getattr(value, name))
+            mapping(value.model_extra or {})
+        elif isinstance(value, dict):
+            mapping(value)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                fields(item)
+
+    def mapping(items: Mapping[Any, Any]) -> None:
+        # Free-form settings (a vector store's pass-through keys) hold plain strings: a key
+        # named like a credential marks its value as one.
+        for key, item in items.items():
+            if isinstance(item, str) and _CREDENTIAL_KEY.search(str(key)):
+                found.append(item)
+            else:
+                fields(item)
+
+    fields(agent)
+    return found
 
 
 class RedactingFilter(logging.Filter):

@@ -18,18 +18,11 @@ import json
 from pathlib import Path
 
 from holodeck_lsp.engine.reports.html.data import Locations, page_data
+from holodeck_lsp.engine.reports.script_json import embed_json
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
 
 _HERE = Path(__file__).parent
-#: Characters written as JSON escapes inside the page (same JSON value, inert as markup).
-_JSON_ESCAPES = (
-    ("<", "\\u003c"),
-    (">", "\\u003e"),
-    ("&", "\\u0026"),
-    ("\u2028", "\\u2028"),
-    ("\u2029", "\\u2029"),
-)
 
 
 def render_html(
@@ -60,14 +53,6 @@ def render_data(data: object) -> str:
         # Last: the data may contain the other placeholders' spelling.
         .replace("{{DATA}}", embed_json(text))
     )
-
-
-def embed_json(text: str) -> str:
-    """JSON text made safe inside a `<script>` element (JSON-equivalent: same value)."""
-    # Chained str.replace: each is one C pass, ~100x faster than str.translate on megabytes.
-    for raw, escaped in _JSON_ESCAPES:
-        text = text.replace(raw, escaped)
-    return text
 
 
 @functools.cache
