@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -209,6 +210,22 @@ def test_output_is_nul_separated_utf8(
     agent.write_text(agent_text(["two\nlines", "café ✓"]), encoding="utf-8")
     assert main(["__case-names", str(agent)]) == 0
     assert capsysbinary.readouterr().out == "two\nlines\0café ✓\0".encode()
+
+
+def test_case_names_load_no_schema(suite: Path) -> None:
+    """What keeps a Tab fast (bench/completion_speed.py): the names come from the YAML alone,
+    so the command never imports pydantic or the agent schema."""
+    code = (
+        "import sys\n"
+        "from holodeck_lsp.cli import main\n"
+        f"main(['__case-names', '--', {str(suite)!r}])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m.startswith(('holodeck_lsp.schema.agent', 'holodeck_lsp.config.loader')))\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout.split(b"\0")[:-1] == [name.encode() for name in NAMES]
+    assert done.stderr == b"[]"
 
 
 # --- the scripts in real shells ------------------------------------------------------------------
