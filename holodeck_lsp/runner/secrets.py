@@ -48,6 +48,7 @@ _CREDENTIAL_KEY = re.compile(r"key|token|secret|password", re.IGNORECASE)
 SECRET_FIELD_KEYS = frozenset({"connection_string"})
 #: An MCP tool's `env:`: every value is a secret (`collect_secrets` takes `tool.env`).
 _ENV_KEY = "env"
+_ARGS_KEY = "args"
 _Model = TypeVar("_Model", bound="BaseModel")
 
 
@@ -169,6 +170,12 @@ def data_secrets(data: Any) -> list[str]:
 def _raw_secrets(value: Any, found: list[str]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
+            if key == _ARGS_KEY:
+                # Tool arguments (expected_tools' matchers, an MCP server's command line) are
+                # test data the schema reads as matchers or plain lists, never as credentials:
+                # `sort_key: revenue` must not hide every name holding "revenue". A secret in
+                # them is a `${VAR}`, which environment_secrets finds.
+                continue
             if isinstance(key, str) and (
                 _CREDENTIAL_KEY.search(key) or key in SECRET_FIELD_KEYS or key == _ENV_KEY
             ):

@@ -149,6 +149,19 @@ WRITTEN: dict[str, dict[str, str]] = {
         "agent.yaml": f"{HEADER}test_cases_file: ${{CASES_FILE_FOR_TEST}}\n",
         "cases.yaml": _case("via variable"),
     },
+    "tool arguments named like credentials are test data, not secrets": {
+        "agent.yaml": HEADER
+        + "tools:\n"
+        + "  - {name: lookup, type: function, file: tools.py, function: lookup, description: d}\n"
+        + "test_cases:\n"
+        + "  - name: revenue in 2007\n"
+        + '    input: "q"\n'
+        + "    expected_tools:\n"
+        + "      - name: lookup\n"
+        + "        args: {sort_key: revenue, page_token: '2007', api_key: {regex: 'rev.*'}}\n",
+        "tools.py": "def lookup(sort_key: str, page_token: str, api_key: str) -> str:\n"
+        + "    return ''\n",
+    },
     "names from variables": {
         "agent.yaml": f"{HEADER}test_cases:\n{_case('plain')}{_case('with ${CASE_PART}')}"
         + _case("${SHORT}"),
@@ -195,6 +208,9 @@ def test_the_written_files_cover_what_they_claim(
     assert got["an include in a sub-folder, relative to the agent file"] == ["in sub"]
     assert got["an include named through a variable"] == ["via variable"]
     assert got["names from variables"] == ["plain", "ab"]  # the secret one is left out
+    assert got["tool arguments named like credentials are test data, not secrets"] == [
+        "revenue in 2007"
+    ]
 
 
 def test_a_file_the_schema_rejects_still_gives_its_names(tmp_path: Path) -> None:
