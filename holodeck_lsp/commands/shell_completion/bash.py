@@ -5,12 +5,11 @@ from __future__ import annotations
 from holodeck_lsp.commands.shell_completion.command_table import (
     CASE_NAMES_COMMAND,
     COMMANDS,
-    KINDS,
     MODELS_COMMAND,
     RUN_REFS_COMMAND,
     TOP_OPTIONS,
-    Option,
 )
+from holodeck_lsp.commands.shell_completion.lookup_functions import lookup_functions, words
 
 # The fixed part. `_holodeck_lsp_dequote` undoes the shell quoting of a word as typed
 # (`a\ b`, 'a b', "a b", ~/) without `eval`: a word on the line is never run. Names come
@@ -238,67 +237,12 @@ def script() -> str:
         "# bash completion for holodeck-lsp, written by `holodeck-lsp completion bash`.",
         '# Install: add  eval "$(holodeck-lsp completion bash)"  to ~/.bashrc.',
         f"_holodeck_lsp_commands='{commands}'",
-        f"_holodeck_lsp_top_options='{_words(TOP_OPTIONS)}'",
+        f"_holodeck_lsp_top_options='{words(TOP_OPTIONS)}'",
         _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
         .replace("__RUN_REFS__", RUN_REFS_COMMAND)
         .replace("__MODELS__", MODELS_COMMAND),
-        "# _holodeck_lsp_value COMMAND OPTION: what the option's value is, in REPLY",
-        "# (a kind of command_table.KINDS, or the choices; empty for a flag).",
-        "_holodeck_lsp_value() {",
-        '    case "$1 $2" in',
-    ]
-    for command in COMMANDS:
-        for option in command.options:
-            if option.value is not None:
-                pattern = "|".join(f'"{command.name} {name}"' for name in option.names)
-                lines.append(f"        {pattern}) REPLY='{_kind(option.value)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_options() {",
-        "    case $1 in",
-    ]
-    for command in COMMANDS:
-        lines.append(f"        {command.name}) REPLY='{_words(command.options)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_then() {",
-        '    case "$1 $2" in',
-    ]
-    for command in COMMANDS:
-        for option in command.options:
-            if option.then is not None:
-                pattern = "|".join(f'"{command.name} {name}"' for name in option.names)
-                lines.append(f"        {pattern}) REPLY='{_kind(option.then)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_positional() {",
-        "    case $1 in",
-    ]
-    for command in COMMANDS:
-        if command.positional is not None:
-            lines.append(f"        {command.name}) REPLY='{_kind(command.positional)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
+        *lookup_functions(),
         "complete -F _holodeck_lsp holodeck-lsp",
         "",
     ]
     return "\n".join(lines)
-
-
-def _words(options: tuple[Option, ...]) -> str:
-    return " ".join(name for option in options for name in option.names)
-
-
-def _kind(value: str | tuple[str, ...]) -> str:
-    if isinstance(value, tuple):
-        return " ".join(value)
-    assert value in KINDS
-    return value

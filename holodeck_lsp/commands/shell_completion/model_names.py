@@ -14,12 +14,11 @@ Any error prints nothing.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from holodeck_lsp.commands.shell_completion.line_words import Line, read_line
-from holodeck_lsp.commands.shell_completion.run_refs import Ref
+from holodeck_lsp.commands.shell_completion.run_refs import Ref, write_refs
 from holodeck_lsp.exit_codes import EXIT_OK
 from holodeck_lsp.schema.providers import Provider
 
@@ -32,15 +31,7 @@ def main(argv: Sequence[str]) -> int:
         refs = list(model_names(read_line(words[0], words[1:]) if words else Line("run")))
     except Exception:  # any error: completion prints nothing rather than a traceback
         refs = [Ref(f"{provider.value}:", "provider") for provider in Provider]
-    out = b"".join(
-        (f"{ref.value}\t{ref.description}" if describe else ref.value).encode(
-            "utf-8", "surrogateescape"
-        )
-        + b"\0"
-        for ref in refs
-    )
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
+    write_refs(refs, describe)
     return EXIT_OK
 
 

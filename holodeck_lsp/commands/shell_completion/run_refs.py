@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +49,19 @@ class Ref:
     description: str
 
 
+def write_refs(refs: Iterable[Ref], describe: bool) -> None:
+    """Each value and a NUL byte (`describe`: the value, a TAB and its description)."""
+    out = b"".join(
+        (f"{ref.value}\t{ref.description}" if describe else ref.value).encode(
+            "utf-8", "surrogateescape"
+        )
+        + b"\0"
+        for ref in refs
+    )
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+
+
 def main(argv: Sequence[str]) -> int:
     args = list(argv)
     kind, describe = RUN_OR_FILE, False
@@ -65,15 +78,7 @@ def main(argv: Sequence[str]) -> int:
         refs = run_refs(read_line(words[0], words[1:]), tags_only=kind == TAG)
     except Exception:  # any error: completion prints nothing rather than a traceback
         return EXIT_OK
-    out = b"".join(
-        (f"{ref.value}\t{ref.description}" if describe else ref.value).encode(
-            "utf-8", "surrogateescape"
-        )
-        + b"\0"
-        for ref in refs
-    )
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
+    write_refs(refs, describe)
     return EXIT_OK
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from holodeck_lsp.commands.shell_completion.command_table import (
     CASE_NAMES_COMMAND,
     COMMANDS,
-    KINDS,
     MODELS_COMMAND,
     RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Command,
     Option,
 )
+from holodeck_lsp.commands.shell_completion.lookup_functions import lookup_functions
 
 # `compadd` quotes what it inserts for the context being typed (bare, '…' or "…"), so names
 # are handed over as data; `${(Q)…}` undoes the quoting of the paths typed, without eval.
@@ -127,50 +127,7 @@ def script() -> str:
         _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
         .replace("__RUN_REFS__", RUN_REFS_COMMAND)
         .replace("__MODELS__", MODELS_COMMAND),
-        "_holodeck_lsp_value() {",
-        '    case "$1 $2" in',
-    ]
-    for command in COMMANDS:
-        for option in command.options:
-            if option.value is not None:
-                pattern = "|".join(f"'{command.name} {name}'" for name in option.names)
-                lines.append(f"        {pattern}) REPLY='{_kind(option.value)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_options() {",
-        "    case $1 in",
-    ]
-    for command in COMMANDS:
-        names = " ".join(name for option in command.options for name in option.names)
-        lines.append(f"        {command.name}) REPLY='{names}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_then() {",
-        '    case "$1 $2" in',
-    ]
-    for command in COMMANDS:
-        for option in command.options:
-            if option.then is not None:
-                pattern = "|".join(f"'{command.name} {name}'" for name in option.names)
-                lines.append(f"        {pattern}) REPLY='{_kind(option.then)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
-        "_holodeck_lsp_positional() {",
-        "    case $1 in",
-    ]
-    for command in COMMANDS:
-        if command.positional is not None:
-            lines.append(f"        {command.name}) REPLY='{_kind(command.positional)}' ;;")
-    lines += [
-        "        *) REPLY='' ;;",
-        "    esac",
-        "}",
+        *lookup_functions(),
         "if (( ! $+functions[compdef] )); then",
         "    autoload -Uz compinit && compinit",
         "fi",
@@ -186,10 +143,3 @@ def _described(commands: tuple[Command, ...]) -> str:
 
 def _described_options(options: tuple[Option, ...]) -> str:
     return " ".join(f"'{name}:{option.help}'" for option in options for name in option.names)
-
-
-def _kind(value: str | tuple[str, ...]) -> str:
-    if isinstance(value, tuple):
-        return " ".join(value)
-    assert value in KINDS
-    return value
