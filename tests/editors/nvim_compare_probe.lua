@@ -38,13 +38,9 @@ vim.notify = function(message, level, opts)
 end
 
 repeat -- one pass; `break` on a failure skips to writing the result
-  if not vim.wait(10000, function()
-    return #common.clients(bufnr) > 0
-  end, 20) then
-    fail("no client attached within 10 s")
+  if not common.attached(bufnr, result, fail) then
     break
   end
-  result.clients = #common.clients(bufnr)
   if not vim.wait(15000, function()
     return published
   end, 20) then

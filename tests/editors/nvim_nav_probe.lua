@@ -20,13 +20,9 @@ local function fail(message)
 end
 
 repeat -- one pass; `break` on a failure skips to writing the result
-  if not vim.wait(10000, function()
-    return #common.clients(bufnr) > 0
-  end, 20) then
-    fail("no client attached within 10 s")
+  if not common.attached(bufnr, result, fail) then
     break
   end
-  result.clients = #common.clients(bufnr)
 
   local responses, err = vim.lsp.buf_request_sync(
     bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 10000

@@ -10,6 +10,19 @@ function M.clients(bufnr)
   return vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
 end
 
+-- Waits (10 s) for a client to attach to the buffer and counts them in `result.clients`;
+-- false (after `fail`) when none did.
+function M.attached(bufnr, result, fail)
+  if not vim.wait(10000, function()
+    return #M.clients(bufnr) > 0
+  end, 20) then
+    fail("no client attached within 10 s")
+    return false
+  end
+  result.clients = #M.clients(bufnr)
+  return true
+end
+
 local function all_clients()
   return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
 end
