@@ -89,9 +89,14 @@ def stored_side(name: str, agent: Path) -> Side:
         run = resolve(name, folder, agent.name)
     except RunNotFound as error:
         raise SideError(f"{error} (or pass a report file)") from None
+    return Side(stored_ref(name, run, agent), run.report_path, run)
+
+
+def stored_ref(label: str, run: StoredRun, agent: Path) -> RunRef:
+    """How a comparison names a stored run (the CLI's sides and the editor's alike)."""
     meta = run.meta
-    ref = RunRef(
-        label=name,
+    return RunRef(
+        label=label,
         run_id=run.id,
         report_path=str(run.report_path),
         # The agent as named here (both stored sides then read alike); the hash tells edits.
@@ -101,7 +106,6 @@ def stored_side(name: str, agent: Path) -> Side:
         models=list(meta.models),
         interrupted=meta.interrupted,
     )
-    return Side(ref, run.report_path, run)
 
 
 def side_named(name: str, agent: Path | None) -> Side:

@@ -83,6 +83,7 @@ def compared(
 ) -> Sides | str:
     """The comparison of head against base for the agent file, or why there is none."""
     from holodeck_lsp.engine.run_comparison import compare_reports
+    from holodeck_lsp.runner.compare_sources import stored_ref
     from holodeck_lsp.runner.run_history import (
         RunNotFound,
         RunUnreadable,
@@ -123,9 +124,9 @@ def compared(
         head_report = read_report(head_run) if head_run is not None else None
     except RunUnreadable as error:
         return str(error)
-    base_ref = _ref(baseline or base_run.id, base_run, agent_path)
+    base_ref = stored_ref(baseline or base_run.id, base_run, agent_path)
     if head_run is not None and head_report is not None:
-        head_ref = _ref(f"latest run {head_run.id}", head_run, agent_path)
+        head_ref = stored_ref(f"latest run {head_run.id}", head_run, agent_path)
     else:
         assert session is not None
         head_report = session_report(session, agent_path, base_report)
@@ -146,20 +147,6 @@ def _before(
     own = session.stored_id if session is not None else None
     others = [run for run in runs if run.id != own]
     return others[-1] if others else None
-
-
-def _ref(label: str, run: StoredRun, agent_path: Path) -> RunRef:
-    meta = run.meta
-    return RunRef(
-        label=label,
-        run_id=run.id,
-        report_path=str(run.report_path),
-        agent_path=str(agent_path),
-        agent_sha256=meta.agent_sha256,
-        started=meta.started,
-        models=list(meta.models),
-        interrupted=meta.interrupted,
-    )
 
 
 def session_report(session: SessionHead, agent_path: Path, base: TestReport) -> TestReport:

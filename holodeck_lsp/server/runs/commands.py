@@ -5,8 +5,8 @@ never a crash of the server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 _BAD: dict[str, str] = {"status": "refused", "reason": "bad arguments"}
+_Arguments = TypeVar("_Arguments")
 
 
 def _failed() -> dict[str, str]:
@@ -115,25 +116,26 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     def cancel_run(*arguments: Any) -> Any:
         return cancel(runner, CancelRun.parse(list(arguments)))
 
-    @server.command(LastRunReport.command)
-    @answer_or(_failed, LastRunReport.command)
-    async def last_run_report(*arguments: Any) -> Any:
-        try:
-            parsed = LastRunReport.parse(list(arguments))
-        except BadArguments as bad:
-            show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
-            return {"status": "refused", "reason": str(bad)}
-        return await last_report(runner, parsed)
+    def report_command(
+        command: str,
+        parse: Callable[[list[Any]], _Arguments],
+        answer: Callable[[Runner, _Arguments], Awaitable[Any]],
+    ) -> None:
+        """A command answering a document's report or comparison; bad arguments are shown
+        and answered `refused` with the reason."""
 
-    @server.command(CompareWithBaseline.command)
-    @answer_or(_failed, CompareWithBaseline.command)
-    async def compare(*arguments: Any) -> Any:
-        try:
-            parsed = CompareWithBaseline.parse(list(arguments))
-        except BadArguments as bad:
-            show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
-            return {"status": "refused", "reason": str(bad)}
-        return await compare_with_baseline(runner, parsed)
+        @server.command(command)
+        @answer_or(_failed, command)
+        async def handler(*arguments: Any) -> Any:
+            try:
+                parsed = parse(list(arguments))
+            except BadArguments as bad:
+                show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
+                return {"status": "refused", "reason": str(bad)}
+            return await answer(runner, parsed)
+
+    report_command(LastRunReport.command, LastRunReport.parse, last_report)
+    report_command(CompareWithBaseline.command, CompareWithBaseline.parse, compare_with_baseline)
 
     baseline = [server.settings.baseline]
 
