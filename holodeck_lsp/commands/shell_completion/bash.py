@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    CASE_NAMES_COMMAND,
     COMMANDS,
-    MODELS_COMMAND,
-    RUN_REFS_COMMAND,
     TOP_OPTIONS,
+    with_hidden_commands,
 )
 from holodeck_lsp.commands.shell_completion.lookup_functions import lookup_functions, words
 
@@ -238,9 +236,7 @@ def script() -> str:
         '# Install: add  eval "$(holodeck-lsp completion bash)"  to ~/.bashrc.',
         f"_holodeck_lsp_commands='{commands}'",
         f"_holodeck_lsp_top_options='{words(TOP_OPTIONS)}'",
-        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
-        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
-        .replace("__MODELS__", MODELS_COMMAND),
+        with_hidden_commands(_BODY),
         *lookup_functions(),
         "complete -F _holodeck_lsp holodeck-lsp",
         "",

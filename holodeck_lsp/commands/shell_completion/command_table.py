@@ -181,3 +181,13 @@ TOP_OPTIONS: tuple[Option, ...] = (
 )
 
 SHELLS = ("bash", "zsh", "fish")
+
+
+def with_hidden_commands(body: str) -> str:
+    """A script's fixed text with the hidden commands' names put in for their placeholders
+    (`__CASE_NAMES__`, `__RUN_REFS__`, `__MODELS__`), so each name is written in one place."""
+    return (
+        body.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
+        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
+        .replace("__MODELS__", MODELS_COMMAND)
+    )

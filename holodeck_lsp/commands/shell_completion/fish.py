@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
     CASE,
-    CASE_NAMES_COMMAND,
     COMMANDS,
     FILE,
     MODEL,
-    MODELS_COMMAND,
     RUN_KINDS,
     RUN_OR_FILE,
-    RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Option,
+    with_hidden_commands,
 )
 
 # fish escapes what it inserts itself; the helper only has to find the paths on the line.
@@ -94,9 +92,7 @@ def script() -> str:
         "# fish completion for holodeck-lsp, written by `holodeck-lsp completion fish`.",
         "# Install: holodeck-lsp completion fish > ~/.config/fish/completions/holodeck-lsp.fish",
         f"set -g __holodeck_lsp_valued {' '.join(valued)}",
-        _HELPERS.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
-        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
-        .replace("__MODELS__", MODELS_COMMAND),
+        with_hidden_commands(_HELPERS),
         "complete -c holodeck-lsp -f",
     ]
     for command in COMMANDS:

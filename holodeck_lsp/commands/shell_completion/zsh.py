@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    CASE_NAMES_COMMAND,
     COMMANDS,
-    MODELS_COMMAND,
-    RUN_REFS_COMMAND,
     TOP_OPTIONS,
     Command,
     Option,
+    with_hidden_commands,
 )
 from holodeck_lsp.commands.shell_completion.lookup_functions import lookup_functions
 
@@ -124,9 +122,7 @@ def script() -> str:
         '# Install: add  eval "$(holodeck-lsp completion zsh)"  to ~/.zshrc (after compinit).',
         f"_holodeck_lsp_commands=({_described(COMMANDS)})",
         f"_holodeck_lsp_top_options=({_described_options(TOP_OPTIONS)})",
-        _BODY.replace("__CASE_NAMES__", CASE_NAMES_COMMAND)
-        .replace("__RUN_REFS__", RUN_REFS_COMMAND)
-        .replace("__MODELS__", MODELS_COMMAND),
+        with_hidden_commands(_BODY),
         *lookup_functions(),
         "if (( ! $+functions[compdef] )); then",
         "    autoload -Uz compinit && compinit",
