@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from holodeck_lsp.cli import main as cli_main  # noqa: E402
 from holodeck_lsp.engine.reports.comparison import counts_line, render_text  # noqa: E402
-from holodeck_lsp.runner.compare_sources import compared, report_side  # noqa: E402
+from holodeck_lsp.runner.run_history.comparison_sides import compared, report_side  # noqa: E402
 from holodeck_lsp.schema.results import ArgMatchDetail, TestReport, TurnResult  # noqa: E402
 
 SAMPLE = REPO / "sample" / "financial-assistant"

@@ -1,4 +1,4 @@
-"""Executor overhead and parallel speed-up of `holodeck_lsp.runner.executor.run_suite`.
+"""Executor overhead and parallel speed-up of `holodeck_lsp.runner.execution.executor.run_suite`.
 
 1. Overhead: 100 cases x 4 turns against an in-process backend that answers at once (no
    sleep, no I/O). Each turn is graded with `equality` against its ground truth, as a real
@@ -32,9 +32,9 @@ from holodeck_lsp.config.loader import LoadOptions, load_agent_text
 from holodeck_lsp.engine.case_grading import turn_specs
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.turn_grading import GradingOptions, TurnOutcome, grade_turn
-from holodeck_lsp.runner import case_runner
-from holodeck_lsp.runner.backend import SendResult, TurnFile
-from holodeck_lsp.runner.executor import Lane, RunOptions, run_lanes, run_suite
+from holodeck_lsp.runner.backends.base import SendResult, TurnFile
+from holodeck_lsp.runner.execution import case_runner
+from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes, run_suite
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TokenUsage, TurnResult
 

@@ -53,7 +53,7 @@ def write_suite(folder: Path, turns: int, endpoint: str) -> Path:
 
 class _Session:
     async def send(self, message: str, files: Sequence[object] = ()) -> object:
-        from holodeck_lsp.runner.backend import SendResult
+        from holodeck_lsp.runner.backends.base import SendResult
 
         return SendResult(response=message.split()[-1])
 
@@ -87,7 +87,7 @@ def judge_live(agent_path: Path, cassette: Path) -> tuple[float, float, int, int
     """(seconds to open, seconds to run, judged turns, passed cases) of a recording run.
     Opening imports deepeval (a one-off ~1-2 s, before any case is sent)."""
     from holodeck_lsp.config.loader import load_agent_file
-    from holodeck_lsp.runner import backends
+    from holodeck_lsp.runner.backends import create as backends
     from holodeck_lsp.runner.run_session import Live, RunRequest, RunSession
 
     backends.create_backend = lambda agent, agent_dir: _Backend()  # type: ignore[assignment,return-value]

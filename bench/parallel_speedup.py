@@ -25,7 +25,7 @@ Ollama connector over loopback HTTP, the sample's tools.py, graders.py and the G
 
 Speed-up = T1(128) / T64(128); target >= 0.9 x 64. Also printed per mix: the ideal bound
 (each case's waits alone, answers x latency, started in the executor's order — the longest
-first, runner/start_order.py — whenever one of 64 slots frees: what an executor costing
+first, runner/execution/start_order.py — whenever one of 64 slots frees: what an executor costing
 nothing would reach with these cases; 64 exactly for the equal mix), the speed-up as a share
 of that bound, CPU per turn ((CPU of the 64 run - CPU of the 1 run) / (difference in turns):
 start-up cancels out) and the oracle's own CPU. Peak RSS is each child's own (os.wait4).
@@ -55,7 +55,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.runner.start_order import start_order
+from holodeck_lsp.runner.execution.start_order import start_order
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample" / "financial-assistant"

@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp import __version__
+from holodeck_lsp.commands._common import fail
 from holodeck_lsp.commands.shell_completion import HIDDEN_COMMANDS
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, RUN_EXIT_CODES, epilog
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, RUN_EXIT_CODES, epilog
 
 COMMANDS = (
     ("check PATH…", "check agent files: every load-time fault at its position (--fix, --diff)"),
@@ -38,11 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = args[0]
     if first == "run":
         # Imported here: the runner pulls in pydantic, the engine and asyncio machinery.
-        from holodeck_lsp.runner.run_command import main as run_main
+        from holodeck_lsp.commands.run.main import main as run_main
 
         return run_main(args[1:])
     if first == "report":
-        from holodeck_lsp.runner.report_command import main as report_main
+        from holodeck_lsp.commands.report import main as report_main
 
         return report_main(args[1:])
     if first == "runs":
@@ -138,5 +139,4 @@ def _serve(args: list[str]) -> int:
 
 def _usage(message: str) -> int:
     print("usage: holodeck-lsp [COMMAND] [OPTIONS]", file=sys.stderr)
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return EXIT_FAILED
+    return fail(EXIT_BAD_INPUT, message)

@@ -1,36 +1,62 @@
-"""Exit statuses of the commands, listed once: `--help` prints them from here."""
+"""Exit statuses of every command, listed once: `--help` prints them from here, and each
+command returns these names (never a bare number). The meaning of a number is the same in
+every command: 1 is "the suite says no" (a failed case, a regression), 2 is "your input is
+wrong" (errors found, bad arguments, an unreadable report), 3 is "the tool cannot do its job"
+(a backend unreachable, an output that cannot be written by run / report / runs)."""
 
 from __future__ import annotations
 
 EXIT_OK = 0
 #: `run`: some case failed.
 EXIT_TEST_FAILED = 1
-#: Errors found (check), a configuration error (run), or the command could not run (bad
-#: arguments, missing path, nothing to check, `--output` not writable): CI fails either way.
-EXIT_FAILED = 2
-#: `run`: the run cannot proceed (backend unreachable or failing every turn on connection
-#: errors, unreadable cassette, a report that cannot be written).
+#: `compare`, and `run --baseline`: some turn regressed.
+EXIT_REGRESSED = 1
+#: Errors found (check), a configuration error (run), or bad input: bad arguments, a missing
+#: path, nothing to check, a file that is not a report, an unknown stored run.
+EXIT_BAD_INPUT = 2
+#: The run cannot proceed (backend unreachable or failing every turn on connection errors,
+#: unreadable cassette), or report / runs cannot write their output.
 EXIT_CANNOT_RUN = 3
 
-CHECK_EXIT_CODES = (
+Codes = tuple[tuple[int, str], ...]
+
+CHECK_EXIT_CODES: Codes = (
     (EXIT_OK, "no errors (with --strict: no warnings either)"),
     (
-        EXIT_FAILED,
+        EXIT_BAD_INPUT,
         "errors found, or the check could not run (bad arguments, missing path, "
         "no agent files, --output not writable)",
     ),
 )
-RUN_EXIT_CODES = (
+RUN_EXIT_CODES: Codes = (
     (EXIT_OK, "every case passed"),
-    (EXIT_TEST_FAILED, "some case failed"),
-    (EXIT_FAILED, "configuration errors (printed as check prints them) or bad arguments"),
+    (EXIT_TEST_FAILED, "some case failed (with --baseline: some turn regressed)"),
+    (EXIT_BAD_INPUT, "configuration errors (printed as check prints them) or bad arguments"),
     (
         EXIT_CANNOT_RUN,
         "the run cannot proceed: backend unreachable (or every turn failed on "
         "connection errors), unreadable cassette, unwritable report",
     ),
 )
+COMPARE_EXIT_CODES: Codes = (
+    (EXIT_OK, "no turn regressed (or --allow-regressions)"),
+    (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
+    (
+        EXIT_BAD_INPUT,
+        "bad arguments, an unreadable side, nothing to compare, or --output not writable",
+    ),
+)
+REPORT_EXIT_CODES: Codes = (
+    (EXIT_OK, "written"),
+    (EXIT_BAD_INPUT, "bad arguments, an unknown run, or a file that is not a JSON report"),
+    (EXIT_CANNOT_RUN, "the output cannot be written"),
+)
+RUNS_EXIT_CODES: Codes = (
+    (EXIT_OK, "done"),
+    (EXIT_BAD_INPUT, "bad arguments or an unknown run"),
+    (EXIT_CANNOT_RUN, "the history cannot be written"),
+)
 
 
-def epilog(codes: tuple[tuple[int, str], ...], title: str = "exit status") -> str:
+def epilog(codes: Codes, title: str = "exit status") -> str:
     return f"{title}:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in codes)

@@ -66,7 +66,8 @@ def test_nothing_below_the_entry_points_imports_commands() -> None:
     importers = [
         str(path.relative_to(PACKAGE.parent))
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path.name != "cli.py" and "commands" not in path.relative_to(PACKAGE).parts[:1]
+        if path.name != "cli.py"
+        and "commands" not in path.relative_to(PACKAGE).parts[:1]
         and any(
             module.startswith("holodeck_lsp.commands")
             for _, module in _ours(ast.parse(path.read_text(encoding="utf-8")))

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
-from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
+from holodeck_lsp.commands._common import agent_files, fail, write_output
 from holodeck_lsp.config.formats import Format, build_report, render
 from holodeck_lsp.config.formats.text import summary_line
-from holodeck_lsp.exit_codes import CHECK_EXIT_CODES, EXIT_FAILED, EXIT_OK, epilog
+from holodeck_lsp.exit_codes import CHECK_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 
@@ -67,33 +67,24 @@ def main(argv: Sequence[str], prog: str = "holodeck-lsp check") -> int:
         # Intermixed: options may come before, between or after the paths.
         options = parser(prog).parse_intermixed_args(list(argv))
     except SystemExit as exit_:  # --help (0) or a usage error (2)
-        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if options.fix and options.diff:
-        return _error("--fix and --diff cannot be used together (--diff writes nothing)")
+        return fail(
+            EXIT_BAD_INPUT, "--fix and --diff cannot be used together (--diff writes nothing)"
+        )
     palette = Palette(wants_color(options.color, sys.stdout) and options.output is None)
     if options.watch:
-        from holodeck_lsp.runner.file_watch import watch
+        from holodeck_lsp.commands.console.file_watch import watch
 
         return watch(options.paths, lambda: _check_once(options, palette))
     return _check_once(options, palette)
 
 
 def _check_once(options: argparse.Namespace, palette: Palette) -> int:
-    paths: list[Path] = options.paths
-    try:
-        files = find_agent_files(paths)
-    except PathsNotFoundError as missing:
-        for path in missing.paths:
-            _error(f"no such file or directory: {path}")
-        return EXIT_FAILED
-    if not files:
-        # Nothing checked is not a pass: a CI job pointed at the wrong folder must fail.
-        return _error(
-            "no agent files found under "
-            + ", ".join(map(str, paths))
-            + " (agent files are named agent.yaml or *.agent.yaml; name a file to check it"
-            " whatever its name)"
-        )
+    # Nothing checked is not a pass: a CI job pointed at the wrong folder must fail.
+    files = agent_files(options.paths)
+    if files is None:
+        return EXIT_BAD_INPUT
 
     from holodeck_lsp.config.loader import load_agent_file  # pydantic: only when checking
 
@@ -119,7 +110,7 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
         # Machine formats keep their stream clean; the summary is for the human reading the log.
         print(summary_line(summary), file=sys.stderr)
     if status != EXIT_OK or summary.errors or (options.strict and summary.warnings):
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT
     return EXIT_OK
 
 
@@ -128,13 +119,4 @@ def _write(text: str, output: Path | None) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()  # before the summary line on stderr, so a terminal shows them in order
         return EXIT_OK
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as failure:
-        return _error(f"cannot write {output}: {failure.strerror or failure}")
-    return EXIT_OK
-
-
-def _error(message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return EXIT_FAILED
+    return write_output(output, text, status_if_not=EXIT_BAD_INPUT)

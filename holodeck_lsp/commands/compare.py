@@ -6,8 +6,8 @@ id prefix, tag, `latest`, `previous`); by default the previous and the latest st
 `--baseline NAME` is BASE by its tag. Exit status: 0 no regression (or `--allow-regressions`),
 1 some turn regressed, 2 bad arguments or nothing to compare.
 
-`run … --baseline NAME` ends with the same comparison: runner/run_baseline.py. Reading the
-sides (report files, stored runs) and comparing them is runner/compare_sources.py.
+`run … --baseline NAME` ends with the same comparison: commands/run/baseline.py. Reading the
+sides (report files, stored runs) and comparing them is runner/run_history/comparison_sides.py.
 """
 
 from __future__ import annotations
@@ -17,14 +17,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from holodeck_lsp.commands._common import fail, warn
+from holodeck_lsp.commands.run.baseline import status
 from holodeck_lsp.engine.reports.comparison import (
     counts_line,
     render_json,
     render_markdown,
     render_text,
 )
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK, epilog
-from holodeck_lsp.runner.compare_sources import (
+from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, epilog
+from holodeck_lsp.runner.run_history.comparison_sides import (
     Side,
     SideError,
     compared,
@@ -32,15 +34,9 @@ from holodeck_lsp.runner.compare_sources import (
     side_named,
     stored_runs,
 )
-from holodeck_lsp.runner.run_baseline import EXIT_REGRESSED, status
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
-COMPARE_EXIT_CODES = (
-    (EXIT_OK, "no turn regressed (or --allow-regressions)"),
-    (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
-    (EXIT_FAILED, "bad arguments, an unreadable side, or nothing to compare"),
-)
 FORMATS = ("text", "markdown", "json")
 
 
@@ -49,17 +45,17 @@ def main(argv: Sequence[str]) -> int:
     try:
         args = parser.parse_args(list(argv))
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.threshold < 0:
-        return _fail("--threshold is a score difference: 0 or more (e.g. 0.05)")
+        return fail(EXIT_BAD_INPUT, "--threshold is a score difference: 0 or more (e.g. 0.05)")
     try:
         base, head = _sides(args)
     except SideError as error:
-        return _fail(str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     try:
-        comparison = compared(base, head, args.threshold)
+        comparison = compared(base, head, args.threshold, warn)
     except SideError as error:
-        return _fail(str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     palette = Palette(args.output is None and wants_color(args.color, sys.stdout))
     text = rendered(comparison, args.format, palette)
     if args.output is None:
@@ -69,7 +65,7 @@ def main(argv: Sequence[str]) -> int:
             args.output.parent.mkdir(parents=True, exist_ok=True)
             args.output.write_text(text, encoding="utf-8")
         except OSError as error:
-            return _fail(f"cannot write {args.output}: {error.strerror or error}")
+            return fail(EXIT_BAD_INPUT, f"cannot write {args.output}: {error.strerror or error}")
         print(f"comparison written to {args.output}: {counts_line(comparison)}")
     return status(comparison, allow_regressions=args.allow_regressions)
 
@@ -161,8 +157,3 @@ def _parser() -> argparse.ArgumentParser:
         "--color", choices=COLOR_CHOICES, default="auto", help="default: auto (a terminal)"
     )
     return parser
-
-
-def _fail(message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return EXIT_FAILED

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from holodeck_lsp.commands.shell_completion.command_table import SHELLS
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 
 def main(argv: Sequence[str]) -> int:
@@ -23,7 +23,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         options = parser.parse_args(list(argv))
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     sys.stdout.write(script(options.shell))
     return EXIT_OK
 

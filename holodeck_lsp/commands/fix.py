@@ -9,10 +9,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
+from holodeck_lsp.commands._common import fail
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.config.fixes.safe import fix_text
 from holodeck_lsp.config.loader import load_agent_file
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from holodeck_lsp.terminal import Palette
 
 
@@ -36,8 +37,7 @@ def apply_fixes(
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
-                print(f"holodeck-lsp: error: cannot read {path}: {error}", file=sys.stderr)
-                status = EXIT_FAILED
+                status = fail(EXIT_BAD_INPUT, f"cannot read {path}: {error}")
                 continue
             fixed = fix_text(text, found, path.parent)
             if not fixed.applied:
@@ -49,8 +49,7 @@ def apply_fixes(
                     # newline="" keeps the file's own line endings: the edits carry none.
                     path.write_text(fixed.text, encoding="utf-8", newline="")
                 except OSError as error:
-                    print(f"holodeck-lsp: error: cannot write {path}: {error}", file=sys.stderr)
-                    status = EXIT_FAILED
+                    status = fail(EXIT_BAD_INPUT, f"cannot write {path}: {error}")
                     continue
                 for item in fixed.applied:
                     start = item.diagnostic.range.start
@@ -69,7 +68,7 @@ def apply_fixes(
         print("nothing to fix safely", file=sys.stderr)
     stream.flush()
     if not write and changed:
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT
     return status
 
 

@@ -20,16 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from holodeck_lsp.argument_types import non_negative
+from holodeck_lsp.commands._common import fail
+from holodeck_lsp.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_CANNOT_RUN,
+    EXIT_OK,
+    RUNS_EXIT_CODES,
+    epilog,
+)
 from holodeck_lsp.runner.run_history import retention
 from holodeck_lsp.runner.run_history.layout import runs_folder
 from holodeck_lsp.runner.run_history.listing import Listing, scan
 from holodeck_lsp.runner.run_history.resolve import RunNotFound, resolve_in
 from holodeck_lsp.runner.run_history.stored import StoredRun
 from holodeck_lsp.runner.run_history.tags import TagError, check_name, read_tags, write_tags
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-EXIT_CANNOT_WRITE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,18 +55,18 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if not args.path.exists():
-        return _fail(EXIT_BAD_INPUT, f"no such file or directory: {args.path}")
+        return fail(EXIT_BAD_INPUT, f"no such file or directory: {args.path}")
     if args.keep is not None and not args.prune:
-        return _fail(EXIT_BAD_INPUT, "--keep N goes with --prune (or with `holodeck-lsp run`)")
+        return fail(EXIT_BAD_INPUT, "--keep N goes with --prune (or with `holodeck-lsp run`)")
     chosen = [flag for flag, value in (("--tag", args.tag), ("--untag", args.untag)) if value]
     if args.prune:
         chosen.append("--prune")
     if len(chosen) > 1:
-        return _fail(EXIT_BAD_INPUT, f"{' and '.join(chosen)}: choose one")
+        return fail(EXIT_BAD_INPUT, f"{' and '.join(chosen)}: choose one")
     place = where(args.path)
     if args.tag:
         if len(args.tag) > 2:
-            return _fail(EXIT_BAD_INPUT, "--tag takes a NAME and at most one RUN")
+            return fail(EXIT_BAD_INPUT, "--tag takes a NAME and at most one RUN")
         return _tag(place, args.tag[0], args.tag[1] if len(args.tag) == 2 else "latest")
     if args.untag:
         return _untag(place, args.untag)
@@ -145,17 +149,17 @@ def _tag(place: Where, name: str, ref: str) -> int:
         check_name(name)
         tags = read_tags(place.folder)
     except TagError as error:
-        return _fail(EXIT_BAD_INPUT, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     try:
         run = resolve_in(ref, scan(place.folder, place.agent_file), place.folder)
     except RunNotFound as error:
-        return _fail(EXIT_BAD_INPUT, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     moved = tags.get(name)
     tags[name] = run.id
     try:
         write_tags(place.folder, tags)
     except OSError as error:
-        return _fail(EXIT_CANNOT_WRITE, f"cannot write the tags in {place.folder}: {error}")
+        return fail(EXIT_CANNOT_RUN, f"cannot write the tags in {place.folder}: {error}")
     was = f" (moved from {moved})" if moved is not None and moved != run.id else ""
     print(f"tagged {run.id} as {name}{was}")
     return EXIT_OK
@@ -165,15 +169,15 @@ def _untag(place: Where, name: str) -> int:
     try:
         tags = read_tags(place.folder)
     except TagError as error:
-        return _fail(EXIT_BAD_INPUT, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     if name not in tags:
         known = ", ".join(sorted(tags)) or "none"
-        return _fail(EXIT_BAD_INPUT, f"no tag {name!r} in {place.folder} (tags: {known})")
+        return fail(EXIT_BAD_INPUT, f"no tag {name!r} in {place.folder} (tags: {known})")
     run_id = tags.pop(name)
     try:
         write_tags(place.folder, tags)
     except OSError as error:
-        return _fail(EXIT_CANNOT_WRITE, f"cannot write the tags in {place.folder}: {error}")
+        return fail(EXIT_CANNOT_RUN, f"cannot write the tags in {place.folder}: {error}")
     print(f"removed tag {name} (from {run_id}; the run is kept)")
     return EXIT_OK
 
@@ -182,7 +186,7 @@ def _prune(place: Where, keep_flag: int | None) -> int:
     try:
         keep = retention.keep_setting(keep_flag)
     except retention.KeepSettingError as error:
-        return _fail(EXIT_BAD_INPUT, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     removed = retention.prune(place.folder, keep, place.agent_file)
     kept = "every run" if keep == 0 else f"the newest {keep} of each agent file"
     print(f"pruned {len(removed)} run{'s' if len(removed) != 1 else ''} (kept {kept}, and every "
@@ -195,6 +199,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="holodeck-lsp runs",
         description="List the stored runs of an agent (oldest first, the latest last), tag "
         "baselines, prune old runs. See docs/running.md.",
+        epilog=epilog(RUNS_EXIT_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "path",
@@ -226,8 +232,3 @@ def _parser() -> argparse.ArgumentParser:
         help="with --prune: runs to keep (default $HOLODECK_RUNS_KEEP, else 20; 0 keeps all)",
     )
     return parser
-
-
-def _fail(status: int, message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return status

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.commands._common import write_output
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_TITLE = "HoloDeck agent.yaml"
@@ -22,20 +23,12 @@ def main(argv: Sequence[str]) -> int:
     try:
         options = parser.parse_args(list(argv))
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     text = schema_json()
     if options.output is None:
         sys.stdout.write(text)
         return EXIT_OK
-    try:
-        options.output.write_text(text, encoding="utf-8")
-    except OSError as failure:
-        print(
-            f"holodeck-lsp: error: cannot write {options.output}: {failure.strerror or failure}",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
-    return EXIT_OK
+    return write_output(options.output, text, status_if_not=EXIT_BAD_INPUT)
 
 
 def schema_json() -> str:

@@ -6,7 +6,7 @@ import argparse
 import gc
 from collections.abc import Sequence
 
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -30,7 +30,7 @@ def main(argv: Sequence[str]) -> int:
         if options.tcp and options.port is None:
             parser.error("--tcp needs --port N")
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_FAILED
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     # The server collects garbage only when idle (server/idle_gc.py); turning automatic
     # collection off here, before the imports, also spares the start-up the collections that
     # lsprotocol's ~1,000 classes trigger (about 10% of the cold start, docs/benchmarks.md).

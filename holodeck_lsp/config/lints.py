@@ -161,4 +161,3 @@ def _non_string_names(
             f'match it (tool arguments are named by strings); quote it: "{arg}"{_LINT}',
             Severity.WARNING,
         )
-

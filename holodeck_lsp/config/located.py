@@ -46,7 +46,8 @@ class Where:
     def short(self) -> str:
         """`case 'c1', turn 2, tool add, arg a, regex` — for the end of a one-line message."""
         parts = [
-            f"case {s.name!r}" if s.kind == "case" and not s.name.startswith("#")
+            f"case {s.name!r}"
+            if s.kind == "case" and not s.name.startswith("#")
             else f"{s.kind} {s.name}"
             for s in self.steps
         ]

@@ -395,9 +395,7 @@ def _wrong_type(value: object, label: str) -> str:
     if kind.__module__ == "builtins":
         return f"{label} returned {kind.__name__}, {expected}"
     lacking = [name for name in RESULT_FIELDS if not hasattr(value, name)]
-    return (
-        f"{label} returned {_qualified(kind)}, which has no {', '.join(lacking)}; {expected}"
-    )
+    return f"{label} returned {_qualified(kind)}, which has no {', '.join(lacking)}; {expected}"
 
 
 def _score(value: object, label: str) -> float:

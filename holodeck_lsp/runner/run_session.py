@@ -33,8 +33,9 @@ from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
 from holodeck_lsp.engine.evaluators.judges import JudgedMetric
 from holodeck_lsp.engine.judging import judged
 from holodeck_lsp.engine.turn_grading import GradingOptions
-from holodeck_lsp.runner.backend import AgentBackend, BackendInitError
-from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
+from holodeck_lsp.runner.backends.base import AgentBackend, BackendInitError
+from holodeck_lsp.runner.backends.connection_watch import ConnectionCounts, WatchedBackend
+from holodeck_lsp.runner.backends.overrides import OverrideError, with_backend_overrides
 from holodeck_lsp.runner.cassette import (
     Cassette,
     CassetteFormatError,
@@ -43,10 +44,10 @@ from holodeck_lsp.runner.cassette import (
     ReplayBackend,
     load_cassette,
 )
-from holodeck_lsp.runner.connection_watch import ConnectionCounts, WatchedBackend
-from holodeck_lsp.runner.executor import Lane, RunOptions, run_lanes
+from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
-from holodeck_lsp.runner.model_matrix import (
+from holodeck_lsp.runner.models.model_matrix import (
     ModelRef,
     ModelSpecError,
     as_recorded,
@@ -54,7 +55,6 @@ from holodeck_lsp.runner.model_matrix import (
     model_label,
     with_model,
 )
-from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, Selection, SelectionError, plan_cases
 from holodeck_lsp.schema.agent import Agent
@@ -454,8 +454,8 @@ def _mode(answers: Answers) -> str:
 
 def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
     # Only now: importing the backends package (and an SDK) is what a live run pays for.
-    # (It checks first that the model's endpoint answers: runner/preflight.py.)
-    from holodeck_lsp.runner.backends import create_backend
+    # (It checks first that the model's endpoint answers: runner/backends/preflight.py.)
+    from holodeck_lsp.runner.backends.create import create_backend
 
     backend: AgentBackend = create_backend(agent, agent_dir)
     return backend

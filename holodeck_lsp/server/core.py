@@ -85,7 +85,7 @@ def _import_checker() -> None:
 #: What a run or a re-grade imports first (the SDKs are left to the backends that need them).
 RUN_MODULES = (
     "holodeck_lsp.runner.cassette",
-    "holodeck_lsp.runner.executor",
+    "holodeck_lsp.runner.execution.executor",
     "holodeck_lsp.runner.selection",
     "holodeck_lsp.engine.case_grading",
 )

@@ -1,4 +1,4 @@
-"""`holodeck-lsp runs` and `report RUN` (commands/runs.py, runner/report_command.py): the
+"""`holodeck-lsp runs` and `report RUN` (commands/runs.py, commands/report.py): the
 listing (text and JSON), tags, pruning, and every bad name with its message and exit status.
 In-process on a small replayed suite; one test drives the console script on the sample."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from holodeck_lsp.runner.backend_overrides import OverrideError, with_backend_overrides
+from holodeck_lsp.runner.backends.overrides import OverrideError, with_backend_overrides
 from holodeck_lsp.schema.agent import Agent
 
 AGENT = Agent.model_validate(

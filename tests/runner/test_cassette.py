@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
-from holodeck_lsp.runner.backend import BackendSessionError
+from holodeck_lsp.runner.backends.base import BackendSessionError
 from holodeck_lsp.runner.cassette import (
     CassetteFormatError,
     RecordingBackend,
@@ -16,7 +16,7 @@ from holodeck_lsp.runner.cassette import (
     comparable,
     load_cassette,
 )
-from holodeck_lsp.runner.executor import RunOptions, run_suite
+from holodeck_lsp.runner.execution.executor import RunOptions, run_suite
 from holodeck_lsp.runner.selection import Selection
 from holodeck_lsp.schema.results import ToolInvocation
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.runner.backend import BackendInitError, BackendSessionError, TurnFile
-from holodeck_lsp.runner.backends import create_backend
+from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
+from holodeck_lsp.runner.backends.base import BackendInitError, BackendSessionError, TurnFile
 from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend
-from holodeck_lsp.runner.function_tools import load_function_tools
+from holodeck_lsp.runner.backends.create import create_backend
 from holodeck_lsp.schema.agent import Agent
 from tests.fakes.anthropic_server import (
     ErrorReply,

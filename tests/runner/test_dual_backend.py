@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-from holodeck_lsp.runner.backends import create_backend
-from holodeck_lsp.runner.executor import run_suite
+from holodeck_lsp.runner.backends.create import create_backend
+from holodeck_lsp.runner.execution.executor import run_suite
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport
 from tests.fakes import anthropic_server as anthropic

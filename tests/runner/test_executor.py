@@ -12,10 +12,10 @@ from fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agen
 
 from holodeck_lsp.engine.reports import json_report
 from holodeck_lsp.engine.turn_grading import GradingOptions
-from holodeck_lsp.runner import case_runner
-from holodeck_lsp.runner.backend import BackendInitError, BackendSessionError
-from holodeck_lsp.runner.executor import RunOptions, resolve_parallelism, run_suite
-from holodeck_lsp.runner.progress import CaseRef
+from holodeck_lsp.runner.backends.base import BackendInitError, BackendSessionError
+from holodeck_lsp.runner.execution import case_runner
+from holodeck_lsp.runner.execution.events import CaseRef
+from holodeck_lsp.runner.execution.executor import RunOptions, resolve_parallelism, run_suite
 from holodeck_lsp.runner.selection import Selection, SelectionError
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation, TurnResult
 

@@ -16,8 +16,8 @@ from holodeck_lsp.engine.code_graders import (
     GraderContext,
     run_code_grader,
 )
-from holodeck_lsp.runner.grader_import import clear_grader_cache, load_grader
-from holodeck_lsp.runner.grader_loading import default_grader_timeout, load_graders
+from holodeck_lsp.runner.agent_code.grader_import import clear_grader_cache, load_grader
+from holodeck_lsp.runner.agent_code.grader_loading import default_grader_timeout, load_graders
 from holodeck_lsp.schema.metrics import CodeMetric
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.runner.json_values import json_safe
+from holodeck_lsp.runner.backends.json_values import json_safe
 
 
 def test_json_values_pass_through() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fake_backend import FakeBackend, Reply, write_agent
 
-from holodeck_lsp.runner import backends
+from holodeck_lsp.runner.backends import create as backends
 from holodeck_lsp.runner.cassette import Cassette, comparable, load_cassette
 from holodeck_lsp.runner.run_session import Live, Replay, RunRequest, RunSession, Transcript
 from holodeck_lsp.schema.agent import Agent

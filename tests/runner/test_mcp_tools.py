@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend
 from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelBackend
-from holodeck_lsp.runner.function_tools import load_function_tools
 from holodeck_lsp.schema.agent import Agent
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.anthropic_server import Reply as ClaudeReply

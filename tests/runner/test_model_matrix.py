@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from holodeck_lsp.commands.console.matrix_table import matrix_lines
+from holodeck_lsp.commands.console.results_list import results_lines
 from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
 from holodeck_lsp.engine.repeat_rates import Rate, model_rates, turn_rates
-from holodeck_lsp.runner.executor import Lane, RunOptions, run_lanes, run_suite
-from holodeck_lsp.runner.matrix_summary import matrix_lines
-from holodeck_lsp.runner.model_matrix import (
+from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes, run_suite
+from holodeck_lsp.runner.models.model_matrix import (
     ModelRef,
     ModelSpecError,
     missing_extra,
@@ -21,8 +22,7 @@ from holodeck_lsp.runner.model_matrix import (
     parse_models,
     with_model,
 )
-from holodeck_lsp.runner.progress import summary_lines
-from holodeck_lsp.runner.run_models import RunModelsError, resolve_run_models
+from holodeck_lsp.runner.models.run_models import RunModelsError, resolve_run_models
 from holodeck_lsp.schema.llm import Provider
 from tests.runner.fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
@@ -281,7 +281,7 @@ def test_the_matrix_table_has_a_column_per_model_and_totals(tmp_path: Path) -> N
     assert "36" in totals["agent"]  # 6 turns x 6 tokens for the first model
     assert "wall" in totals
     # Below the table: why each failed session failed, naming its model.
-    summary = summary_lines(report)
+    summary = results_lines(report)
     failures = summary[summary.index("Failures:") + 1 :]
     failed = [line.split() for line in failures if line.startswith("  FAILED")]
     assert failed == [["FAILED", name, "[anthropic:m2]"] for name in ("c0", "c1", "c2")]

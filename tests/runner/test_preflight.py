@@ -1,5 +1,5 @@
-"""A backend that is down stops the run before the first turn (runner/preflight.py), through
-the real console script: a closed port, a port that accepts and never answers (bounded), and
+"""A backend that is down stops the run before the first turn (runner/backends/preflight.py),
+through the real console script: a closed port, a port that accepts and never answers (bounded), and
 a server that answers the check but drops every chat request (every turn fails: exit 3)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.runner.preflight import probe
+from holodeck_lsp.runner.backends.preflight import probe
 
 # The console script as a process per test: run by CI and by `pytest FILE`, not the loop.
 pytestmark = pytest.mark.slow
@@ -167,7 +167,7 @@ def test_every_turn_failing_to_connect_exits_3_and_the_summary_says_so(tmp_path:
 
 def test_a_missing_api_key_is_left_to_the_backend_to_report(tmp_path: Path) -> None:
     from holodeck_lsp.config.loader import LoadOptions, load_agent_file
-    from holodeck_lsp.runner.preflight import BackendUnreachable, check_endpoint
+    from holodeck_lsp.runner.backends.preflight import BackendUnreachable, check_endpoint
 
     port = closed_port()
     text = AGENT.replace(

@@ -1,4 +1,4 @@
-"""runner/progress_bar.py: a large run shows one aggregate line (on a terminal) or a plain
+"""commands/console/totals_bar.py: a large run shows one aggregate line (on a terminal) or a plain
 totals line every few seconds (without one), the failed cases' lines, and a summary that
 lists the failed cases only; a small run keeps the per-case display."""
 
@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 
-from holodeck_lsp.runner.progress import CaseRef, TerminalProgress
-from holodeck_lsp.runner.progress_bar import (
+from holodeck_lsp.commands.console.case_progress import TerminalProgress
+from holodeck_lsp.commands.console.totals_bar import (
     AggregateProgress,
     choose_display,
     duration,
     wants_aggregate,
 )
+from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.terminal import PLAIN
 

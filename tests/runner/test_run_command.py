@@ -12,8 +12,8 @@ import pytest
 from fake_backend import FakeBackend, Reply, write_agent
 
 from holodeck_lsp.cli import main
-from holodeck_lsp.runner import backends
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.backends import create as backends
+from holodeck_lsp.runner.backends.base import BackendInitError
 
 CASES = (
     "  - name: sums\n    turns:\n"

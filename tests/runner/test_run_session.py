@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from fake_backend import BackendInitError, FakeBackend, Reply, write_agent
 
-from holodeck_lsp.runner import backends
+from holodeck_lsp.runner.backends import create as backends
 from holodeck_lsp.runner.cassette import Cassette, CassetteCase, CassetteTurn
-from holodeck_lsp.runner.progress import CaseRef
+from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.run_session import (
     Live,
     Replay,

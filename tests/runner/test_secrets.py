@@ -11,7 +11,7 @@ from fake_backend import FakeBackend, Reply, write_agent
 
 from holodeck_lsp.engine.reports import json_report, junit, markdown
 from holodeck_lsp.runner.cassette import RecordingBackend
-from holodeck_lsp.runner.executor import run_suite
+from holodeck_lsp.runner.execution.executor import run_suite
 from holodeck_lsp.runner.secrets import MASK, RedactingFilter, Redactor, collect_secrets
 from holodeck_lsp.schema.agent import Agent
 

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
+from holodeck_lsp.runner.backends.base import (
     BackendInitError,
     BackendSessionError,
     BackendTimeoutError,
     TurnFile,
 )
-from holodeck_lsp.runner.backends import create_backend
+from holodeck_lsp.runner.backends.create import create_backend
 from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelBackend
-from holodeck_lsp.runner.function_tools import load_function_tools
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TokenUsage
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage

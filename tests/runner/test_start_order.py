@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 
-from holodeck_lsp.runner.start_order import start_order
+from holodeck_lsp.runner.execution.start_order import start_order
 
 
 def makespan(lengths: list[int], order: list[int], slots: int) -> int:

@@ -8,7 +8,7 @@ import sys
 
 CHILD = """
 import gc
-from holodeck_lsp.runner.startup_heap import freeze_startup_heap
+from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 assert gc.get_freeze_count() == 0
 kept = [object() for _ in range(1000)]
 assert freeze_startup_heap() is True

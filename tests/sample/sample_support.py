@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from holodeck_lsp.runner.grader_import import clear_grader_cache
+from holodeck_lsp.runner.agent_code.grader_import import clear_grader_cache
 from holodeck_lsp.schema.results import MetricResult, TestReport, TurnResult
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

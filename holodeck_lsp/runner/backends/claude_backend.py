@@ -16,7 +16,8 @@ Decisions (documented in the backend guide):
   `mcp__<name>__<tool>` entries). Each CLI process (session) starts its own servers. The CLI
   hands its whole environment (API key included) to the servers it starts, so each server is
   started through a small launcher that drops every variable the backend did not choose (see
-  `runner/mcp_servers.py`). A call's result is the text the CLI reported to the model, its
+  `runner/agent_code/mcp_servers.py`).
+  A call's result is the text the CLI reported to the model, its
   duration the time between the tool_use and tool_result messages. The largest
   `request_timeout` becomes the CLI's MCP_TOOL_TIMEOUT; sse/websocket/http servers are
   refused.
@@ -55,7 +56,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
+from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer, stdio_servers
+from holodeck_lsp.runner.backends.base import (
     BackendInitError,
     BackendSessionError,
     SendResult,
@@ -75,9 +78,7 @@ from holodeck_lsp.runner.backends.claude.options import (
     working_directory,
 )
 from holodeck_lsp.runner.backends.claude.tool_server import TOOL_SERVER, ToolLog
-from holodeck_lsp.runner.function_tools import LoadedTool
-from holodeck_lsp.runner.instructions import read_instructions
-from holodeck_lsp.runner.mcp_servers import StdioServer, stdio_servers
+from holodeck_lsp.runner.backends.instructions import read_instructions
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
 from holodeck_lsp.schema.results import ToolInvocation

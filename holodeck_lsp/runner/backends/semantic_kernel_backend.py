@@ -28,7 +28,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.runner.backend import BackendInitError, BackendSessionError, SendResult, TurnFile
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
+from holodeck_lsp.runner.backends.base import (
+    BackendInitError,
+    BackendSessionError,
+    SendResult,
+    TurnFile,
+)
+from holodeck_lsp.runner.backends.instructions import read_instructions
 from holodeck_lsp.runner.backends.sk.kernel_functions import (
     PLUGIN_NAME,
     CallRecord,
@@ -44,8 +51,6 @@ from holodeck_lsp.runner.backends.sk.mcp_plugins import (
 from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
 from holodeck_lsp.runner.backends.sk.openai_client import make_client, make_service, session_error
 from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
-from holodeck_lsp.runner.function_tools import LoadedTool
-from holodeck_lsp.runner.instructions import read_instructions
 from holodeck_lsp.schema.agent import Agent
 
 if TYPE_CHECKING:

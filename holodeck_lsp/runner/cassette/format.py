@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from holodeck_lsp.runner.backend import BackendError
+from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import TokenUsage
 
 FORMAT: Final = "holodeck-cassette"

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.runner.backend import AgentBackend, AgentSession, SendResult, TurnFile
-from holodeck_lsp.runner.case_sessions import CANCELLED, CaseSessionFactory, describe_error
+from holodeck_lsp.runner.backends.base import AgentBackend, AgentSession, SendResult, TurnFile
+from holodeck_lsp.runner.backends.json_values import json_safe
 from holodeck_lsp.runner.cassette.format import (
     Cassette,
     CassetteCase,
@@ -17,7 +17,11 @@ from holodeck_lsp.runner.cassette.format import (
     CassetteTurn,
     cassette_usage,
 )
-from holodeck_lsp.runner.json_values import json_safe
+from holodeck_lsp.runner.execution.case_sessions import (
+    CANCELLED,
+    CaseSessionFactory,
+    describe_error,
+)
 
 
 class RecordingSession:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.backends.base import (
     AgentSession,
     BackendError,
     BackendInitError,

@@ -19,13 +19,11 @@ from typing import Any
 
 import httpx
 
+from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.schema.judge_model import judge_label
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 from holodeck_lsp.schema.results import TokenUsage
 
-OPENAI_ENDPOINT = "https://api.openai.com/v1"
-ANTHROPIC_ENDPOINT = "https://api.anthropic.com"
-OLLAMA_ENDPOINT = "http://localhost:11434"
 AZURE_API_VERSION = "2024-10-21"
 ANTHROPIC_VERSION = "2023-06-01"
 #: Judges answer in JSON of a few hundred tokens; bounded so a runaway reply stops.
@@ -51,16 +49,10 @@ def _key(model: LLMProvider, env: Mapping[str, str], variable: str) -> str | Non
     return secret or env.get(variable, "").strip() or None
 
 
-def _ollama_host(env: Mapping[str, str]) -> str | None:
-    raw = env.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return None
-    url = raw if "://" in raw else f"http://{raw}"
-    scheme, rest = url.split("://", 1)
-    host = rest.split("/", 1)[0]
-    if ":" not in host.rsplit("]", 1)[-1]:
-        url = f"{scheme}://{host}:11434" + rest[len(host) :]
-    return url
+def _key_variable(provider: Provider) -> str:
+    variable = PROVIDERS[provider].key_variable
+    assert variable is not None, provider  # only Ollama needs no key
+    return variable
 
 
 class JudgeTransport:
@@ -77,16 +69,16 @@ class JudgeTransport:
         model, env = self.model, self._env
         provider = model.provider
         if provider is Provider.OPENAI:
-            key = _key(model, env, "OPENAI_API_KEY")
+            key = _key(model, env, _key_variable(provider))
             if key is None:
                 raise JudgeConfigError(
                     f"the judge {self.label} needs an API key: set OPENAI_API_KEY or the "
                     "judge's `model.api_key` (e.g. `api_key: ${OPENAI_API_KEY}`)"
                 )
-            base = model.endpoint or env.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT
+            base = PROVIDERS[provider].endpoint(model.endpoint, env)
             return base.rstrip("/") + "/chat/completions", {"Authorization": f"Bearer {key}"}
         if provider is Provider.AZURE_OPENAI:
-            key = _key(model, env, "AZURE_OPENAI_API_KEY")
+            key = _key(model, env, _key_variable(provider))
             if key is None:
                 raise JudgeConfigError(
                     f"the judge {self.label} needs an API key: set AZURE_OPENAI_API_KEY or "
@@ -97,16 +89,16 @@ class JudgeTransport:
             url = f"{base}/openai/deployments/{model.name}/chat/completions?api-version={version}"
             return url, {"api-key": key}
         if provider is Provider.OLLAMA:
-            base = (model.endpoint or _ollama_host(env) or OLLAMA_ENDPOINT).rstrip("/")
+            base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
             base = base.removesuffix("/v1")
             return base + "/api/chat", {}
-        key = _key(model, env, "ANTHROPIC_API_KEY")
+        key = _key(model, env, _key_variable(provider))
         if key is None:
             raise JudgeConfigError(
                 f"the judge {self.label} needs an API key: set ANTHROPIC_API_KEY or the "
                 "judge's `model.api_key`"
             )
-        base = (model.endpoint or env.get("ANTHROPIC_BASE_URL") or ANTHROPIC_ENDPOINT).rstrip("/")
+        base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
         return base + "/v1/messages", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
     def _body(self, prompt: str, schema: Mapping[str, Any] | None, name: str) -> dict[str, Any]:

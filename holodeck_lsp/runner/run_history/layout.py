@@ -18,8 +18,8 @@ import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
-from holodeck_lsp.runner import last_run
-
+#: holodeck-lsp's state beside an agent file: the run history, the last run's failures.
+FOLDER = ".holodeck"
 RUNS = "runs"
 RUN_FILE = "run.json"
 REPORT_FILE = "report.json"
@@ -35,7 +35,7 @@ def runs_folder(agent_path: Path) -> Path:
     """The runs of the agent file `agent_path` (or of every agent in the folder `agent_path`)
     are stored here. Nothing is created."""
     folder = agent_path if agent_path.is_dir() else agent_path.parent
-    return folder / last_run.FOLDER / RUNS
+    return folder / FOLDER / RUNS
 
 
 def new_run_id(started: datetime, taken: set[str] | None = None) -> str:
@@ -54,3 +54,14 @@ def new_run_id(started: datetime, taken: set[str] | None = None) -> str:
 
 def is_run_id(name: str) -> bool:
     return bool(ID_PATTERN.match(name))
+
+
+def state_folder(agent_dir: Path) -> Path:
+    """`.holodeck/` in `agent_dir`, created with a `.gitignore` of `*` (it ignores itself, so
+    nothing in it is ever committed). Raises OSError when it cannot be written."""
+    folder = agent_dir / FOLDER
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# holodeck-lsp's own state: never committed\n*\n", "utf-8")
+    return folder

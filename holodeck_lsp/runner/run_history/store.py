@@ -17,7 +17,6 @@ from pathlib import Path
 
 from holodeck_lsp import __version__
 from holodeck_lsp.engine.reports import json_report
-from holodeck_lsp.runner import last_run
 from holodeck_lsp.runner.cassette import Cassette, transcript_of
 from holodeck_lsp.runner.run_history.layout import (
     PARTIAL_PREFIX,
@@ -26,6 +25,7 @@ from holodeck_lsp.runner.run_history.layout import (
     RUN_FILE,
     RUNS,
     new_run_id,
+    state_folder,
 )
 from holodeck_lsp.runner.run_history.metadata import Counts, GitState, RunMetadata
 from holodeck_lsp.runner.run_history.stored import StoredRun
@@ -56,7 +56,7 @@ class RunToStore:
 def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
     """Store `run` under `.holodeck/runs/<new id>/`. Raises OSError (nothing is left behind)."""
     agent_dir = run.agent_path.parent
-    runs = last_run.state_folder(agent_dir) / RUNS
+    runs = state_folder(agent_dir) / RUNS
     runs.mkdir(exist_ok=True)
     taken = {entry.name for entry in runs.iterdir()}
     run_id = new_run_id(run.started, taken)

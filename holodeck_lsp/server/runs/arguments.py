@@ -158,8 +158,8 @@ def _report_format(command: str, arguments: Sequence[Any]) -> str:
     wanted = options.get("format") if isinstance(options, dict) else None
     if wanted not in REPORT_FORMATS:
         raise BadArguments(
-            f"{command}: options (argument 2) must be {{\"format\": \"markdown\"}} or "
-            f"{{\"format\": \"html\"}}, got {options!r}"
+            f'{command}: options (argument 2) must be {{"format": "markdown"}} or '
+            f'{{"format": "html"}}, got {options!r}'
         )
     return str(wanted)
 

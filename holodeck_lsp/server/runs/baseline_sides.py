@@ -83,7 +83,6 @@ def compared(
 ) -> Sides | str:
     """The comparison of head against base for the agent file, or why there is none."""
     from holodeck_lsp.engine.run_comparison import compare_reports
-    from holodeck_lsp.runner.compare_sources import stored_ref
     from holodeck_lsp.runner.run_history import (
         RunNotFound,
         RunUnreadable,
@@ -91,6 +90,7 @@ def compared(
         resolve,
         runs_folder,
     )
+    from holodeck_lsp.runner.run_history.comparison_sides import stored_ref
 
     folder = runs_folder(agent_path)
     runs = list_runs(folder, agent_path.name)

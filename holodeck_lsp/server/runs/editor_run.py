@@ -30,7 +30,7 @@ from holodeck_lsp.server.runs.state import Runner
 from holodeck_lsp.server.runs.worker_thread import RunHandle, ServerSink, in_own_thread
 
 if TYPE_CHECKING:
-    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.execution.events import CaseRef
     from holodeck_lsp.runner.run_session import Answers, RunOutcome, RunRequest, RunSession
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.results import TestResult, TurnResult

@@ -17,7 +17,7 @@ from holodeck_lsp.server.runs.inline_results import mark
 from holodeck_lsp.server.runs.worker_thread import RunHandle
 
 if TYPE_CHECKING:
-    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.execution.events import CaseRef
     from holodeck_lsp.schema.results import TurnResult
 
 log = logging.getLogger("holodeck_lsp.server.runs")

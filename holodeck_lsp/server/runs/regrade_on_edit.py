@@ -31,7 +31,7 @@ from holodeck_lsp.server.runs.worker_thread import RunHandle
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.cassette import CassetteCase
-    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.execution.events import CaseRef
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.results import TestResult
     from holodeck_lsp.server.features.diagnostics.analysis import Analysis

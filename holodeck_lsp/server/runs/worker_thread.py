@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from holodeck_lsp.runner.progress import CaseRef
+    from holodeck_lsp.runner.execution.events import CaseRef
     from holodeck_lsp.schema.results import TestResult, TurnResult
 
 _T = TypeVar("_T")

@@ -76,7 +76,7 @@ def test_no_save_stores_nothing(tmp_path: Path) -> None:
 def test_ids_of_runs_in_the_same_second_are_unique(tmp_path: Path) -> None:
     cassette = write_suite(tmp_path)
     assert replay(tmp_path, cassette, "--no-save", "--report-json", str(tmp_path / "r.json")) == 0
-    from holodeck_lsp.runner.report_command import read_report
+    from holodeck_lsp.commands.report import read_report
 
     report = read_report(tmp_path / "r.json")
     assert report is not None

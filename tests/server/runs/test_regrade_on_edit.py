@@ -125,8 +125,10 @@ async def test_a_run_failure_stays_an_error(client: LanguageClient, tmp_path: Pa
     params = await wait_for(
         client,
         document_uri,
-        lambda p: p.version == 2
-        and {d.severity for d in run_items(p)} == {types.DiagnosticSeverity.Error},
+        lambda p: (
+            p.version == 2
+            and {d.severity for d in run_items(p)} == {types.DiagnosticSeverity.Error}
+        ),
     )
     assert run_items(params)[0].range.start.line == ARG_B_LINE
 

@@ -12,9 +12,9 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from holodeck_lsp.runner.backend import BackendInitError
-from holodeck_lsp.runner.child_environment import inherited
-from holodeck_lsp.runner.mcp_servers import StdioServer
+from holodeck_lsp.runner.agent_code.child_environment import inherited
+from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.llm import AuthProvider, LLMProvider
 
 #: Besides the system basics (child_environment), the CLI keeps its own settings.

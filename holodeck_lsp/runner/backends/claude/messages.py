@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from holodeck_lsp.runner.backend import TurnFile
+from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
 
 

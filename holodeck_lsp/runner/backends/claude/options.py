@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
+from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer
 from holodeck_lsp.runner.backends.claude.tool_schema import parameters_schema
 from holodeck_lsp.runner.backends.claude.tool_server import TOOL_SERVER, ToolLog, make_handler
-from holodeck_lsp.runner.function_tools import LoadedTool
-from holodeck_lsp.runner.mcp_servers import StdioServer
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
 

@@ -9,7 +9,7 @@ import types
 import typing
 from typing import Any
 
-from holodeck_lsp.runner.function_tools import LoadedTool
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
 
 
 def _type_schema(annotation: Any) -> tuple[dict[str, Any], bool]:

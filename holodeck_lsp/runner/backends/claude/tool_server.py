@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from holodeck_lsp.runner.function_tools import LoadedTool
-from holodeck_lsp.runner.json_values import json_safe
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
+from holodeck_lsp.runner.backends.json_values import json_safe
 
 #: Name of the in-process MCP server carrying the agent's function tools.
 TOOL_SERVER = "tools"

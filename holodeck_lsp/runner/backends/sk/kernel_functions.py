@@ -15,8 +15,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from holodeck_lsp.runner.backend import BackendInitError
-from holodeck_lsp.runner.function_tools import LoadedTool
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
+from holodeck_lsp.runner.backends.base import BackendInitError
 
 if TYPE_CHECKING:
     from semantic_kernel.functions import KernelFunction

@@ -5,7 +5,7 @@ per tool named after the tool's `name` (the model sees `<name>-<server tool>`), 
 with the session. Per session, not shared: a plugin could serve concurrent calls, but a
 stateful server would carry one test case into the next. The plugin's `call_tool` is where a
 call is recorded (result text, duration, the server's `isError`), through the same ContextVar
-as function tools. See `runner/mcp_servers.py` for the launcher lookup and the server's
+as function tools. See `runner/agent_code/mcp_servers.py` for the launcher lookup and the server's
 environment (built, never inherited).
 """
 
@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer, stdio_servers
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.runner.backends.sk.kernel_functions import PLUGIN_NAME, current_call
-from holodeck_lsp.runner.mcp_servers import StdioServer, stdio_servers
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import FunctionTool
 

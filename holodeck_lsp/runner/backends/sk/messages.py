@@ -8,9 +8,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from holodeck_lsp.runner.backend import TurnFile
+from holodeck_lsp.runner.backends.base import TurnFile
+from holodeck_lsp.runner.backends.json_values import json_safe
 from holodeck_lsp.runner.backends.sk.kernel_functions import CallRecord
-from holodeck_lsp.runner.json_values import json_safe
 from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
 
 if TYPE_CHECKING:

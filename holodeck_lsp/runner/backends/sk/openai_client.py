@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.backends.base import (
     BackendConnectionError,
     BackendError,
     BackendInitError,
     BackendSessionError,
     BackendTimeoutError,
 )
+from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
         OpenAIChatCompletionBase,
     )
 
-OLLAMA_DEFAULT_ENDPOINT = "http://localhost:11434"
 #: Ollama ignores the key, but the OpenAI client refuses to start without one.
 OLLAMA_PLACEHOLDER_KEY = "ollama"
 #: HTTP statuses after which every later turn would fail the same way (bad key, no access,
@@ -40,20 +40,6 @@ def _secret(model: LLMProvider) -> str | None:
     return key or None
 
 
-def ollama_host(env: Mapping[str, str]) -> str | None:
-    """`OLLAMA_HOST` as a URL, as Ollama's own CLI reads it (`127.0.0.1:8765`, `myhost`,
-    `http://myhost:11434`): the server to use when the agent sets no `model.endpoint`."""
-    raw = env.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return None
-    url = raw if "://" in raw else f"http://{raw}"
-    scheme, rest = url.split("://", 1)
-    host = rest.split("/", 1)[0]
-    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
-        url = f"{scheme}://{host}:11434" + rest[len(host) :]
-    return url
-
-
 def make_client(
     model: LLMProvider, env: Mapping[str, str], *, max_retries: int, timeout: float | None
 ) -> AsyncOpenAI:
@@ -64,19 +50,20 @@ def make_client(
     if timeout is not None:
         options["timeout"] = float(timeout)
     provider = model.provider
+    row = PROVIDERS[provider]
     try:
         if provider is Provider.OPENAI:
-            key = _secret(model) or env.get("OPENAI_API_KEY", "").strip()
+            key = _secret(model) or env.get(row.key_variable or "", "").strip()
             if not key:
                 raise BackendInitError(
                     "provider openai needs an API key: set the OPENAI_API_KEY environment "
                     "variable or `model.api_key` in agent.yaml (e.g. `api_key: ${MY_KEY}`)"
                 )
             # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
-            base_url = model.endpoint or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+            base_url = row.endpoint(model.endpoint, env)
             return AsyncOpenAI(api_key=key, base_url=base_url, **options)
         if provider is Provider.AZURE_OPENAI:
-            key = _secret(model) or env.get("AZURE_OPENAI_API_KEY", "").strip()
+            key = _secret(model) or env.get(row.key_variable or "", "").strip()
             if not key:
                 raise BackendInitError(
                     "provider azure_openai needs an API key: set the AZURE_OPENAI_API_KEY "
@@ -98,7 +85,7 @@ def make_client(
                 **options,
             )
         if provider is Provider.OLLAMA:
-            base = (model.endpoint or ollama_host(env) or OLLAMA_DEFAULT_ENDPOINT).rstrip("/")
+            base = row.endpoint(model.endpoint, env).rstrip("/")
             if not base.endswith("/v1"):
                 base += "/v1"  # Ollama's OpenAI-compatible API
             key = _secret(model) or OLLAMA_PLACEHOLDER_KEY

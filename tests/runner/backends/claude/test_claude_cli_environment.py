@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.runner.backends.claude.cli_environment import cli_environment
-from holodeck_lsp.runner.mcp_servers import StdioServer
 from holodeck_lsp.schema.llm import LLMProvider
 
 

@@ -7,7 +7,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.runner.backend import TurnFile
+from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.runner.backends.claude.messages import (
     result_text,
     stderr_tail,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from holodeck_lsp.runner.agent_code.function_tools import LoadedTool, load_function_tools
 from holodeck_lsp.runner.backends.claude.tool_schema import parameters_schema
-from holodeck_lsp.runner.function_tools import LoadedTool, load_function_tools
 from holodeck_lsp.schema.agent import Agent
 
 

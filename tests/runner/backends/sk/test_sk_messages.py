@@ -17,7 +17,7 @@ from semantic_kernel.contents import (
     TextContent,
 )
 
-from holodeck_lsp.runner.backend import TurnFile
+from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.runner.backends.sk.kernel_functions import CallRecord
 from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
 from holodeck_lsp.schema.results import TokenUsage

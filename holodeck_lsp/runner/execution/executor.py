@@ -24,13 +24,17 @@ from holodeck_lsp import __version__
 from holodeck_lsp.engine.case_grading import turn_specs
 from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result, summarize
 from holodeck_lsp.engine.turn_grading import GradingOptions
-from holodeck_lsp.runner.backend import AgentBackend
-from holodeck_lsp.runner.case_runner import CaseRun, RunContext
-from holodeck_lsp.runner.grader_loading import default_grader_timeout, grader_specs, load_graders
+from holodeck_lsp.runner.agent_code.grader_loading import (
+    default_grader_timeout,
+    grader_specs,
+    load_graders,
+)
+from holodeck_lsp.runner.backends.base import AgentBackend
+from holodeck_lsp.runner.execution.case_runner import CaseRun, RunContext
+from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.start_order import start_order
 from holodeck_lsp.runner.judges.pool import JudgePool
-from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
-from holodeck_lsp.runner.start_order import start_order
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool

@@ -22,14 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.backends.base import BackendInitError
+from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.llm import Provider
 
 #: Seconds the one request may take in all (connect and first answer); override with
 #: $HOLODECK_PREFLIGHT_TIMEOUT.
 DEFAULT_TIMEOUT = 5.0
-OLLAMA_DEFAULT = "http://localhost:11434"
 _PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY")
 
 
@@ -49,22 +48,8 @@ class Endpoint:
 
 def endpoint_of(agent: Agent, env: Mapping[str, str]) -> Endpoint:
     """The URL the agent's backend will talk to, resolved as the backends resolve it."""
-    model = agent.model
-    provider = model.provider
-    if provider is Provider.OLLAMA:
-        from holodeck_lsp.runner.backends.sk.openai_client import ollama_host
-
-        url = model.endpoint or ollama_host(env) or OLLAMA_DEFAULT
-        return Endpoint(
-            "Ollama", url, "is it running (`ollama serve`)? set OLLAMA_HOST or `model.endpoint`"
-        )
-    if provider is Provider.OPENAI:
-        url = model.endpoint or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        return Endpoint("the OpenAI API", url, "check `model.endpoint` or OPENAI_BASE_URL")
-    if provider is Provider.AZURE_OPENAI:
-        return Endpoint("Azure OpenAI", model.endpoint or "", "check `model.endpoint`")
-    url = model.endpoint or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    return Endpoint("the Anthropic API", url, "check `model.endpoint` or ANTHROPIC_BASE_URL")
+    row = PROVIDERS[agent.model.provider]
+    return Endpoint(row.label, row.endpoint(agent.model.endpoint, env), row.endpoint_hint)
 
 
 def check_endpoint(
@@ -127,18 +112,11 @@ def probe(url: str, timeout: float) -> str | None:
     return None
 
 
-_KEY_VARIABLES = {
-    Provider.OPENAI: "OPENAI_API_KEY",
-    Provider.AZURE_OPENAI: "AZURE_OPENAI_API_KEY",
-    Provider.ANTHROPIC: "ANTHROPIC_API_KEY",
-}
-
-
 def _key_missing(agent: Agent, env: Mapping[str, str]) -> bool:
     """A provider without its key (`model.api_key` or the environment variable): the backend
     refuses to start anyway, with the fix. Ollama needs none; the Claude CLI's OAuth token
     is its own credential."""
-    variable = _KEY_VARIABLES.get(agent.model.provider)
+    variable = PROVIDERS[agent.model.provider].key_variable
     auth = agent.model.auth_provider
     if variable is None or (auth is not None and auth.value == "oauth_token"):
         return False

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.backends.base import (
     AgentBackend,
     AgentSession,
     BackendConnectionError,
     SendResult,
     TurnFile,
 )
-from holodeck_lsp.runner.case_sessions import CaseSessionFactory
+from holodeck_lsp.runner.execution.case_sessions import CaseSessionFactory
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
-from holodeck_lsp.runner.model_matrix import ModelRef, ModelSpecError, parse_models
+from holodeck_lsp.runner.models.model_matrix import ModelRef, ModelSpecError, parse_models
 
 
 class RunModelsError(ValueError):

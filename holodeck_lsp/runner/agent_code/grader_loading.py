@@ -17,7 +17,7 @@ from pathlib import Path
 from holodeck_lsp.engine.code_graders import DEFAULT_GRADER_TIMEOUT, GraderContext
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.turn_grading import GraderFn
-from holodeck_lsp.runner.grader_import import load_grader
+from holodeck_lsp.runner.agent_code.grader_import import load_grader
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import CodeMetric

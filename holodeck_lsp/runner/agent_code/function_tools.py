@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import FunctionTool
 

@@ -27,25 +27,37 @@ from pathlib import Path
 from typing import Any
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_seconds
+from holodeck_lsp.commands._common import fail
+from holodeck_lsp.commands.console.case_progress import TerminalProgress
+from holodeck_lsp.commands.console.closing_lines import summary_lines
+from holodeck_lsp.commands.console.text_stream import TextStream
+from holodeck_lsp.commands.console.totals_bar import PROGRESS_CHOICES, choose_display
+from holodeck_lsp.commands.run.ctrl_c import CtrlC
+from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.config.formats import build_report, render
 from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.engine.reports import html, json_report, junit, markdown
-from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
-from holodeck_lsp.runner import last_run
-from holodeck_lsp.runner.ctrl_c import CtrlC
-from holodeck_lsp.runner.executor import resolve_parallelism
-from holodeck_lsp.runner.model_matrix import model_label
-from holodeck_lsp.runner.progress import TerminalProgress, TextStream
-from holodeck_lsp.runner.progress_bar import PROGRESS_CHOICES, choose_display
-from holodeck_lsp.runner.run_history import after_run, retention
-from holodeck_lsp.runner.run_models import (
+from holodeck_lsp.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_CANNOT_RUN,
+    EXIT_OK,
+    EXIT_TEST_FAILED,
+    RUN_EXIT_CODES,
+    epilog,
+)
+from holodeck_lsp.runner.backends.providers import provider_names
+from holodeck_lsp.runner.execution.executor import resolve_parallelism
+from holodeck_lsp.runner.models.model_matrix import model_label
+from holodeck_lsp.runner.models.run_models import (
     RunModels,
     RunModelsError,
     matrix_note,
     resolve_run_models,
 )
+from holodeck_lsp.runner.run_history import after_run, retention
+from holodeck_lsp.runner.run_history import last_failed as last_run
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -56,19 +68,12 @@ from holodeck_lsp.runner.run_session import (
     RunRequest,
     RunSession,
 )
-from holodeck_lsp.runner.run_summary import summary_lines
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.runner.selection import Selection, SelectionError, plan_cases
-from holodeck_lsp.runner.startup_heap import freeze_startup_heap
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
-
-EXIT_PASSED = 0
-EXIT_FAILED = 1
-EXIT_CONFIG = 2
-EXIT_CANNOT_RUN = 3
 
 
 def main(argv: list[str]) -> int:
@@ -84,31 +89,31 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
         # Intermixed: options may come before or after the path.
         args = parser.parse_intermixed_args(argv)
     except SystemExit as exit_:  # --help (0) or a usage error (2)
-        return exit_.code if isinstance(exit_.code, int) else EXIT_CONFIG
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.record and args.replay:
-        return _fail(EXIT_CONFIG, "--record and --replay cannot be used together")
+        return fail(EXIT_BAD_INPUT, "--record and --replay cannot be used together")
     if args.rejudge and not args.replay:
-        return _fail(EXIT_CONFIG, "--rejudge re-judges a replay: use it with --replay FILE")
+        return fail(EXIT_BAD_INPUT, "--rejudge re-judges a replay: use it with --replay FILE")
     if args.last_failed and (args.case or args.keyword):
-        return _fail(EXIT_CONFIG, "--last-failed chooses the cases itself: drop --case / -k")
+        return fail(EXIT_BAD_INPUT, "--last-failed chooses the cases itself: drop --case / -k")
     try:
         args.keep = retention.keep_setting(args.keep)
     except retention.KeepSettingError as error:
-        return _fail(EXIT_CONFIG, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     paths = _agent_paths(args.paths)
     if paths is None:
-        return EXIT_CONFIG
+        return EXIT_BAD_INPUT
     if len(paths) > 1:
         # Each agent has its own cases, cassette and reports: one file of each cannot hold them.
         single = [name for name, value in _PER_AGENT_OPTIONS if getattr(args, value) is not None]
         if single:
-            return _fail(
-                EXIT_CONFIG,
+            return fail(
+                EXIT_BAD_INPUT,
                 f"{len(paths)} agent files found; {', '.join(single)} only work with one agent "
                 "file: name it",
             )
     if args.watch:
-        from holodeck_lsp.runner.file_watch import watch
+        from holodeck_lsp.commands.console.file_watch import watch
 
         return watch(args.paths, lambda: _run_all(args, paths, ctrl_c), stop=lambda: ctrl_c.pressed)
     return _run_all(args, paths, ctrl_c)
@@ -129,14 +134,14 @@ _PER_AGENT_OPTIONS = (
 
 def _run_all(args: argparse.Namespace, paths: list[Path], ctrl_c: CtrlC) -> int:
     """Each agent in turn; the worst status wins (3 over 2 over 1 over 0)."""
-    worst = EXIT_PASSED
+    worst = EXIT_OK
     for number, path in enumerate(paths):
         if ctrl_c.pressed:
             break
         if number:
             print(flush=True)
         worst = max(worst, _run_once(args, path, ctrl_c))
-        if args.fail_fast and worst != EXIT_PASSED:
+        if args.fail_fast and worst != EXIT_OK:
             break
     return worst
 
@@ -146,16 +151,16 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     loaded = load_agent_file(path)
     if loaded.errors or loaded.agent is None:
         sys.stderr.write(render(build_report([(path, loaded.diagnostics)]), "text"))
-        return EXIT_CONFIG
+        return EXIT_BAD_INPUT
     _print_warnings(path, loaded.diagnostics)
     agent = loaded.agent
     if not agent.test_cases:
-        return _fail(EXIT_CONFIG, f"{path} has no test cases to run")
+        return fail(EXIT_BAD_INPUT, f"{path} has no test cases to run")
     selection = _selection(args, path)
     try:
         planned = plan_cases(agent, selection)
     except SelectionError as error:
-        return _fail(EXIT_CONFIG, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
 
     try:
         matrix = resolve_run_models(
@@ -166,7 +171,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
             recording=args.record is not None,
         )
     except RunModelsError as error:
-        return _fail(EXIT_CONFIG, str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
 
     _configure_logs()
     started_at = datetime.now().astimezone()
@@ -191,7 +196,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
         session = RunSession.open(request)
     except RunCannotStart as error:
-        return _fail(EXIT_CANNOT_RUN, str(error))
+        return fail(EXIT_CANNOT_RUN, str(error))
     freeze_startup_heap()  # the SDKs are imported now: no full collections over them
     redactor = session.redactor
     stream = _RedactedStream(sys.stdout, redactor)
@@ -200,7 +205,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
     except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
-        return _fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
+        return fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
     elapsed = time.perf_counter() - started
     if ctrl_c.pressed:  # stopped by the user: a partial run, and every output says so
         outcome = dataclasses.replace(
@@ -245,17 +250,17 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     stream.flush()
     if outcome.unreachable is not None:
         return EXIT_CANNOT_RUN
-    if status != EXIT_PASSED:
+    if status != EXIT_OK:
         return status
     if baseline_error is not None:
-        return _fail(EXIT_FAILED, baseline_error)
+        return fail(EXIT_TEST_FAILED, baseline_error)
     if comparison is not None:
         # The CI gate: with a baseline the status is the comparison's (1 only for a turn that
         # regressed), so failures the baseline had too do not fail the run.
-        from holodeck_lsp.runner.run_baseline import print_comparison
+        from holodeck_lsp.commands.run.baseline import print_comparison
 
         return print_comparison(comparison, out=stream, palette=palette)
-    return EXIT_FAILED if report.summary.failed else EXIT_PASSED
+    return EXIT_TEST_FAILED if report.summary.failed else EXIT_OK
 
 
 def _display(
@@ -399,8 +404,8 @@ def _parser() -> argparse.ArgumentParser:
         "--model",
         action="append",
         metavar="PROVIDER:NAME",
-        help="run the suite with this model instead of the agent's (openai, azure_openai, "
-        "anthropic, ollama); repeat for a matrix, one column per model (default: models: in "
+        help=f"run the suite with this model instead of the agent's ({provider_names()}); "
+        "repeat for a matrix, one column per model (default: models: in "
         "holodeck-lsp.yaml, else the agent's model)",
     )
     parser.add_argument(
@@ -474,11 +479,11 @@ def _agent_paths(paths: list[Path]) -> list[Path] | None:
         found = find_agent_files(paths)
     except PathsNotFoundError as missing:
         for path in missing.paths:
-            _fail(EXIT_CONFIG, f"no such file or directory: {path}")
+            fail(EXIT_BAD_INPUT, f"no such file or directory: {path}")
         return None
     if not found:
         where = ", ".join(map(str, paths))
-        _fail(EXIT_CONFIG, f"no agent file found under {where} (agent.yaml or *.agent.yaml)")
+        fail(EXIT_BAD_INPUT, f"no agent file found under {where} (agent.yaml or *.agent.yaml)")
         return None
     return found
 
@@ -503,11 +508,13 @@ def _baseline_comparison(
     the baseline cannot be read."""
     if args.baseline is None:
         return None, None
-    from holodeck_lsp.runner.compare_sources import SideError
-    from holodeck_lsp.runner.run_baseline import comparison_with
+    from holodeck_lsp.commands._common import warn
+    from holodeck_lsp.commands.run.baseline import THIS_RUN
+    from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
 
     try:
-        return comparison_with(path, report, args.baseline, threshold=0.05), None
+        comparison = comparison_with(args.baseline, report, path, head_label=THIS_RUN, warn=warn)
+        return comparison, None
     except SideError as error:
         return None, str(error)
 
@@ -531,7 +538,7 @@ def _write_outputs(
         outputs.append(_Output(args.junit, lambda: junit.render(masked)))
     if args.record and recording is not None:
         outputs.append(_Output(args.record, recording.render, "cassette"))
-    status = EXIT_PASSED
+    status = EXIT_OK
     for output in outputs:
         try:
             output.path.parent.mkdir(parents=True, exist_ok=True)
@@ -540,9 +547,7 @@ def _write_outputs(
             output.path.write_text(redactor.text(output.render()), encoding="utf-8")
             stream.write(f"{output.what} written to {output.path}\n")
         except OSError as error:
-            status = _fail(
-                EXIT_CANNOT_RUN, f"cannot write {output.path}: {error.strerror or error}"
-            )
+            status = fail(EXIT_CANNOT_RUN, f"cannot write {output.path}: {error.strerror or error}")
     return status
 
 
@@ -567,8 +572,3 @@ class _RedactedStream:
 def _configure_logs() -> None:
     """Warnings and errors on stderr; the run session masks its secrets in them."""
     logging.basicConfig(level=logging.WARNING, format="holodeck-lsp: %(levelname)s: %(message)s")
-
-
-def _fail(status: int, message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return status

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from holodeck_lsp.runner.backend import BackendInitError
-from holodeck_lsp.runner.child_environment import inherited
+from holodeck_lsp.runner.agent_code.child_environment import inherited
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import MCPTool, TransportType
 

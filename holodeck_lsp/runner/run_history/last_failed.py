@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.runner.run_history.layout import FOLDER, state_folder
+
 if TYPE_CHECKING:
-    # Only a type here: the run history's layout (and the completion scripts' `__run-refs`)
-    # import this module for FOLDER, and must not pay for the report schema.
+    # Only a type here: `run --last-failed` and the run history's listing must not pay for
+    # the report schema to read a list of names.
     from holodeck_lsp.schema.results import TestReport
 
-FOLDER = ".holodeck"
 _VERSION = 1
 
 
@@ -56,17 +57,6 @@ def save(agent_path: Path, report: TestReport) -> Path | None:
     except OSError:
         return None
     return target
-
-
-def state_folder(agent_dir: Path) -> Path:
-    """`.holodeck/` in `agent_dir`, created with a `.gitignore` of `*` (it ignores itself, so
-    nothing in it is ever committed). Raises OSError when it cannot be written."""
-    folder = agent_dir / FOLDER
-    folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# holodeck-lsp's own state: never committed\n*\n", "utf-8")
-    return folder
 
 
 def load(agent_path: Path) -> LastRun | None:

@@ -17,20 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from holodeck_lsp.runner.backends.providers import PROVIDERS, missing_extra_message
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import Provider
 
 #: Fields that only mean something for the provider they were written for.
 _CONNECTION_FIELDS = ("endpoint", "api_key", "api_version", "auth_provider")
+
+
 #: provider -> (module its backend imports, pip extra)
-_SDKS: dict[Provider, tuple[str, str]] = {
-    Provider.OPENAI: ("semantic_kernel", "sk"),
-    Provider.AZURE_OPENAI: ("semantic_kernel", "sk"),
-    Provider.OLLAMA: ("semantic_kernel", "sk"),
-    Provider.ANTHROPIC: ("claude_agent_sdk", "claude"),
-}
-
-
 class ModelSpecError(ValueError):
     """A `--model` value (or a `models:` entry) that names no usable model; the message
     leads with the value and says what would be accepted."""
@@ -101,17 +96,14 @@ def parse_models(texts: Sequence[str], where: str = "--model") -> list[ModelRef]
 def missing_extra(provider: Provider) -> str | None:
     """Why `provider`'s backend cannot be imported, with the install command; None when its
     SDK is installed. Looks the module up without importing it (that costs seconds)."""
-    module, extra = _SDKS[provider]
+    row = PROVIDERS[provider]
     try:
-        found = importlib.util.find_spec(module) is not None
+        found = importlib.util.find_spec(row.sdk_module) is not None
     except (ImportError, ValueError):
         found = False
     if found:
         return None
-    return (
-        f"provider {provider.value} needs the `{extra}` extra ({module} is not installed): "
-        f"pip install 'holodeck-lsp[{extra}]'"
-    )
+    return missing_extra_message(row, f"{row.sdk_module} is not installed")
 
 
 def with_model(

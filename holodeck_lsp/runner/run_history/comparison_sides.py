@@ -12,6 +12,7 @@ Compare's only contact with the run history: `runs_folder`, `list_runs`, `resolv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,9 @@ class Side:
         """The report's parsed JSON (ValueError / OSError when it is not JSON)."""
         return from_json(self.path.read_bytes())
 
-    def report(self) -> TestReport:
-        """The report, validated; SideError (after the reader's message) when it is not one."""
+    def report(self, warn: Callable[[str], None] | None = None) -> TestReport:
+        """The report, validated; SideError saying why when it is not one. `warn` hears
+        about fields of an older or newer version that were dropped."""
         if self.run is not None:
             from holodeck_lsp.runner.run_history import RunUnreadable
 
@@ -52,14 +54,12 @@ class Side:
                 return self.run.load_report()
             except RunUnreadable as error:
                 raise SideError(f"{error} (or pass a report file)") from None
-        # Imported here: report_command prints its reason when a file is not a report, and
-        # reads an older or newer report's unknown fields with a warning.
-        from holodeck_lsp.runner.report_command import read_report
+        from holodeck_lsp.runner.run_history.report_files import ReportUnreadable, read_report_file
 
-        report = read_report(self.path)
-        if report is None:
-            raise SideError(f"{self.path} cannot be compared")
-        return report
+        try:
+            return read_report_file(self.path, warn)
+        except ReportUnreadable as error:
+            raise SideError(str(error)) from None
 
 
 def looks_like_file(text: str) -> bool:
@@ -116,16 +116,20 @@ def side_named(name: str, agent: Path | None) -> Side:
     return stored_side(name, agent)
 
 
-def compared(base: Side, head: Side, threshold: float) -> Comparison:
+def compared(
+    base: Side, head: Side, threshold: float, warn: Callable[[str], None] | None = None
+) -> Comparison:
     """The fast path over both files' JSON; the validating one when a file is not shaped
     like a report (its reader then says why, or reads it after all: an older report)."""
     # Two parsed reports are a million live objects: a collector pass would walk them all
     # again for nothing (it took over half the time), so it waits until the comparison ends.
     with gc_paused():
-        return _compared(base, head, threshold)
+        return _compared(base, head, threshold, warn)
 
 
-def _compared(base: Side, head: Side, threshold: float) -> Comparison:
+def _compared(
+    base: Side, head: Side, threshold: float, warn: Callable[[str], None] | None
+) -> Comparison:
     try:
         return compare_report_data(
             base.data(), head.data(), base_ref=base.ref, head_ref=head.ref,
@@ -133,6 +137,29 @@ def _compared(base: Side, head: Side, threshold: float) -> Comparison:
         )  # fmt: skip
     except (OSError, ValueError):  # not JSON, ReportDataError, a failing turn's ValidationError
         return compare_reports(
-            base.report(), head.report(), base_ref=base.ref, head_ref=head.ref,
+            base.report(warn), head.report(warn), base_ref=base.ref, head_ref=head.ref,
             score_threshold=threshold,
         )  # fmt: skip
+
+
+def comparison_with(
+    baseline: str,
+    report: TestReport,
+    agent: Path,
+    *,
+    head_label: str,
+    head_agent: str | None = None,
+    threshold: float = 0.05,
+    warn: Callable[[str], None] | None = None,
+) -> Comparison:
+    """`report` (not stored yet, or rendered again) against the named baseline: a stored run
+    beside `agent` or a report file. SideError, naming `--baseline`, when it cannot be read."""
+    try:
+        base = side_named(baseline, agent)
+        base_report = base.report(warn)
+    except SideError as error:
+        raise SideError(f"--baseline {baseline}: {error}") from None
+    head_ref = RunRef(label=head_label, run_id=report.run_id, agent_path=head_agent or str(agent))
+    return compare_reports(
+        base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
+    )

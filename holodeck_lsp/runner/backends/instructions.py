@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.runner.backend import BackendInitError
+from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 
 

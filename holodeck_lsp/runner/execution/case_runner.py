@@ -44,7 +44,7 @@ from holodeck_lsp.engine.turn_grading import (
     TurnSpec,
     judge_inputs,
 )
-from holodeck_lsp.runner.backend import (
+from holodeck_lsp.runner.backends.base import (
     AgentBackend,
     AgentSession,
     BackendError,
@@ -52,16 +52,16 @@ from holodeck_lsp.runner.backend import (
     BackendTimeoutError,
     SendResult,
 )
-from holodeck_lsp.runner.case_sessions import (
+from holodeck_lsp.runner.execution.case_sessions import (
     CANCELLED,
     CaseSessionFactory,
     describe_error,
     timeout_message,
 )
+from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.turn_files import prepare_files
 from holodeck_lsp.runner.judges.pool import JudgePool
-from holodeck_lsp.runner.progress import CaseRef, ProgressSink
 from holodeck_lsp.runner.selection import PlannedCase
-from holodeck_lsp.runner.turn_files import prepare_files
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import unicodedata
 
+from holodeck_lsp.commands.console.closing_lines import results_tokens
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
-from holodeck_lsp.runner.executor import WALL_TIME_KEY
-from holodeck_lsp.runner.run_summary import results_tokens
+from holodeck_lsp.runner.execution.executor import WALL_TIME_KEY
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
 

@@ -14,29 +14,28 @@ cannot be written.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
+from holodeck_lsp.commands._common import fail, warn
 from holodeck_lsp.engine.reports import html, markdown
-from holodeck_lsp.schema.comparison import Comparison, RunRef
+from holodeck_lsp.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_CANNOT_RUN,
+    EXIT_OK,
+    REPORT_EXIT_CODES,
+    epilog,
+)
+from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-EXIT_CANNOT_WRITE = 3
-#: Problems of an unreadable report shown before "and N more".
-_SHOWN_PROBLEMS = 5
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp report",
         description="Render a JSON report (from `run --report-json`) again, without re-running.",
+        epilog=epilog(REPORT_EXIT_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "report",
@@ -62,7 +61,7 @@ def main(argv: list[str]) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.html is None and args.md is None:
-        return _fail(EXIT_BAD_INPUT, "nothing to write: add --html FILE (or --md FILE)")
+        return fail(EXIT_BAD_INPUT, "nothing to write: add --html FILE (or --md FILE)")
     report = _stored_or_file(args.report, args.agent)
     if report is None:
         return EXIT_BAD_INPUT
@@ -83,7 +82,7 @@ def main(argv: list[str]) -> int:
             # The JSON report was masked when the run wrote it; this command knows no secrets.
             path.write_text(render(), encoding="utf-8")
         except OSError as error:
-            return _fail(EXIT_CANNOT_WRITE, f"cannot write {path}: {error.strerror or error}")
+            return fail(EXIT_CANNOT_RUN, f"cannot write {path}: {error.strerror or error}")
     return EXIT_OK
 
 
@@ -92,19 +91,18 @@ def _comparison(
 ) -> Comparison | None:
     """The comparison of `report` against `baseline` (a stored run or a report file), or
     None after printing why the baseline cannot be read."""
-    from holodeck_lsp.engine.run_comparison import compare_reports
-    from holodeck_lsp.runner.compare_sources import SideError, side_named
+    from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
 
     if agent.is_dir():  # a stored baseline is one of this report's agent file's runs
         agent = agent / Path(report.agent_config_path).name
     try:
-        base = side_named(baseline, agent)
-        base_report = base.report()
+        return comparison_with(
+            baseline, report, agent, head_label=head_label,
+            head_agent=report.agent_config_path, warn=warn,
+        )  # fmt: skip
     except SideError as error:
-        _fail(EXIT_BAD_INPUT, f"--baseline {baseline}: {error}")
+        fail(EXIT_BAD_INPUT, str(error))
         return None
-    head_ref = RunRef(label=head_label, run_id=report.run_id, agent_path=report.agent_config_path)
-    return compare_reports(base_report, report, base_ref=base.ref, head_ref=head_ref)
 
 
 def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
@@ -117,64 +115,16 @@ def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
     try:
         return resolve(ref, runs_folder(agent), agent_file).load_report()
     except (RunNotFound, RunUnreadable) as error:
-        _fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
+        fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
         return None
 
 
 def read_report(path: Path) -> TestReport | None:
     """The report in `path`, or None after printing why it cannot be read."""
+    from holodeck_lsp.runner.run_history.report_files import ReportUnreadable, read_report_file
+
     try:
-        raw = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError as error:
-        _fail(EXIT_BAD_INPUT, f"cannot read {path}: {error.strerror or error}")
+        return read_report_file(path, warn)
+    except ReportUnreadable as error:
+        fail(EXIT_BAD_INPUT, str(error))
         return None
-    except json.JSONDecodeError as error:
-        _fail(
-            EXIT_BAD_INPUT,
-            f"{path} is not JSON (line {error.lineno}: {error.msg}); "
-            "pass a file written by `holodeck-lsp run --report-json`",
-        )
-        return None
-    try:
-        return TestReport.model_validate(raw)
-    except ValidationError as error:
-        unknown = [e["loc"] for e in error.errors() if e["type"] == "extra_forbidden"]
-        if unknown and len(unknown) == error.error_count():
-            for loc in unknown:
-                _drop(raw, loc)
-            names = sorted(
-                {".".join(str(p) for p in loc if not isinstance(p, int)) for loc in unknown}
-            )
-            print(
-                f"holodeck-lsp: warning: {path}: ignored fields this version does not know: "
-                + ", ".join(names),
-                file=sys.stderr,
-            )
-            try:
-                return TestReport.model_validate(raw)
-            except ValidationError as again:
-                error = again
-        problems = [
-            f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}"
-            for e in error.errors()
-        ]
-        more = len(problems) - _SHOWN_PROBLEMS
-        shown = "; ".join(problems[:_SHOWN_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
-        _fail(
-            EXIT_BAD_INPUT,
-            f"{path} is not a holodeck-lsp JSON report ({shown}); "
-            "pass a file written by `holodeck-lsp run --report-json`",
-        )
-        return None
-
-
-def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
-    for part in loc[:-1]:
-        data = data[part]
-    if isinstance(data, dict):
-        data.pop(loc[-1], None)
-
-
-def _fail(status: int, message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return status

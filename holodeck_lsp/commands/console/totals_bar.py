@@ -28,8 +28,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from holodeck_lsp.runner.progress import CaseRef, TerminalProgress, TextStream, _prefix
-from holodeck_lsp.runner.progress import summary_lines as case_summary_lines
+from holodeck_lsp.commands.console.case_progress import TerminalProgress, case_prefix
+from holodeck_lsp.commands.console.results_list import results_lines
+from holodeck_lsp.commands.console.text_stream import TextStream
+from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.terminal import Palette
 
@@ -143,7 +145,7 @@ class AggregateProgress(TerminalProgress):
         passed = sum(t.passed for t in turns) if turns is not None else 0
         count = len(turns) if turns is not None else 1
         verdict = self.palette.verdict(False, "FAILED")
-        self._above(f"{_prefix(case)} {verdict} ({passed}/{count} turns passed)")
+        self._above(f"{case_prefix(case)} {verdict} ({passed}/{count} turns passed)")
 
     def finish(self, report: TestReport) -> None:
         """The last totals, then the failed cases with their first reason."""
@@ -152,7 +154,7 @@ class AggregateProgress(TerminalProgress):
         self._write(self.status_line() + "\n")
         failed = [result for result in report.results if not result.passed]
         shown = report.model_copy(update={"results": failed})
-        lines = case_summary_lines(shown, self._marks, self.palette)
+        lines = results_lines(shown, self._marks, self.palette)
         hidden = len(report.results) - len(failed)
         if hidden:
             noun = "case" if hidden == 1 else "cases"

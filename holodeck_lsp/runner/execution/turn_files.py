@@ -12,7 +12,7 @@ import mimetypes
 from collections.abc import Sequence
 from pathlib import Path
 
-from holodeck_lsp.runner.backend import TurnFile
+from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.schema.test_case import FileInput
 
 _TEXT_TYPES = {"text": "text/plain", "csv": "text/csv"}

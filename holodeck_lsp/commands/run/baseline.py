@@ -3,40 +3,23 @@ and the comparison decides the exit status (docs/running.md, "Comparing runs")."
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from holodeck_lsp.commands._common import fail, warn
+from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.engine.reports.comparison import render_text
-from holodeck_lsp.engine.run_comparison import compare_reports
-from holodeck_lsp.exit_codes import EXIT_FAILED, EXIT_OK
-from holodeck_lsp.runner.compare_sources import SideError, side_named
-from holodeck_lsp.runner.progress import TextStream
-from holodeck_lsp.schema.comparison import Comparison, RunRef
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSED
+from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
+from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
 from holodeck_lsp.terminal import Palette
 
-#: Some turn regressed (compare, and run with --baseline).
-EXIT_REGRESSED = 1
+#: How a comparison names the run that just ended.
+THIS_RUN = "this run"
 
 
 def status(comparison: Comparison, *, allow_regressions: bool = False) -> int:
     return EXIT_REGRESSED if comparison.has_regressions and not allow_regressions else EXIT_OK
-
-
-def comparison_with(
-    agent: Path, report: TestReport, baseline: str, *, threshold: float
-) -> Comparison:
-    """This run's report against the named stored run (or report file); `SideError` when
-    the baseline cannot be read (its message says why)."""
-    try:
-        base = side_named(baseline, agent)
-        base_report = base.report()
-    except SideError as error:
-        raise SideError(f"--baseline {baseline}: {error}") from None
-    head_ref = RunRef(label="this run", run_id=report.run_id, agent_path=str(agent))
-    return compare_reports(
-        base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
-    )
 
 
 def print_comparison(comparison: Comparison, *, out: TextStream, palette: Palette) -> int:
@@ -58,12 +41,9 @@ def compare_after_run(
 ) -> int:
     """`run --baseline NAME`: compare, print, and return compare's exit status."""
     try:
-        comparison = comparison_with(agent, report, baseline, threshold=threshold)
+        comparison = comparison_with(
+            baseline, report, agent, head_label=THIS_RUN, threshold=threshold, warn=warn
+        )
     except SideError as error:
-        return _fail(str(error))
+        return fail(EXIT_BAD_INPUT, str(error))
     return print_comparison(comparison, out=out, palette=palette)
-
-
-def _fail(message: str) -> int:
-    print(f"holodeck-lsp: error: {message}", file=sys.stderr)
-    return EXIT_FAILED

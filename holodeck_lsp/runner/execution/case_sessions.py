@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from holodeck_lsp.runner.backend import AgentSession, BackendError
+from holodeck_lsp.runner.backends.base import AgentSession, BackendError
 
 #: Cancellation message of a send the run's cancellation interrupted.
 CANCELLED = "cancelled"

@@ -1,0 +1,56 @@
+"""What every command does the same way: say an error or a warning on stderr, write an
+output file (or say why it cannot), and find the agent files a PATH names.
+
+One wording for all of them, so `holodeck-lsp: error:` lines read alike whichever command
+printed them and a CI log can be grepped for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
+
+PROGRAM = "holodeck-lsp"
+NO_AGENT_FILES_HINT = (
+    "agent files are named agent.yaml or *.agent.yaml; name a file to use it whatever its name"
+)
+
+
+def fail(status: int, message: str) -> int:
+    """Print `holodeck-lsp: error: MESSAGE` on stderr; returns `status` for `return fail(…)`."""
+    print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+    return status
+
+
+def warn(message: str) -> None:
+    print(f"{PROGRAM}: warning: {message}", file=sys.stderr)
+
+
+def write_output(path: Path, text: str, *, status_if_not: int) -> int:
+    """Write `text` to `path` (making its folder); EXIT_OK, or `status_if_not` after saying
+    why it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        return fail(status_if_not, f"cannot write {path}: {error.strerror or error}")
+    return EXIT_OK
+
+
+def agent_files(paths: list[Path]) -> list[Path] | None:
+    """The agent files `paths` name (a file as it is, a folder's agent files below it), or
+    None after saying what is missing — nothing found is an error, not an empty pass."""
+    try:
+        found = find_agent_files(paths)
+    except PathsNotFoundError as missing:
+        for path in missing.paths:
+            fail(EXIT_BAD_INPUT, f"no such file or directory: {path}")
+        return None
+    if not found:
+        where = ", ".join(map(str, paths))
+        fail(EXIT_BAD_INPUT, f"no agent files found under {where} ({NO_AGENT_FILES_HINT})")
+        return None
+    return found
