@@ -29,11 +29,13 @@ def warn(message: str) -> None:
     print(f"{PROGRAM}: warning: {message}", file=sys.stderr)
 
 
-def write_output(path: Path, text: str, *, status_if_not: int) -> int:
-    """Write `text` to `path` (making its folder); EXIT_OK, or `status_if_not` after saying
-    why it cannot be written."""
+def write_output(path: Path, text: str, *, status_if_not: int, make_folder: bool = False) -> int:
+    """Write `text` to `path`; EXIT_OK, or `status_if_not` after saying why it cannot be
+    written. `make_folder` for the reports of a run (`--report-html out/r.html`); check and
+    schema write where they are told, so a mistyped folder is an error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if make_folder:
+            path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         return fail(status_if_not, f"cannot write {path}: {error.strerror or error}")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from holodeck_lsp.commands._common import fail, warn
+from holodeck_lsp.commands._common import fail, warn, write_output
 from holodeck_lsp.commands.run.baseline import status
 from holodeck_lsp.engine.reports.comparison import (
     counts_line,
@@ -25,7 +25,7 @@ from holodeck_lsp.engine.reports.comparison import (
     render_markdown,
     render_text,
 )
-from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, epilog
+from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.runner.run_history.comparison_sides import (
     Side,
     SideError,
@@ -61,11 +61,9 @@ def main(argv: Sequence[str]) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            return fail(EXIT_BAD_INPUT, f"cannot write {args.output}: {error.strerror or error}")
+        written = write_output(args.output, text, status_if_not=EXIT_BAD_INPUT, make_folder=True)
+        if written != EXIT_OK:
+            return written
         print(f"comparison written to {args.output}: {counts_line(comparison)}")
     return status(comparison, allow_regressions=args.allow_regressions)
 

@@ -14,11 +14,10 @@ cannot be written.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
-from holodeck_lsp.commands._common import fail, warn
-from holodeck_lsp.engine.reports import html, markdown
+from holodeck_lsp.commands._common import fail, warn, write_output
+from holodeck_lsp.commands.report_formats import REPORT_FORMATS
 from holodeck_lsp.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_CANNOT_RUN,
@@ -28,6 +27,9 @@ from holodeck_lsp.exit_codes import (
 )
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
+
+#: The formats `report` renders a stored report in again (its JSON is the stored report).
+RENDERED_AGAIN = tuple(form for form in REPORT_FORMATS if form.report_flag is not None)
 
 
 def main(argv: list[str]) -> int:
@@ -49,8 +51,11 @@ def main(argv: list[str]) -> int:
         metavar="PATH",
         help="where RUN is stored: an agent file or its folder (default: the current folder)",
     )
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML page")
-    parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown report")
+    for report_format in RENDERED_AGAIN:
+        assert report_format.report_flag is not None
+        parser.add_argument(
+            report_format.report_flag, type=Path, metavar="FILE", help=report_format.help
+        )
     parser.add_argument(
         "--baseline",
         metavar="RUN|REPORT.json",
@@ -60,7 +65,7 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
-    if args.html is None and args.md is None:
+    if all(getattr(args, form.report_dest) is None for form in RENDERED_AGAIN):
         return fail(EXIT_BAD_INPUT, "nothing to write: add --html FILE (or --md FILE)")
     report = _stored_or_file(args.report, args.agent)
     if report is None:
@@ -70,19 +75,15 @@ def main(argv: list[str]) -> int:
         comparison = _comparison(args.baseline, args.report, report, args.agent)
         if comparison is None:
             return EXIT_BAD_INPUT
-    outputs: list[tuple[Path | None, Callable[[], str]]] = [
-        (args.html, lambda: html.render_html(report, comparison)),
-        (args.md, lambda: markdown.render(report)),
-    ]
-    for path, render in outputs:
+    for form in RENDERED_AGAIN:
+        path = getattr(args, form.report_dest)
         if path is None:
             continue
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # The JSON report was masked when the run wrote it; this command knows no secrets.
-            path.write_text(render(), encoding="utf-8")
-        except OSError as error:
-            return fail(EXIT_CANNOT_RUN, f"cannot write {path}: {error.strerror or error}")
+        # The JSON report was masked when the run wrote it; this command knows no secrets.
+        text = form.render(report, comparison)
+        status = write_output(path, text, status_if_not=EXIT_CANNOT_RUN, make_folder=True)
+        if status != EXIT_OK:
+            return status
     return EXIT_OK
 
 

@@ -20,13 +20,11 @@ status 3 and handles Ctrl-C; the server reads its settings and shows the message
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from holodeck_lsp.config.global_config import load_global_providers
 from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
@@ -44,7 +42,7 @@ from holodeck_lsp.runner.cassette import (
     ReplayBackend,
     load_cassette,
 )
-from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.events import ProgressSink
 from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
 from holodeck_lsp.runner.models.model_matrix import (
@@ -55,97 +53,23 @@ from holodeck_lsp.runner.models.model_matrix import (
     model_label,
     with_model,
 )
+from holodeck_lsp.runner.models.run_models import combination_refusal
+from holodeck_lsp.runner.run_request import (
+    Answers,
+    Live,
+    Replay,
+    RunCannotStart,
+    RunFailed,
+    RunOutcome,
+    RunRequest,
+    Transcript,
+)
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
-from holodeck_lsp.runner.selection import PlannedCase, Selection, SelectionError, plan_cases
+from holodeck_lsp.runner.selection import PlannedCase, SelectionError, plan_cases
+from holodeck_lsp.runner.session_progress import FailFast, MaskedProgress
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 
 _log = logging.getLogger(__name__)
-
-
-# -- where the answers come from --------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Live:
-    """Send the turns to the agent's backend (built from `model:`, overrides applied);
-    `record`: also keep what it answered, as a cassette."""
-
-    record: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """Answer from the cassette file at `path` (no backend, no network)."""
-
-    path: Path
-
-
-@dataclass(frozen=True, slots=True)
-class Transcript:
-    """Answer from answers already at hand (re-grading: nothing is sent to the agent)."""
-
-    cassette: Cassette
-
-
-Answers = Live | Replay | Transcript
-
-
-@dataclass(frozen=True, slots=True)
-class RunRequest:
-    agent: Agent
-    #: The agent file (its folder holds the tools, graders and files the cases use).
-    agent_path: Path
-    answers: Answers = Live()
-    selection: Selection = field(default_factory=Selection)
-    #: `holodeck.backends`-style overrides of `model:` for a live run (see backend_overrides).
-    backend_overrides: Mapping[str, Any] = field(default_factory=dict)
-    #: Cases at once; None: `execution.parallel_test_cases`, else the environment, else 1.
-    parallel: int | None = None
-    #: Seconds a code grader may run; None: $HOLODECK_GRADER_TIMEOUT, else 30.
-    grader_timeout: float | None = None
-    #: The agent file's text as it was loaded, when that is not the file on disk (an editor
-    #: buffer): scanned for `${VAR}` secrets instead of the file.
-    agent_text: str | None = None
-    #: The environment secrets are looked for in (default: this process's).
-    env: Mapping[str, str] | None = None
-    #: Judge the judged metrics again instead of reusing the recorded verdicts (a replay
-    #: or re-grade with new criteria on the same answers).
-    rejudge: bool = False
-    #: Judge calls at once; None: $HOLODECK_JUDGE_CONCURRENCY, else 8.
-    judge_concurrency: int | None = None
-    #: Stop at the first failing case: the cases still running are cancelled (their
-    #: unanswered turns reported as `cancelled`), no new case starts.
-    fail_fast: bool = False
-    #: A model matrix (live runs only): the suite once per model, the agent's `model:`
-    #: switched (runner/model_matrix); empty: the agent's own model.
-    models: tuple[ModelRef, ...] = ()
-    #: Independent sessions per case (per model), `--repeat N`.
-    repeat: int = 1
-
-
-class RunCannotStart(Exception):
-    """Nothing was run: no case to run, no usable backend, an unreadable cassette, a bad
-    override. The message says why (secrets masked) and is meant to be shown as is."""
-
-
-class RunFailed(Exception):
-    """The run itself crashed (a bug: everything a backend or grader does fails its case
-    only). The message is the error, `Type: message`, secrets masked."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunOutcome:
-    #: The report, secrets masked.
-    report: TestReport
-    #: With `Live(record=True)`: what the backend answered (and what the judges said),
-    #: secrets masked.
-    recording: Cassette | None = None
-    #: A live run where every send failed to reach the model's server: why (secrets masked).
-    #: The CLI exits 3 on it; the run did not test the agent at all.
-    unreachable: str | None = None
-    #: With `fail_fast`: the label of the case whose failure stopped the run.
-    stopped_after: str | None = None
 
 
 class RunSession:
@@ -182,13 +106,23 @@ class RunSession:
         mask_logs(redactor)
         agent = request.agent
         try:
-            planned = plan_cases(agent, request.selection)
+            planned = (
+                list(request.planned)
+                if request.planned is not None
+                else plan_cases(agent, request.selection)
+            )
         except SelectionError as error:
             raise RunCannotStart(redactor.text(str(error))) from None
         if not planned:
             raise RunCannotStart(f"{request.agent_path.name} has no test cases to run")
         environment = {"mode": _mode(request.answers)}
-        refusal = _refusal(request)
+        answers = request.answers
+        refusal = combination_refusal(
+            models=len(request.models),
+            repeat=request.repeat,
+            replaying=not isinstance(answers, Live),
+            recording=isinstance(answers, Live) and answers.record,
+        )
         if refusal is not None:
             raise RunCannotStart(refusal)
         for ref in request.models if isinstance(request.answers, Live) else ():
@@ -230,18 +164,19 @@ class RunSession:
             environment=self._environment,
         )
         sink: ProgressSink | None = (
-            _MaskedProgress(progress, self.redactor) if progress is not None else None
+            MaskedProgress(progress, self.redactor) if progress is not None else None
         )
-        stopper: _FailFast | None = None
+        stopper: FailFast | None = None
         if request.fail_fast:
             cancel = cancel if cancel is not None else asyncio.Event()
-            sink = stopper = _FailFast(sink, cancel)
+            sink = stopper = FailFast(sink, cancel)
         try:
             report = await run_lanes(
                 [opened.lane for opened in self._lanes],
                 request.agent_path.parent,
                 repeat=request.repeat,
                 selection=request.selection,
+                planned=self.planned,
                 options=options,
                 progress=sink,
                 cancel=cancel,
@@ -294,32 +229,6 @@ class _OpenLane:
             await self.judges.aclose()
         except Exception:
             _log.warning("closing the judges' clients failed", exc_info=True)
-
-
-def _refusal(request: RunRequest) -> str | None:
-    """Combinations a session cannot run, said before anything starts."""
-    answers, several = request.answers, len(request.models) > 1
-    if request.repeat < 1:
-        return f"--repeat must be at least 1 (got {request.repeat})"
-    if not isinstance(answers, Live):
-        if request.models:
-            return (
-                "--model cannot change who answers a replay: a cassette holds the answers of "
-                "the model it was recorded with; drop --model, or run live with --model "
-                "(and --record to keep its answers)"
-            )
-        if request.repeat > 1:
-            return (
-                "--repeat needs live answers: a cassette answers every repeat the same, so "
-                "the repeats could never differ; drop --repeat or run live"
-            )
-    elif answers.record and (several or request.repeat > 1):
-        return (
-            "--record keeps one model's answers, once: a cassette has one answer per turn, so "
-            "it cannot hold several models or repeats — record each model on its own "
-            "(--model M --record M.json) without --repeat"
-        )
-    return None
 
 
 def _open_lane(
@@ -459,54 +368,6 @@ def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
 
     backend: AgentBackend = create_backend(agent, agent_dir)
     return backend
-
-
-class _FailFast:
-    """Passes events on; the first failed case sets `cancel` (the executor then starts no
-    new case and skips unanswered turns as `cancelled`)."""
-
-    def __init__(self, inner: ProgressSink | None, cancel: asyncio.Event) -> None:
-        self._inner = inner
-        self._cancel = cancel
-        self.stopped_after: str | None = None
-
-    def case_started(self, case: CaseRef) -> None:
-        if self._inner is not None:
-            self._inner.case_started(case)
-
-    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
-        if self._inner is not None:
-            self._inner.turn_finished(case, turn)
-
-    def case_finished(self, case: CaseRef, result: TestResult) -> None:
-        if not result.passed and self.stopped_after is None and not self._cancel.is_set():
-            self.stopped_after = case.work_label
-            self._cancel.set()
-        if self._inner is not None:
-            self._inner.case_finished(case, result)
-
-
-class _MaskedProgress:
-    """The caller's progress sink, given results with secrets masked (the editor forwards
-    them to the client as they are)."""
-
-    def __init__(self, inner: ProgressSink, redactor: Redactor) -> None:
-        self._inner = inner
-        self._redactor = redactor
-
-    def _ref(self, case: CaseRef) -> CaseRef:
-        if case.name is None or not self._redactor:
-            return case
-        return dataclasses.replace(case, name=self._redactor.text(case.name))
-
-    def case_started(self, case: CaseRef) -> None:
-        self._inner.case_started(self._ref(case))
-
-    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
-        self._inner.turn_finished(self._ref(case), self._redactor.model(turn))
-
-    def case_finished(self, case: CaseRef, result: TestResult) -> None:
-        self._inner.case_finished(self._ref(case), self._redactor.model(result))
 
 
 __all__ = [

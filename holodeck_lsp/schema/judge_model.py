@@ -10,7 +10,7 @@ Pure: the checker, the engine and the runner all resolve it the same way.
 from __future__ import annotations
 
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.llm import LLMProvider
+from holodeck_lsp.schema.llm import LLMProvider, model_label
 from holodeck_lsp.schema.metric_catalogue import STANDARD_METRICS
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric, GEvalMetric, RAGMetric
 
@@ -39,4 +39,4 @@ def judge_model_of(metric: AnyMetric, agent: Agent | None) -> LLMProvider | None
 
 def judge_label(model: LLMProvider) -> str:
     """How results and recordings name a judge model: `provider:name`."""
-    return f"{model.provider.value}:{model.name}"
+    return model_label(model.provider, model.name)

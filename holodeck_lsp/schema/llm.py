@@ -69,3 +69,9 @@ class LLMProvider(StrictModel):
                 at="provider",
             )
         return self
+
+
+def model_label(provider: Provider, name: str) -> str:
+    """How results, reports, recordings and the history name a model: `provider:name` (the
+    form `--model` takes). Written once: a matrix column, a judge and a stored run agree."""
+    return f"{provider.value}:{name}"

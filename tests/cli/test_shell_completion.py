@@ -18,7 +18,7 @@ import pytest
 
 from holodeck_lsp.cli import help_text, main
 from holodeck_lsp.commands.check import parser as check_parser
-from holodeck_lsp.commands.run.main import _parser as run_parser
+from holodeck_lsp.commands.run.options import run_parser
 from holodeck_lsp.commands.shell_completion.case_names import case_names
 from holodeck_lsp.commands.shell_completion.command_table import COMMANDS, Command
 from tests.cli.completion_shells import (

@@ -3,6 +3,7 @@ transcript), closing it, and masking secrets in everything that leaves the run."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,43 @@ async def test_unsaved_agent_text_is_scanned_for_substituted_secrets(
     )
     outcome = await RunSession.open(request).run()
     assert outcome.report.results[0].agent_response == MASK
+
+
+@pytest.mark.parametrize(
+    ("answers", "models", "repeat", "says"),
+    [
+        ("replay", ("openai:other",), 1, "--model cannot change its answers"),
+        ("replay", (), 2, "--repeat with --replay"),
+        ("record", ("openai:a", "openai:b"), 1, "--record with 2 models"),
+        ("record", (), 3, "--record with 3 repeats"),
+        ("live", (), 0, "--repeat 0: the number of sessions per case must be at least 1"),
+    ],
+)
+def test_a_request_built_by_hand_is_refused_by_the_same_rule_as_the_command_line(
+    agent: Agent,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answers: str,
+    models: tuple[str, ...],
+    repeat: int,
+    says: str,
+) -> None:
+    """The editor builds its RunRequest itself: a combination the CLI refuses is refused here
+    too, before any backend starts, with the CLI's words."""
+    from holodeck_lsp.runner.models.model_matrix import parse_models
+
+    monkeypatch.setattr(backends, "create_backend", lambda *_a: pytest.fail("no backend"))
+    chosen = {
+        "replay": Replay(tmp_path / "c.json"),
+        "record": Live(record=True),
+        "live": Live(),
+    }[answers]
+    request = RunRequest(
+        agent,
+        tmp_path / "agent.yaml",
+        answers=chosen,
+        models=tuple(parse_models(list(models))),
+        repeat=repeat,
+    )
+    with pytest.raises(RunCannotStart, match=re.escape(says)):
+        RunSession.open(request)

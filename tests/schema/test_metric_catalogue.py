@@ -150,13 +150,14 @@ def test_hover_states_the_catalogue_rule(name: str) -> None:
 def _value_items(lines: list[str]) -> dict[str, Any]:
     from lsprotocol import types
 
-    from holodeck_lsp.server.features.completion.candidates import _Builder, _values
+    from holodeck_lsp.server.features.completion.candidates import value_items
     from holodeck_lsp.server.features.completion.context import context_at
+    from holodeck_lsp.server.features.completion.item_builder import ItemBuilder
 
     ctx = context_at(lines, len(lines) - 1, len(lines[-1]))
     assert ctx is not None
-    out = _Builder(types.Range(types.Position(0, 0), types.Position(0, 0)), "")
-    _values(ctx, out, lines, None)
+    out = ItemBuilder(types.Range(types.Position(0, 0), types.Position(0, 0)), "")
+    value_items(ctx, out, lines, None)
     return {item.label: item.documentation for item in out.items}
 
 

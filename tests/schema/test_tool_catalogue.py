@@ -33,14 +33,15 @@ def test_an_unknown_type_lists_the_catalogue() -> None:
 def test_completion_offers_each_type_with_its_doc_and_required_keys() -> None:
     from lsprotocol import types
 
-    from holodeck_lsp.server.features.completion.candidates import _Builder, _values
+    from holodeck_lsp.server.features.completion.candidates import value_items
     from holodeck_lsp.server.features.completion.context import context_at
+    from holodeck_lsp.server.features.completion.item_builder import ItemBuilder
 
     lines = ["name: x", "tools:", "  - name: t", "    type: "]
     ctx = context_at(lines, 3, len(lines[3]))
     assert ctx is not None
-    out = _Builder(types.Range(types.Position(0, 0), types.Position(0, 0)), "")
-    _values(ctx, out, lines, None)
+    out = ItemBuilder(types.Range(types.Position(0, 0), types.Position(0, 0)), "")
+    value_items(ctx, out, lines, None)
     docs = {item.label: item.documentation for item in out.items}
     assert list(docs) == list(TOOL_TYPES)
     for name, spec in TOOL_CATALOGUE.items():

@@ -47,3 +47,17 @@ def compare_after_run(
     except SideError as error:
         return fail(EXIT_BAD_INPUT, str(error))
     return print_comparison(comparison, out=out, palette=palette)
+
+
+def baseline_comparison(
+    baseline: str | None, agent: Path, report: TestReport
+) -> tuple[Comparison | None, str | None]:
+    """`--baseline NAME`: the comparison (for the HTML page and the end of the run), or why
+    the baseline cannot be read."""
+    if baseline is None:
+        return None, None
+    try:
+        comparison = comparison_with(baseline, report, agent, head_label=THIS_RUN, warn=warn)
+    except SideError as error:
+        return None, str(error)
+    return comparison, None

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from holodeck_lsp.commands.report_formats import REPORT_FORMATS
+
 # Re-exported: the scripts take every name they write from this module.
 from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND as CASE_NAMES_COMMAND
 from holodeck_lsp.commands.shell_completion import MODELS_COMMAND as MODELS_COMMAND
@@ -101,10 +103,7 @@ COMMANDS: tuple[Command, ...] = (
             Option(("--record",), FILE, "record a cassette"),
             Option(("--replay",), FILE, "answer from a cassette"),
             Option(("--rejudge",), help="with --replay: call the judges again"),
-            Option(("--report-json",), FILE, "write a JSON report"),
-            Option(("--report-md",), FILE, "write a Markdown report"),
-            Option(("--report-html",), FILE, "write an HTML report"),
-            Option(("--junit",), FILE, "write a JUnit XML report"),
+            *(Option((form.run_flag,), FILE, form.help) for form in REPORT_FORMATS),
             Option(("--quiet",), help="print only the summary"),
             Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
         ),
@@ -133,8 +132,11 @@ COMMANDS: tuple[Command, ...] = (
         (
             _HELP,
             Option(("--agent",), FILE, "where the stored run is"),
-            Option(("--html",), FILE, "write the HTML page"),
-            Option(("--md",), FILE, "write the Markdown report"),
+            *(
+                Option((form.report_flag,), FILE, form.help)
+                for form in REPORT_FORMATS
+                if form.report_flag is not None
+            ),
             Option(("--baseline",), RUN_OR_FILE, "mark changes against this run or report"),
         ),
         positional=RUN_OR_FILE,

@@ -56,9 +56,14 @@ from holodeck_lsp.runner.execution.case_sessions import (
     CANCELLED,
     CaseSessionFactory,
     describe_error,
-    timeout_message,
 )
 from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.interrupts import (
+    Interrupted,
+    close_session,
+    close_when_opened,
+    race,
+)
 from holodeck_lsp.runner.execution.turn_files import prepare_files
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase
@@ -70,8 +75,6 @@ from holodeck_lsp.schema.test_case import FileInput
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-#: Seconds an interrupted send or a closing session gets to wind down before we move on.
-GRACE_SECONDS = 5.0
 #: Consecutive failed sends after which the session counts as dead (research §2).
 MAX_CONSECUTIVE_FAILURES = 2
 
@@ -104,12 +107,6 @@ class _SessionState:
     failures: int = 0
     #: Why the remaining turns are skipped, once the session is gone.
     dead: str | None = None
-
-
-@dataclass(slots=True)
-class _Interrupted:
-    reason: str
-    timed_out: bool = False
 
 
 @dataclass(slots=True)
@@ -152,7 +149,7 @@ class CaseRun:
                     self.turns.append(_bare(spec, f"skipped: {reason}", skipped=True))
         finally:
             if session is not None:
-                await _close(session)
+                await close_session(session)
 
     async def finish(self) -> TestResult:
         """Wait for the turns' judges, roll the case up."""
@@ -179,8 +176,8 @@ class CaseRun:
             opening = backend.create_case_session(self.planned.case.name, self.planned.index)
         else:
             opening = backend.create_session()
-        outcome = await self._race(opening, on_abandon=_close_when_opened)
-        if isinstance(outcome, _Interrupted):
+        outcome = await self._race(opening, on_abandon=close_when_opened)
+        if isinstance(outcome, Interrupted):
             if outcome.timed_out:
                 return None, f"the session could not be created: {outcome.reason}"
             return None, outcome.reason
@@ -239,10 +236,10 @@ class CaseRun:
                 duration_ms=duration_ms,
                 errors=tuple(file_errors),
             )
-        if isinstance(outcome, _Interrupted) and not outcome.timed_out:
+        if isinstance(outcome, Interrupted) and not outcome.timed_out:
             state.dead = outcome.reason
             return TurnOutcome(skipped=True, skip_reason=outcome.reason)
-        error = outcome.reason if isinstance(outcome, _Interrupted) else describe_error(outcome)
+        error = outcome.reason if isinstance(outcome, Interrupted) else describe_error(outcome)
         if _counts_as_failure(outcome):
             state.failures += 1
         if isinstance(outcome, BackendSessionError) and not outcome.recoverable:
@@ -257,31 +254,12 @@ class CaseRun:
         self,
         work: Coroutine[Any, Any, _T],
         on_abandon: Callable[[Any], None] | None = None,
-    ) -> _T | BaseException | _Interrupted:
-        """`work`'s result or exception, or why it was interrupted (timeout, cancellation)."""
+    ) -> _T | BaseException | Interrupted:
         ctx = self.context
-        task: asyncio.Task[_T] = asyncio.ensure_future(work)
-        try:
-            await asyncio.wait(
-                (task, ctx.cancelled),
-                timeout=ctx.llm_timeout,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-        except asyncio.CancelledError:
-            task.cancel(CANCELLED)
-            raise
-        if task.done():
-            if task.cancelled():
-                return BackendError("the backend cancelled the call")
-            error = task.exception()
-            return error if error is not None else task.result()
-        if ctx.cancel.is_set():
-            interrupted = _Interrupted(CANCELLED)
-        else:
-            assert ctx.llm_timeout is not None  # only a timeout ends the wait otherwise
-            interrupted = _Interrupted(timeout_message(ctx.llm_timeout), timed_out=True)
-        await _abandon(task, interrupted.reason, on_abandon)
-        return interrupted
+        return await race(
+            work, cancelled=ctx.cancelled, cancel=ctx.cancel, timeout=ctx.llm_timeout,
+            on_abandon=on_abandon,
+        )  # fmt: skip
 
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> str | None:
         """Grade and keep one turn; returns why the case stops here (fail_on_error), if so."""
@@ -395,46 +373,11 @@ def _bare(spec: TurnSpec, error: str, skipped: bool = False) -> TurnResult:
     return TurnResult(turn_index=spec.index, input=spec.input, errors=[error], skipped=skipped)
 
 
-def _counts_as_failure(outcome: BaseException | _Interrupted) -> bool:
+def _counts_as_failure(outcome: BaseException | Interrupted) -> bool:
     """Timeouts, session errors and unexpected exceptions suggest a broken session; other
     backend errors (a cassette with no such turn, say) say nothing about the session."""
-    if isinstance(outcome, _Interrupted):
+    if isinstance(outcome, Interrupted):
         return True
     if isinstance(outcome, BackendSessionError | BackendTimeoutError):
         return True
     return not isinstance(outcome, BackendError)
-
-
-async def _abandon(
-    task: asyncio.Task[Any], reason: str, on_result: Callable[[Any], None] | None = None
-) -> None:
-    """Cancel `task` with `reason` and give it a moment to unwind, so the session is not
-    used concurrently by the next turn (or by `close`)."""
-    task.cancel(reason)
-
-    def settle(done: asyncio.Task[Any]) -> None:
-        if done.cancelled():
-            return
-        error = done.exception()  # retrieved, so asyncio does not warn about it
-        if error is None and on_result is not None:
-            on_result(done.result())
-
-    task.add_done_callback(settle)
-    await asyncio.wait((task,), timeout=GRACE_SECONDS)
-
-
-def _close_when_opened(session: AgentSession) -> None:
-    """A session created after its case gave up on it is closed, not leaked."""
-    closing = asyncio.ensure_future(_close(session))
-    _pending.add(closing)
-    closing.add_done_callback(_pending.discard)
-
-
-_pending: set[asyncio.Future[None]] = set()
-
-
-async def _close(session: AgentSession) -> None:
-    try:
-        await asyncio.wait_for(session.close(), timeout=GRACE_SECONDS)
-    except Exception:  # closing is best effort: the case's result is already known
-        _log.warning("closing a session failed", exc_info=True)

@@ -36,6 +36,7 @@ from holodeck_lsp.runner.execution.start_order import start_order
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.llm import model_label
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
 
@@ -113,7 +114,7 @@ class Lane:
     def label(self) -> str:
         if self.model is not None:
             return self.model
-        return f"{self.agent.model.provider.value}:{self.agent.model.name}"
+        return model_label(self.agent.model.provider, self.agent.model.name)
 
 
 async def run_suite(
@@ -148,6 +149,7 @@ async def run_lanes(
     *,
     repeat: int = 1,
     selection: Selection | None = None,
+    planned: Sequence[PlannedCase] | None = None,
     options: RunOptions | None = None,
     progress: ProgressSink | None = None,
     cancel: asyncio.Event | None = None,
@@ -160,7 +162,9 @@ async def run_lanes(
         raise ValueError("run_lanes needs at least one lane")
     options = options or RunOptions()
     first = lanes[0].agent
-    planned = plan_cases(first, selection)
+    # `planned`: the caller planned this selection already (the session does, to refuse an
+    # empty one before a backend starts) — planning is not repeated.
+    planned = list(planned) if planned is not None else plan_cases(first, selection)
     started = _now()
     graders = load_graders(grader_specs(first, planned), agent_dir)
     cancel = cancel if cancel is not None else asyncio.Event()

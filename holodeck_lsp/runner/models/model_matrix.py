@@ -20,6 +20,7 @@ from typing import Any
 from holodeck_lsp.runner.backends.providers import PROVIDERS, missing_extra_message
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import Provider
+from holodeck_lsp.schema.llm import model_label as provider_model_label
 
 #: Fields that only mean something for the provider they were written for.
 _CONNECTION_FIELDS = ("endpoint", "api_key", "api_version", "auth_provider")
@@ -39,12 +40,12 @@ class ModelRef:
     @property
     def label(self) -> str:
         """`provider:name`, as results and reports carry it."""
-        return f"{self.provider.value}:{self.name}"
+        return provider_model_label(self.provider, self.name)
 
 
 def model_label(agent: Agent) -> str:
     """The agent's own model as `provider:name`."""
-    return f"{agent.model.provider.value}:{agent.model.name}"
+    return provider_model_label(agent.model.provider, agent.model.name)
 
 
 def parse_model(text: str, where: str = "--model") -> ModelRef:

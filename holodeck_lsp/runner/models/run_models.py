@@ -36,10 +36,6 @@ def resolve_run_models(
     """Raises RunModelsError. The config's list applies to live runs only: a replay answers
     from its cassette, whatever the config lists."""
     count = 1 if repeat is None else repeat
-    if count < 1:
-        raise RunModelsError(
-            f"--repeat {count}: the number of sessions per case must be at least 1"
-        )
     try:
         if cli_models:
             refs, source = parse_models(cli_models), "--model"
@@ -54,25 +50,52 @@ def resolve_run_models(
                 refs, source = parse_models(list(found.models), where), str(found.source)
     except (ModelSpecError, ModelsConfigError) as error:
         raise RunModelsError(str(error)) from None
-    if replaying and cli_models:
-        raise RunModelsError(
+    refusal = combination_refusal(
+        models=len(refs),
+        repeat=count,
+        replaying=replaying,
+        recording=recording,
+        models_given=bool(cli_models),
+        source=source,
+    )
+    if refusal is not None:
+        raise RunModelsError(refusal)
+    return RunModels(tuple(refs), count, source)
+
+
+def combination_refusal(
+    *,
+    models: int,
+    repeat: int,
+    replaying: bool,
+    recording: bool,
+    models_given: bool | None = None,
+    source: str | None = None,
+) -> str | None:
+    """Why models × repeats cannot run with these answers, or None. The one rule: the CLI
+    asks it while reading its options, the run session again for callers that build a
+    request themselves (the editor, tests) — so both refuse alike, with the same words."""
+    if repeat < 1:
+        return f"--repeat {repeat}: the number of sessions per case must be at least 1"
+    if replaying and (models if models_given is None else models_given):
+        return (
             "--replay answers from a cassette recorded with one model: --model cannot change "
             "its answers; drop --model, or run live with --model (add --record to keep them)"
         )
-    if replaying and count > 1:
-        raise RunModelsError(
+    if replaying and repeat > 1:
+        return (
             "--repeat with --replay: a cassette gives the same answer every time, so the "
             "repeats could never differ; drop --repeat or run live"
         )
-    if recording and (len(refs) > 1 or count > 1):
-        what = f"{len(refs)} models" if len(refs) > 1 else f"{count} repeats"
+    if recording and (models > 1 or repeat > 1):
+        what = f"{models} models" if models > 1 else f"{repeat} repeats"
         hint = "; the models come from " + source if source not in (None, "--model") else ""
-        raise RunModelsError(
+        return (
             f"--record with {what}: a cassette holds one answer per turn of one model, so it "
             "cannot hold several models or repeats — record each model on its own "
             f"(--model M --record M.json) without --repeat{hint}"
         )
-    return RunModels(tuple(refs), count, source)
+    return None
 
 
 def matrix_note(matrix: RunModels, own_model: str) -> str:

@@ -20,6 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.schema.llm import model_label
+
 if TYPE_CHECKING:
     from holodeck_lsp.runner.run_history import StoredRun
     from holodeck_lsp.runner.run_session import RunSession
@@ -64,7 +66,7 @@ async def store_run_all(
                 mode=session.mode,
                 replay_of=replay_of,
                 interrupted=cancelled,
-                models=(f"{model.provider.value}:{model.name}",),
+                models=(model_label(model.provider, model.name),),
                 err=warnings,
             )
         )
