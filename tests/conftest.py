@@ -28,8 +28,9 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropicServer]:
 @pytest.fixture(autouse=True)
 def _no_preflight_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests build backends for agents whose endpoint is the public API (no network here) or
-    a port closed on purpose: the endpoint check before a live run (runner/backends/preflight.py)
-    would stop them first. Its own tests (tests/runner/test_preflight.py) turn it back on."""
+    a port closed on purpose: the endpoint check before a live run
+    (runner/backends/preflight.py) would stop them first. Its own tests
+    (tests/runner/backends/test_preflight.py) turn it back on."""
     monkeypatch.setenv("HOLODECK_PREFLIGHT", "0")
 
 

@@ -92,3 +92,59 @@ def test_nothing_but_the_entry_points_imports_the_cli() -> None:
         )
     ]
     assert importers == []
+
+
+def test_only_the_serve_command_imports_the_server() -> None:
+    importers = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "server" not in path.relative_to(PACKAGE).parts[:1]
+        and any(
+            module.startswith("holodeck_lsp.server")
+            for _, module in _ours(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert importers == ["holodeck_lsp/commands/serve.py"]
+
+
+def _front_end_uses(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where a module parses a command line or prints: `import argparse`, `print(…)`, and
+    writes to sys.stdout / sys.stderr."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found += [(node.lineno, "imports argparse") for n in names if n == "argparse"]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "print":
+                found.append((node.lineno, "print()"))
+            elif (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Attribute)
+                and isinstance(func.value.value, ast.Name)
+                and func.value.value.id == "sys"
+                and func.value.attr in ("stdout", "stderr")
+            ):
+                found.append((node.lineno, f"sys.{func.value.attr}.{func.attr}()"))
+    return found
+
+
+def test_the_run_core_neither_parses_flags_nor_prints() -> None:
+    """runner/ is what the CLI and the editor share: it returns and raises; commands/ (the
+    terminal) and server/ (the client) decide what to show."""
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} {what}"
+        for path in sorted((PACKAGE / "runner").rglob("*.py"))
+        for line, what in _front_end_uses(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert wrong == []
+
+
+def test_the_front_end_finder_sees_print_argparse_and_stream_writes() -> None:
+    source = "import argparse\nimport sys\nprint('x')\nsys.stderr.write('y')\n"
+    assert [what for _, what in _front_end_uses(ast.parse(source))] == [
+        "imports argparse",
+        "print()",
+        "sys.stderr.write()",
+    ]

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from holodeck_lsp.config.diagnostics import Severity
+from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.suite_locator import is_merge_key
 from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
 from holodeck_lsp.config.yaml_compose import Problem, node_range
 from holodeck_lsp.schema.codes import Code
-
-if TYPE_CHECKING:
-    from holodeck_lsp.config.yaml_document import YamlDocument
 
 #: Deeper nesting than any real agent.yaml; beyond it we stop instead of recursing further.
 MAX_DEPTH = 100
@@ -32,12 +29,21 @@ _STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
 Reused = tuple[Any, Sequence[Problem]]
 
 
+class Findings(Protocol):
+    """Where a conversion records what it finds: the document being built (yaml_document's
+    YamlDocument). A protocol, so this module need not import the one that uses it."""
+
+    text: str
+    problems: list[Problem]
+    unresolved: list[Range]
+
+
 class Converter:
     """Builds Python values from nodes, PyYAML-style, recording problems with ranges."""
 
     def __init__(
         self,
-        document: YamlDocument,
+        document: Findings,
         env: Mapping[str, str],
         cases: SequenceNode | None = None,
         reused: Mapping[int, Reused] | None = None,

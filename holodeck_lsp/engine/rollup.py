@@ -13,26 +13,15 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 from typing import Any
 
+from holodeck_lsp.engine.token_totals import judge_usage, sum_usage
 from holodeck_lsp.schema.results import (
     MetricResult,
     ReportSummary,
     TestResult,
-    TokenUsage,
     TurnResult,
 )
 
 INPUT_SEPARATOR = "\n---\n"
-
-
-def sum_usage(usages: Iterable[TokenUsage | None]) -> TokenUsage | None:
-    """Element-wise sum; None when no part reported usage."""
-    present = [usage for usage in usages if usage is not None]
-    if not present:
-        return None
-    total = TokenUsage.zero()
-    for usage in present:
-        total = total + usage
-    return total
 
 
 def roll_up_metrics(turns: Sequence[TurnResult]) -> list[MetricResult]:
@@ -126,23 +115,6 @@ def single_turn_result(
         token_usage=turn.token_usage,
         turns=None,
     )
-
-
-def judge_usage(results: Sequence[TestResult]) -> TokenUsage | None:
-    """Tokens the LLM judges spent on these results (per turn: a multi-turn case's own
-    metric results are roll-ups that carry none)."""
-    usages = [
-        metric.judge_tokens
-        for result in results
-        for turn_metrics in (
-            [t.metric_results for t in result.turns]
-            if result.turns is not None
-            else [result.metric_results]
-        )
-        for metric in turn_metrics
-        if metric.judge_tokens is not None
-    ]
-    return sum_usage(usages)
 
 
 def summarize(results: Sequence[TestResult]) -> ReportSummary:

@@ -1,5 +1,5 @@
 """Code graders: the GraderContext / GraderResult contract, lifting, failures (loading is
-the runner's: tests/runner/test_grader_loading.py)."""
+the runner's: tests/runner/agent_code/test_grader_loading.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
 from holodeck_lsp.runner.backends.base import BackendSessionError
 from holodeck_lsp.runner.cassette import (
@@ -19,6 +18,7 @@ from holodeck_lsp.runner.cassette import (
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite
 from holodeck_lsp.runner.selection import Selection
 from holodeck_lsp.schema.results import ToolInvocation
+from tests.runner.fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
 EQUALITY = "evaluations:\n  metrics:\n    - type: standard\n      metric: equality\n"
 CASES = (

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_backend import FakeBackend, Reply, write_agent
 
 from holodeck_lsp.runner.backends import create as backends
 from holodeck_lsp.runner.cassette import Cassette, comparable, load_cassette
@@ -18,6 +17,7 @@ from holodeck_lsp.runner.run_session import Live, Replay, RunRequest, RunSession
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import MetricResult, TestReport
 from tests.fakes.judge_server import FakeJudgeServer
+from tests.runner.fake_backend import FakeBackend, Reply, write_agent
 
 pytestmark = pytest.mark.slow  # deepeval's import and real HTTP: about a second each
 

@@ -139,7 +139,7 @@ def child_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     # PYTHONPATH is kept: it is how a checkout under test puts itself before the installed copy.
     kept = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     # Several tests point the agent at a closed port on purpose, to test what happens while
-    # the backend starts; the endpoint check (tests/runner/test_preflight.py) would stop
+    # the backend starts; the endpoint check (tests/runner/backends/test_preflight.py) would stop
     # them first.
     preflight = {"HOLODECK_PREFLIGHT": "0"}
     return {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), **kept, **preflight, **extra}

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_backend import FakeBackend, Reply, write_agent
 
 from holodeck_lsp.cli import main
 from holodeck_lsp.runner.backends import create as backends
 from holodeck_lsp.runner.backends.base import BackendInitError
+from tests.runner.fake_backend import FakeBackend, Reply, write_agent
 
 CASES = (
     "  - name: sums\n    turns:\n"

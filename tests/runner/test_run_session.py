@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_backend import BackendInitError, FakeBackend, Reply, write_agent
 
 from holodeck_lsp.runner.backends import create as backends
 from holodeck_lsp.runner.cassette import Cassette, CassetteCase, CassetteTurn
@@ -25,6 +24,7 @@ from holodeck_lsp.runner.secrets import MASK
 from holodeck_lsp.runner.selection import Selection
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestResult, TurnResult
+from tests.runner.fake_backend import BackendInitError, FakeBackend, Reply, write_agent
 
 KEY = "sk-session-test-5e8a1c"
 CASES = '  - name: one\n    input: "tell me"\n'

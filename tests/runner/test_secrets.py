@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from fake_backend import FakeBackend, Reply, write_agent
 
 from holodeck_lsp.engine.reports import json_report, junit, markdown
 from holodeck_lsp.runner.cassette import RecordingBackend
 from holodeck_lsp.runner.execution.executor import run_suite
 from holodeck_lsp.runner.secrets import MASK, RedactingFilter, Redactor, collect_secrets
 from holodeck_lsp.schema.agent import Agent
+from tests.runner.fake_backend import FakeBackend, Reply, write_agent
 
 KEY = 'sk_live_abc"123<&>'  # quotes and markup: escaped differently by each writer
 MCP_VALUE = "mcp-pass-9876"

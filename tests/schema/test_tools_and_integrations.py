@@ -24,6 +24,7 @@ from holodeck_lsp.schema.tools import (
     ToolUnion,
     VectorstoreTool,
 )
+from tests.schema.landed import assert_landed
 
 TOOL = TypeAdapter(ToolUnion)
 TOOLS = TypeAdapter(list[ToolUnion])
@@ -145,7 +146,9 @@ def test_tool_types_and_models_line_up() -> None:
     ],
 )
 def test_tool_accepted(data: dict[str, Any], model: type[BaseModel]) -> None:
-    assert isinstance(TOOL.validate_python(data), model)
+    tool = TOOL.validate_python(data)
+    assert isinstance(tool, model)
+    assert_landed(tool, data)
 
 
 @pytest.mark.parametrize(
@@ -262,7 +265,7 @@ def test_tool_fault_points_at_sibling_key() -> None:
     ],
 )
 def test_claude_accepted(data: dict[str, Any]) -> None:
-    ClaudeConfig.model_validate(data)
+    assert_landed(ClaudeConfig.model_validate(data), data)
 
 
 @pytest.mark.parametrize(
@@ -320,7 +323,7 @@ def test_legacy_subagents_block_gets_a_targeted_message() -> None:
     ],
 )
 def test_openai_accepted(data: dict[str, Any]) -> None:
-    OpenAIConfig.model_validate(data)
+    assert_landed(OpenAIConfig.model_validate(data), data)
 
 
 @pytest.mark.parametrize(
@@ -369,7 +372,7 @@ def test_openai_rejected(data: dict[str, Any], code: str) -> None:
     ],
 )
 def test_observability_accepted(data: dict[str, Any]) -> None:
-    ObservabilityConfig.model_validate(data)
+    assert_landed(ObservabilityConfig.model_validate(data), data)
 
 
 @pytest.mark.parametrize(
@@ -442,7 +445,7 @@ SUB = "12345678-1234-1234-1234-123456789ABC"
     ],
 )
 def test_deployment_accepted(data: dict[str, Any]) -> None:
-    DeploymentConfig.model_validate(data)
+    assert_landed(DeploymentConfig.model_validate(data), data)
 
 
 @pytest.mark.parametrize(
@@ -515,3 +518,13 @@ def test_stray_cloud_block_is_pointed_at() -> None:
     gcp = {"project_id": "abcdef"}
     (error,) = _errors(DeploymentConfig, {"registry": REG, "target": {**AWS, "gcp": gcp}})
     assert error["ctx"] == {"at": "gcp"}
+
+
+def test_assert_landed_fails_when_a_value_did_not_land() -> None:
+    """The check the `*_accepted` tests rely on can fail: a value read back different from
+    the one given (here a default standing in for it) is caught."""
+    config = ClaudeConfig.model_validate({"web_search": True})
+    with pytest.raises(AssertionError):
+        assert_landed(config, {"web_search": False})
+    with pytest.raises(AssertionError):
+        assert_landed(config, {"no_such_field": 1})

@@ -6,13 +6,12 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from holodeck_lsp.schema.results import TestReport, TestResult, TokenUsage
+from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 
 
-def summary_lines(
+def closing_lines(
     report: TestReport,
     elapsed: float,
     *,
@@ -55,24 +54,7 @@ def totals_line(
 
 
 def agent_tokens(report: TestReport) -> TokenUsage | None:
-    """The agent's tokens over the run (None when the backend reported none, e.g. a replay of
-    a cassette recorded without usage)."""
-    return results_tokens(report.results)
-
-
-def results_tokens(results: Iterable[TestResult]) -> TokenUsage | None:
-    """The agent's tokens over some results (one model's, in a matrix)."""
-    total: TokenUsage | None = None
-    for result in results:
-        usage = result.token_usage
-        if usage is None and result.turns:
-            for turn in result.turns:
-                if turn.token_usage is not None:
-                    total = turn.token_usage if total is None else total + turn.token_usage
-            continue
-        if usage is not None:
-            total = usage if total is None else total + usage
-    return total
+    return agent_usage(report.results)
 
 
 def agent_tokens_line(report: TestReport) -> str | None:

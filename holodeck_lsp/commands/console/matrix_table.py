@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from holodeck_lsp.commands.console.closing_lines import results_tokens
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
+from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.runner.execution.executor import WALL_TIME_KEY
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
@@ -115,7 +115,7 @@ def _cell(rate: Rate | None, repeats: int, marks: tuple[str, str]) -> str:
 
 
 def _tokens(results: list[TestResult], model: str) -> str:
-    usage = results_tokens(result for result in results if (result.model or "") == model)
+    usage = agent_usage(result for result in results if (result.model or "") == model)
     return f"{usage.total_tokens:,}" if usage is not None else "-"
 
 

@@ -24,9 +24,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.commands._common import agent_files, fail
+from holodeck_lsp.commands._common import agent_files, fail, warn
 from holodeck_lsp.commands.console.case_progress import TerminalProgress
-from holodeck_lsp.commands.console.closing_lines import summary_lines
+from holodeck_lsp.commands.console.closing_lines import closing_lines
 from holodeck_lsp.commands.console.redacted_stream import RedactedStream
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import choose_display
@@ -205,6 +205,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
             replay_of=args.replay,
             interrupted=ctrl_c.pressed,
             models=(model_label(session.agent),),
+            warn=warn,
         )
         if stored is not None:
             report_with_id = outcome.report.model_copy(update={"run_id": stored.id})
@@ -224,7 +225,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         if outcome.stopped_after is not None
         else None
     )
-    lines = summary_lines(
+    lines = closing_lines(
         report, elapsed, unreachable=outcome.unreachable, stopped_early=stopped, palette=palette
     )
     stream.write("\n".join(lines) + "\n")

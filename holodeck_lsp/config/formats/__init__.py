@@ -9,84 +9,34 @@ re-sorts or re-groups, so all formats list the same files in the same order.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Literal
 
-from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.config.formats import github, json_report, sarif, text
+from holodeck_lsp.config.formats.report import (
+    Checked,
+    FileReport,
+    Report,
+    Summary,
+    build_report,
+    relative_to_root,
+)
 from holodeck_lsp.terminal import PLAIN, Palette
+
+__all__ = [
+    "FORMATS",
+    "Checked",
+    "FileReport",
+    "Format",
+    "Report",
+    "Summary",
+    "build_report",
+    "relative_to_root",
+    "render",
+]
 
 Format = Literal["text", "json", "sarif", "github"]
 FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "github")
-
-#: One checked file and what the loader reported for it (diagnostics may name other files).
-Checked = tuple[str | os.PathLike[str], Iterable[Diagnostic]]
-
-
-@dataclass(frozen=True, slots=True)
-class FileReport:
-    """One document and its diagnostics, sorted by position."""
-
-    #: The path as shown to the user: as given on the command line for checked files, relative
-    #: to the current directory (when inside it) for files only reached through an include.
-    path: str
-    diagnostics: tuple[Diagnostic, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    files: int
-    errors: int
-    warnings: int
-    information: int
-    hints: int
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """Every file of one check (clean ones too), sorted by path."""
-
-    files: tuple[FileReport, ...]
-
-    @property
-    def summary(self) -> Summary:
-        counts = dict.fromkeys(Severity, 0)
-        for file in self.files:
-            for diagnostic in file.diagnostics:
-                counts[diagnostic.severity] += 1
-        return Summary(
-            files=len(self.files),
-            errors=counts[Severity.ERROR],
-            warnings=counts[Severity.WARNING],
-            information=counts[Severity.INFORMATION],
-            hints=counts[Severity.HINT],
-        )
-
-
-def build_report(checked: Iterable[Checked], *, cwd: Path | None = None) -> Report:
-    """Group each diagnostic under the file it is in; list every checked file even when clean."""
-    base = Path.cwd() if cwd is None else cwd.absolute()
-    shown: dict[str, str] = {}  # identity key -> display path; first naming wins
-    found: dict[str, list[Diagnostic]] = {}
-    for path, diagnostics in checked:
-        given = os.fspath(path)
-        key = _identity(given, base)
-        shown.setdefault(key, os.path.normpath(given))
-        found.setdefault(key, [])
-        for diagnostic in diagnostics:
-            # An empty `file` can only mean "this document"; do not invent a file named "".
-            in_file = diagnostic.file or given
-            in_key = _identity(in_file, base)
-            shown.setdefault(in_key, _display(in_file, base))
-            found.setdefault(in_key, []).append(diagnostic)
-    files = [
-        FileReport(shown[key], tuple(sorted(found[key], key=_position_order))) for key in found
-    ]
-    files.sort(key=lambda file: PurePath(file.path).parts)
-    return Report(tuple(files))
 
 
 def render(
@@ -94,9 +44,6 @@ def render(
 ) -> str:
     """The report in `fmt`; `cwd` is the root SARIF and GitHub paths are made relative to;
     `palette` colours the text format (the machine formats are never coloured)."""
-    # Imported here, not at the top: the renderers import `Report` from this module.
-    from holodeck_lsp.config.formats import github, json_report, sarif, text
-
     if fmt == "text":
         return text.render(report, palette or PLAIN)
     if fmt == "json":
@@ -106,35 +53,3 @@ def render(
     if fmt == "github":
         return github.render(report, cwd=cwd)
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-
-
-def relative_to_root(path: str, root: Path) -> str | None:
-    """`path` relative to `root` with forward slashes, or None when it lies outside.
-
-    Symlinks are resolved on both sides: GitHub matches SARIF paths against committed files and
-    cannot place a result reported through a symlink.
-    """
-    real = Path(os.path.realpath(os.path.join(root, path)))
-    real_root = Path(os.path.realpath(root))
-    if not real.is_relative_to(real_root):
-        return None
-    return real.relative_to(real_root).as_posix()
-
-
-def _identity(path: str, base: Path) -> str:
-    # The loader may name a document differently from the command line (absolute vs relative,
-    # through a symlink); the real absolute path makes both land in one FileReport.
-    return os.path.normcase(os.path.realpath(os.path.join(base, path)))
-
-
-def _display(path: str, base: Path) -> str:
-    if os.path.isabs(path):
-        absolute = Path(os.path.normpath(path))
-        if absolute.is_relative_to(base):
-            return str(absolute.relative_to(base))
-        return str(absolute)
-    return os.path.normpath(path)
-
-
-def _position_order(diagnostic: Diagnostic) -> tuple[Range, Severity, Code, str]:
-    return (diagnostic.range, diagnostic.severity, diagnostic.code, diagnostic.message)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.config.formats import Report, relative_to_root
+from holodeck_lsp.config.formats.report import Report, relative_to_root
 
 _COMMANDS = {
     Severity.ERROR: "error",

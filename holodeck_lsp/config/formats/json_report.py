@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from holodeck_lsp.config.diagnostics import Diagnostic, Position
-from holodeck_lsp.config.formats import Report
+from holodeck_lsp.config.formats.report import Report
 
 VERSION = 1
 

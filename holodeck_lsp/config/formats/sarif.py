@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from holodeck_lsp import __version__
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
-from holodeck_lsp.config.formats import Report, relative_to_root
+from holodeck_lsp.config.formats.report import Report, relative_to_root
 from holodeck_lsp.schema.codes import TITLES, Code
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

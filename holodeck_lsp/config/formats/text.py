@@ -9,7 +9,7 @@ redirected or `--output` report is complete on its own.
 from __future__ import annotations
 
 from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.config.formats import Report, Summary
+from holodeck_lsp.config.formats.report import Report, Summary
 from holodeck_lsp.terminal import PLAIN, Palette
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, skip_reason
-from holodeck_lsp.engine.rollup import judge_usage
+from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.schema.results import TestReport
 
 _NAME_WIDTH = 80
@@ -77,7 +77,8 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
             listed.append(("repeat", str(case.result.repeat)))
     if judge is not None:
         # The judges' tokens, apart from the agent's (JUnit has no field for either).
-        agent = case.result.token_usage.total_tokens if case.result.token_usage else 0
+        usage = agent_usage([case.result])
+        agent = usage.total_tokens if usage is not None else 0
         listed += [("agent_tokens", str(agent)), ("judge_tokens", str(judge.total_tokens))]
     if listed:
         properties = ET.SubElement(suite, "properties")

@@ -30,7 +30,7 @@ from holodeck_lsp.engine.reports.view import (
     tokens,
     tool_reason,
 )
-from holodeck_lsp.engine.rollup import judge_usage
+from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
@@ -113,9 +113,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
         f"{turns_passed} of {turns} turns passed",
         duration(elapsed),
     ]
-    usages = [case.result.token_usage for case in ordered if case.result.token_usage]
-    if usages:
-        parts.append(f"{sum(u.total_tokens for u in usages):,} tokens")
+    usage = agent_usage(case.result for case in ordered)
+    if usage is not None:
+        parts.append(f"{usage.total_tokens:,} tokens")
     judge = judge_usage([case.result for case in ordered])
     if judge is not None:
         parts.append(f"{judge.total_tokens:,} judge tokens")

@@ -1,13 +1,13 @@
-"""What `holodeck-lsp run` does with the history once a run has finished: store it, prune
-old runs, and say where it went — or, when `.holodeck/` cannot be written (a read-only
-checkout), warn once and carry on: not being able to keep a history never fails a run."""
+"""What a finished run does with the history (`holodeck-lsp run` and the editor alike): store
+it and prune old runs — or, when `.holodeck/` cannot be written (a read-only checkout), warn
+once through the caller's `warn` and carry on: not being able to keep a history never fails
+a run."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
 
 from holodeck_lsp.runner.cassette import Cassette
 from holodeck_lsp.runner.run_history.layout import runs_folder
@@ -34,7 +34,7 @@ def store_after_run(
     replay_of: Path | None = None,
     interrupted: bool = False,
     models: tuple[str, ...] = (),
-    err: TextIO | None = None,
+    warn: Callable[[str], None],
 ) -> StoredRun | None:
     """Store the run; None (after one warning) when it cannot be stored."""
     global _warned
@@ -56,13 +56,11 @@ def store_after_run(
         if not _warned:
             _warned = True
             where = runs_folder(agent_path)
-            print(
+            warn(
                 redactor.text(
-                    f"holodeck-lsp: warning: this run was not saved to the history: cannot write "
-                    f"{where} ({error.strerror or error}); make the folder writable, or pass "
-                    "--no-save"
-                ),
-                file=err if err is not None else sys.stderr,
+                    f"this run was not saved to the history: cannot write {where} "
+                    f"({error.strerror or error}); make the folder writable, or pass --no-save"
+                )
             )
         return None
     prune(stored.folder.parent, keep, agent_path.name)

@@ -42,8 +42,6 @@ async def store_run_all(
 ) -> StoredRun | None:
     """Store a finished Run all in a thread (it writes files and asks git for the commit);
     None when it could not be stored (logged: a history is never worth failing a run)."""
-    import io
-
     from holodeck_lsp.runner.run_history import DEFAULT_KEEP, keep_setting
     from holodeck_lsp.runner.run_history.after_run import store_after_run
     from holodeck_lsp.runner.run_history.retention import KeepSettingError
@@ -54,7 +52,7 @@ async def store_run_all(
         log.warning("%s; keeping %d runs", error, DEFAULT_KEEP)
         keep = DEFAULT_KEEP
     model = session.agent.model
-    warnings = io.StringIO()
+    warnings: list[str] = []
     try:
         stored = await asyncio.to_thread(
             lambda: store_after_run(
@@ -67,12 +65,12 @@ async def store_run_all(
                 replay_of=replay_of,
                 interrupted=cancelled,
                 models=(model_label(model.provider, model.name),),
-                err=warnings,
+                warn=warnings.append,
             )
         )
     except Exception:  # a bug in storing must not turn a finished run into a failed one
         log.exception("storing the run of %s failed", document.path)
         return None
-    if warnings.getvalue():
-        log.warning("%s", warnings.getvalue().strip())
+    for warning in warnings:
+        log.warning("%s", warning)
     return stored

@@ -22,6 +22,7 @@ from holodeck_lsp.engine.reports.html.baseline import baseline_data
 from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.engine.reports.html.matrix import Column, columns
 from holodeck_lsp.engine.reports.view import Block, Case, failure_reasons, tool_reason
+from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
 
@@ -71,7 +72,8 @@ def page_data(
 
 def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> dict[str, Any]:
     found = list(column.all_cases())
-    tokens = sum(c.result.token_usage.total_tokens for c in found if c.result.token_usage)
+    usage = agent_usage(c.result for c in found)
+    tokens = usage.total_tokens if usage is not None else 0
     # The run's wall time when this column is the whole run, else the model's own summary.
     counted = report.summary if alone else report.model_summaries.get(column.model or "")
     duration = (counted.total_duration_ms if counted else 0) or sum(

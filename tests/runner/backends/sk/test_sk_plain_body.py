@@ -14,7 +14,7 @@ from openai.types.chat import completion_create_params
 
 from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage
-from tests.runner.test_semantic_kernel_backend import backend_for, load, openai_model
+from tests.runner.backends.test_semantic_kernel_backend import backend_for, load, openai_model
 
 
 async def a_conversation(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:

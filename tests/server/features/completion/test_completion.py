@@ -143,11 +143,20 @@ async def test_utf16_positions(client: LanguageClient, tmp_path: Path) -> None:
 
 
 async def test_garbage_gives_no_error(client: LanguageClient, tmp_path: Path) -> None:
+    """A crash inside the handler is swallowed by the server's guard (server/guard.py), which
+    then answers null instead of a list — so each answer must be a CompletionList, not just
+    arrive: a swallowed crash fails this test."""
     garbage = "::: - [ {\n\t- - x: y: z\n  }}}\n😀😀 - :\n"
     document_uri = await opened(client, tmp_path, garbage)
     for line in range(5):
         for character in (0, 1, 3, 20):
-            await complete(client, document_uri, (line, character))
+            result = await client.text_document_completion_async(
+                types.CompletionParams(
+                    text_document=types.TextDocumentIdentifier(uri=document_uri),
+                    position=types.Position(line, character),
+                )
+            )
+            assert isinstance(result, types.CompletionList), (line, character, result)
 
 
 async def test_argument_names_grader_shape_and_matcher_docs(

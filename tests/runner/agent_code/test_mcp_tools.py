@@ -29,14 +29,14 @@ from holodeck_lsp.schema.agent import Agent
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.anthropic_server import Reply as ClaudeReply
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall
-from tests.runner.test_claude_backend import needs_cli
+from tests.runner.backends.test_claude_backend import needs_cli
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="the uvx stand-in is a POSIX shell script"),
     pytest.mark.slow,  # real MCP server processes and SDK sessions: about a second each
 ]
 
-SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_calc_server.py"
+SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_calc_server.py"
 
 #: Variables the MCP server may see: the YAML's env, the basics (the mcp client library adds
 #: its own short list from this process: HOME, LOGNAME, PATH, SHELL, TERM, USER), and what the

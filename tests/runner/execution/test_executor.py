@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
 from holodeck_lsp.engine.reports import json_report
 from holodeck_lsp.engine.turn_grading import GradingOptions
@@ -18,6 +17,7 @@ from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.execution.executor import RunOptions, resolve_parallelism, run_suite
 from holodeck_lsp.runner.selection import Selection, SelectionError
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation, TurnResult
+from tests.runner.fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
 EQUALITY = "evaluations:\n  metrics:\n    - type: standard\n      metric: equality\n"
 

@@ -1,32 +1,34 @@
-"""No import cycle among the server's modules — counting every import: at module level, under
-`if TYPE_CHECKING:` and inside functions. A cycle, even a type-only one, means two modules
-cannot be read (or moved) one without the other; the layering is core <- documents <- features
-and runs, with app.py on top (see DEVELOPERS.md)."""
+"""No import cycle anywhere in holodeck_lsp — counting every import: at module level, under
+`if TYPE_CHECKING:` and inside functions. A cycle, even a type-only one or one kept alive by
+a function-level import, means two modules cannot be read (or moved) one without the other.
+Within the server the layering is core <- documents <- features and runs, with app.py on top
+(see DEVELOPERS.md); between rooms, tests/test_layers.py."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import holodeck_lsp.server
+import holodeck_lsp
 
-SERVER = Path(holodeck_lsp.server.__file__).parent
-PACKAGE = "holodeck_lsp.server"
+ROOT = Path(holodeck_lsp.__file__).parent
+PACKAGE = "holodeck_lsp"
+SERVER = f"{PACKAGE}.server"
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(SERVER).with_suffix("").parts
+    parts = path.relative_to(ROOT).with_suffix("").parts
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join((PACKAGE, *parts))
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for path in sorted(SERVER.rglob("*.py"))}
+    return {_module_name(path): path for path in sorted(ROOT.rglob("*.py"))}
 
 
 def _imports(path: Path, known: set[str]) -> set[str]:
-    """The server modules `path` imports anywhere in its text (`from a import b` is module
+    """The package's modules `path` imports anywhere in its text (`from a import b` is module
     `a.b` when that is a module, else `a`)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -88,15 +90,20 @@ def test_the_cycle_finder_finds_a_type_only_cycle() -> None:
 def test_imports_are_read_from_every_level() -> None:
     graph = import_graph()
     # Module level, a TYPE_CHECKING block and a function body, respectively.
-    assert f"{PACKAGE}.core" in graph[f"{PACKAGE}.features.hover"]
-    assert f"{PACKAGE}.documents.node_at" in graph[f"{PACKAGE}.features.hover"]
-    assert f"{PACKAGE}.documents.references" in graph[f"{PACKAGE}.features.definition"]
+    assert f"{SERVER}.core" in graph[f"{SERVER}.features.hover"]
+    assert f"{SERVER}.documents.node_at" in graph[f"{SERVER}.features.hover"]
+    assert f"{SERVER}.documents.references" in graph[f"{SERVER}.features.definition"]
 
 
-def test_no_import_cycle_among_server_modules() -> None:
+def test_every_room_is_in_the_graph() -> None:
+    rooms = {name.split(".")[1] for name in import_graph() if name.count(".") >= 1}
+    assert {"schema", "config", "engine", "runner", "commands", "server"} <= rooms
+
+
+def test_no_import_cycle_in_the_package() -> None:
     assert find_cycle(import_graph()) is None
 
 
 def test_core_imports_no_feature() -> None:
-    imported = import_graph()[f"{PACKAGE}.core"]
+    imported = import_graph()[f"{SERVER}.core"]
     assert not {name for name in imported if ".features." in name or ".runs." in name}
