@@ -7,7 +7,7 @@ base. The head is the same report with changes planted reproducibly (`--seed`): 
 passing turns fail on a tool argument, 5% of the failing ones pass, 2% of the turns get an
 edited input, 3% a judged score moved by 0.2. Both are written as JSON files, then:
 
-1. in process, after a warm-up, what the command does: `compare_sources.compared` (both files read
+1. in process, after a warm-up, what the command does: `comparison_sides.compared` (both files read
    and parsed, compared from their JSON — engine/comparison_rows.py) and the text rendered
    — min and median over `--repeat` runs — target <= 300 ms;
 2. for information, the whole command in a fresh process (`holodeck-lsp compare BASE HEAD

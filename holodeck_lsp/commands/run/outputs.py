@@ -4,6 +4,7 @@ report-format table) and its cassette, each masked once more on the way out."""
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ def write_outputs(
     """EXIT_OK, or EXIT_CANNOT_RUN when some file could not be written (the others are)."""
     masked, recording = outcome.report, outcome.recording
     outputs = [
-        _Output(path, lambda form=form: form.render(masked, comparison))
+        _Output(path, functools.partial(form.render, masked, comparison))
         for form in REPORT_FORMATS
         if (path := getattr(args, form.run_dest)) is not None
     ]
