@@ -24,6 +24,9 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes import loopback_http
+from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
+
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
@@ -84,16 +87,9 @@ Step = Reply | ErrorReply
 
 
 @dataclass
-class RecordedRequest:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
+class RecordedRequest(loopback_http.RecordedRequest):
+    #: The agent's conversation, not one of the CLI's side calls.
     conversation: bool = False
-
-    def text(self) -> str:
-        """The body as JSON text, for substring assertions."""
-        return json.dumps(self.body)
 
 
 def _is_conversation(body: Any) -> bool:
@@ -102,16 +98,15 @@ def _is_conversation(body: Any) -> bool:
     return isinstance(body, dict) and int(body.get("max_tokens") or 2) > 1
 
 
-class FakeAnthropicServer:
+class FakeAnthropicServer(LoopbackHTTPServer):
     """`async with FakeAnthropicServer() as server:` → `server.base_url`, `server.script(...)`."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.requests: list[RecordedRequest] = []
         self._steps: list[Step] = []
         self._repeats_left = 0
-        self._runner: web.AppRunner | None = None
         self._stopping = asyncio.Event()
-        self.port = 0
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -126,51 +121,19 @@ class FakeAnthropicServer:
     def conversation_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.conversation]
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    # -- lifecycle ---------------------------------------------------------------------------
-    async def start(self) -> None:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server  # aiohttp exposes the bound port only here
-        assert server is not None
-        sockets = getattr(server, "sockets", None) or []
-        self.port = int(sockets[0].getsockname()[1])
 
     async def stop(self) -> None:
-        self._stopping.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeAnthropicServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
+        self._stopping.set()  # ends the streams still open
+        await super().stop()
 
     # -- handlers ----------------------------------------------------------------------------
     async def _record(self, request: web.Request) -> RecordedRequest:
-        raw = await request.read()
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        recorded = RecordedRequest(
-            method=request.method,
-            path=request.path_qs,
-            headers={k.lower(): v for k, v in request.headers.items()},
-            body=body,
-        )
+        method, path, headers, body = await read_request(request)
+        recorded = RecordedRequest(method, path, headers, body)
         self.requests.append(recorded)
         return recorded
 

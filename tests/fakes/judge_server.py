@@ -27,6 +27,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.loopback_http import LoopbackHTTPServer
+
 HEDGES = ("maybe", "perhaps", "probably", "approximately", "i think")
 _NAMED_SCHEMA = re.compile(r"Answer with one JSON object \((\w+)\) matching this JSON Schema, "
                            r"and nothing else:\n(\{.*\})\s*$", re.S)  # fmt: skip
@@ -85,8 +87,13 @@ def answer(schema: dict[str, Any] | None, prompt: str, mode: str = "ok") -> Any:
     return value("", schema)
 
 
-class FakeJudgeServer:
+class FakeJudgeServer(LoopbackHTTPServer):
+    """Answers judge requests on the OpenAI, Azure, Anthropic and Ollama routes."""
+
+    MAX_BODY = 32 * 1024 * 1024
+
     def __init__(self, latency: float = 0.0) -> None:
+        super().__init__()
         self.latency = latency
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
@@ -95,15 +102,9 @@ class FakeJudgeServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._failures: list[int] = []
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
     def fail_next(self, status: int = 500, times: int = 1) -> None:
         self._failures += [status] * times
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def prompts(self) -> list[str]:
         found: list[str] = []
@@ -112,28 +113,8 @@ class FakeJudgeServer:
                 found.append(str(message.get("content", "")))
         return found
 
-    async def start(self, port: int = 0) -> None:
-        app = web.Application(client_max_size=32 * 1024 * 1024)
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", port)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeJudgeServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
 
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.json()

@@ -22,6 +22,9 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes import loopback_http
+from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
+
 _ids = itertools.count(1)
 
 
@@ -91,11 +94,8 @@ Step = Reply | ErrorReply
 
 
 @dataclass
-class RecordedRequest:
-    method: str
-    path: str  # with the query string
-    headers: dict[str, str]
-    body: Any
+class RecordedRequest(loopback_http.RecordedRequest):
+    """A chat request as it arrived (`path` with the query string)."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -113,19 +113,14 @@ class RecordedRequest:
     def tool_names(self) -> list[str]:
         return [tool["function"]["name"] for tool in self.tools]
 
-    def text(self) -> str:
-        """The body as JSON text, for substring assertions."""
-        return json.dumps(self.body)
 
-
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackHTTPServer):
     """`async with FakeOpenAIServer() as server:` → `server.base_url`, `server.script(...)`."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.requests: list[RecordedRequest] = []
         self._steps: list[Step] = []
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -151,50 +146,13 @@ class FakeOpenAIServer:
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.split("?")[0].endswith("/chat/completions")]
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    # -- lifecycle ---------------------------------------------------------------------------
-    async def start(self) -> None:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server  # aiohttp exposes the bound port only here
-        assert server is not None
-        sockets = getattr(server, "sockets", None) or []
-        self.port = int(sockets[0].getsockname()[1])
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeOpenAIServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
 
     # -- handlers ----------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        self.requests.append(
-            RecordedRequest(
-                method=request.method,
-                path=request.path_qs,
-                headers={k.lower(): v for k, v in request.headers.items()},
-                body=body,
-            )
-        )
+        method, path, headers, body = await read_request(request)
+        self.requests.append(RecordedRequest(method, path, headers, body))
         if request.method != "POST" or not request.path.endswith("/chat/completions"):
             return _error(404, f"fake server: no route {request.method} {request.path}")
         if not isinstance(body, dict):
