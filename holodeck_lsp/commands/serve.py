@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 from collections.abc import Sequence
 
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
@@ -35,11 +36,18 @@ def main(argv: Sequence[str]) -> int:
     # collection off here, before the imports, also spares the start-up the collections that
     # lsprotocol's ~1,000 classes trigger (about 10% of the cold start, docs/benchmarks.md).
     gc.disable()
+    early = None
+    if not options.tcp:
+        from holodeck_lsp.server import early_handshake
+
+        if early_handshake.enabled():
+            # Before pygls is imported: a client seen before gets its initialize answer now.
+            early = early_handshake.answer_early(sys.stdin.buffer, sys.stdout.buffer)
     # Imported here: pygls and lsprotocol are only needed by the server.
     from holodeck_lsp.server.app import serve_stdio, serve_tcp
 
     if options.tcp:
         serve_tcp(options.host or DEFAULT_HOST, options.port)
     else:
-        serve_stdio()
+        serve_stdio(early)
     return EXIT_OK

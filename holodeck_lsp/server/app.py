@@ -10,7 +10,10 @@ another, in any order.
 
 from __future__ import annotations
 
+import sys
+
 from holodeck_lsp.server.core import HolodeckServer
+from holodeck_lsp.server.early_handshake import AnsweredStdout, EarlyStart, ReplayingStdin
 from holodeck_lsp.server.features import (
     configuration,
     definition,
@@ -64,10 +67,17 @@ def _collect_when_idle(server: HolodeckServer) -> None:
     server.activity_listeners.append(collector.activity)
 
 
-def serve_stdio() -> None:
+def serve_stdio(early: EarlyStart | None = None) -> None:
+    """Serve over stdio; `early`: what `early_handshake` read (and answered) before the
+    server was imported — the server reads it again and its answer is reconciled."""
     server = create_server()
     _collect_when_idle(server)
-    server.start_io()
+    if early is None:
+        server.start_io()
+        return
+    stdin = ReplayingStdin(early.prefix, sys.stdin.buffer)
+    stdout = AnsweredStdout(early, sys.stdout.buffer)
+    server.start_io(stdin, stdout)  # type: ignore[arg-type]  # read/readline/write/flush
 
 
 def serve_tcp(host: str, port: int) -> None:

@@ -22,7 +22,14 @@ from pytest_lsp.client import make_test_lsp_client
 SERVER_COMMAND = [sys.executable, "-m", "holodeck_lsp"]
 #: No user-level ~/.holodeck/config.yaml may leak into the checks.
 HOME = tempfile.mkdtemp(prefix="holodeck-lsp-test-home-")
-SERVER_ENV = {**os.environ, "HOME": HOME, "USERPROFILE": HOME}
+SERVER_ENV = {
+    **os.environ,
+    "HOME": HOME,
+    "USERPROFILE": HOME,
+    # The early initialize answers (server/early_handshake.py) are cached here, not in the
+    # real user cache.
+    "XDG_CACHE_HOME": os.path.join(HOME, ".cache"),
+}
 TIMEOUT = 15.0
 
 
