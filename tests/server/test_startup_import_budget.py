@@ -77,3 +77,20 @@ def test_our_modules_are_a_small_share_of_the_start() -> None:
         protocol = next(item.cumulative_us for item in imported if item.name == "lsprotocol.types")
         shares.append(ours / protocol)
     assert min(shares) <= OUR_SHARE, f"our modules took {min(shares):.0%} of lsprotocol.types"
+
+
+def test_the_early_initialize_answer_imports_no_protocol_library() -> None:
+    """What runs before a cached initialize answer is written (cli → serve → early_handshake):
+    the standard library and a few of our leaf modules — not pygls, not lsprotocol."""
+    script = (
+        "import sys\n"
+        "import holodeck_lsp.cli, holodeck_lsp.commands.serve\n"
+        "import holodeck_lsp.server.early_handshake\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "holodeck_lsp.server.early_handshake" in loaded
+    heavy = [name for name in loaded if name.split(".")[0] in (*HEAVY, "pygls", "lsprotocol")]
+    assert heavy == []
