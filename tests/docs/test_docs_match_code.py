@@ -68,3 +68,28 @@ def test_developers_guide_names_only_server_modules_that_exist() -> None:
     assert named and named <= modules, sorted(named - modules)
     packages = {path.name + "/" for path in server.rglob("*") if path.is_dir()} - {"__pycache__/"}
     assert packages <= set(re.findall(r"[a-z_]+/", block.group(1))), sorted(packages)
+
+
+def test_the_exit_status_table_lists_every_status_of_every_command() -> None:
+    """docs/cli.md's table has a row for each status some command returns, and a cell saying
+    what it means (not "—") in the column of each command that returns it."""
+    from holodeck_lsp import exit_codes
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    header = re.search(r"^\| Status \|(.*)\|$", text, re.M)
+    assert header is not None
+    columns = [cell.strip().strip("`") for cell in header.group(1).split("|")]
+    tables = {
+        "check": exit_codes.CHECK_EXIT_CODES,
+        "run": exit_codes.RUN_EXIT_CODES,
+        "compare": exit_codes.COMPARE_EXIT_CODES,
+        "report": exit_codes.REPORT_EXIT_CODES,
+        "runs": exit_codes.RUNS_EXIT_CODES,
+    }
+    assert set(tables) <= set(columns)
+    for command, codes in tables.items():
+        for status, _meaning in codes:
+            row = re.search(rf"^\| {status} \|(.*)\|$", text, re.M)
+            assert row is not None, f"no row for exit status {status}"
+            cells = [cell.strip() for cell in row.group(1).split("|")]
+            assert cells[columns.index(command)] not in ("", "—"), (command, status)
