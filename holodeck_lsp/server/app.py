@@ -10,6 +10,7 @@ another, in any order.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from holodeck_lsp.server.core import HolodeckServer
@@ -33,6 +34,7 @@ from holodeck_lsp.server.idle_gc import IdleCollector
 from holodeck_lsp.server.runs import commands as run_commands
 from holodeck_lsp.server.runs import test_discovery
 from holodeck_lsp.server.runs.regressions import regressions_of
+from holodeck_lsp.server.runs.run_actions import run_actions
 
 
 def create_server() -> HolodeckServer:
@@ -42,7 +44,8 @@ def create_server() -> HolodeckServer:
     configuration.register(server)  # initializationOptions, workspace/configuration
     sync.register(server, engine)  # didOpen/didChange/didSave/didClose -> checks, push
     pull.register(server, engine)  # textDocument/diagnostic, workspace/diagnostic
-    code_actions.register(server, engine)  # quick fixes, single turn -> `turns:`
+    more_actions: list[code_actions.ActionSource] = []  # filled once the runner exists
+    code_actions.register(server, engine, more_actions)  # quick fixes, single turn -> `turns:`
     completion.register(server)
     result_hovers: list[hover.ResultHover] = []  # filled once the runner exists
     hover.register(server, result_hovers)
@@ -55,6 +58,7 @@ def create_server() -> HolodeckServer:
     semantic_tokens.register(server)  # matcher kinds, tool, grader and metric names
     runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
     result_hovers.append(runner.results.hover_text)
+    more_actions.append(functools.partial(run_actions, runner))  # editors without lenses
     result_hovers.append(regressions_of(runner).hover_text)  # what changed vs the baseline
     test_discovery.register(server, runner)  # holodeck/discoverTests
     return server

@@ -1,7 +1,7 @@
 -- Test driver, run after the config: waits for diagnostics, asks for hover, tries
--- :HoloDeckRunTurn, writes JSON, quits.
+-- :HoloDeckRun turn, writes JSON, quits.
 -- $HOLODECK_NVIM_OUT: output JSON path; $HOLODECK_NVIM_HOVER: "line,character" (0-based);
--- $HOLODECK_NVIM_RUN_AT: the 0-based line to put the cursor on for :HoloDeckRunTurn.
+-- $HOLODECK_NVIM_RUN_AT: the 0-based line to put the cursor on for :HoloDeckRun turn.
 local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local out_path = vim.env.HOLODECK_NVIM_OUT
 local bufnr = vim.api.nvim_get_current_buf()
@@ -48,11 +48,11 @@ end
 
 if vim.env.HOLODECK_NVIM_RUN_AT then
   vim.api.nvim_win_set_cursor(0, { tonumber(vim.env.HOLODECK_NVIM_RUN_AT) + 1, 0 })
-  vim.cmd("HoloDeckRunTurn")
+  vim.cmd("HoloDeckRun turn")
   if not vim.wait(10000, function()
     return #result.messages > 0
   end, 20) then
-    table.insert(result.errors, ":HoloDeckRunTurn said nothing within 10 s")
+    table.insert(result.errors, ":HoloDeckRun turn said nothing within 10 s")
   end
 end
 

@@ -1,5 +1,5 @@
 -- Test driver for a trusted suite with a replay cassette, run after the config: waits for the
--- first diagnostics, asks for symbols, lenses and hover, runs turns with :HoloDeckRunTurn,
+-- first diagnostics, asks for symbols, lenses and hover, runs turns with :HoloDeckRun turn,
 -- reads back diagnostics, virtual text, inlay hints and lens titles, writes JSON, quits.
 -- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "hover": {name: [line, character]},
 -- "runs": [{"cursor": line, "hint_line": line}]} (0-based lines).
@@ -21,6 +21,8 @@ local result = {
   virtual_text = {},
   inlay_hints = {},
   lenses_after = {},
+  quickfix = {}, -- after each run: { title, items }
+  report = vim.NIL, -- what :HoloDeckReport opened: { lines, filetype, buftype }
   timings = {},
   errors = {},
 }
@@ -78,7 +80,7 @@ local function lens_list(lenses)
   return list
 end
 
-local namespace = vim.api.nvim_create_namespace("holodeck_results") -- the config's namespace
+local namespace = vim.api.nvim_create_namespace("holodeck_results") -- the plugin's namespace
 local function virtual_text() -- the run results as shown: Neovim's inlay hints on 0.10+
   local marks = {}
   if vim.lsp.inlay_hint then
@@ -141,14 +143,15 @@ repeat -- one pass; `break` on a failure skips to writing the result
   for _, run in ipairs(spec.runs) do
     local said = #result.messages
     vim.api.nvim_win_set_cursor(0, { run.cursor + 1, 0 })
-    vim.cmd("HoloDeckRunTurn")
+    vim.cmd("HoloDeckRun turn")
     if not vim.wait(20000, function()
       return #result.messages > said
     end, 20) then
-      fail("no answer to :HoloDeckRunTurn at line " .. run.cursor .. " within 20 s")
+      fail("no answer to :HoloDeckRun turn at line " .. run.cursor .. " within 20 s")
       break
     end
     table.insert(result.runs, result.messages[#result.messages])
+    table.insert(result.quickfix, vim.fn.getqflist({ title = 0, items = 0 }))
     table.insert(hint_lines, run.hint_line)
     if not vim.wait(5000, function()
       return has_mark_at(hint_lines)
@@ -171,6 +174,22 @@ repeat -- one pass; `break` on a failure skips to writing the result
   end
   local lenses = request("textDocument/codeLens", { textDocument = { uri = uri } })
   result.lenses_after = lens_list(lenses)
+
+  -- :HoloDeckReport: the last run's Markdown in a new window.
+  local windows = #vim.api.nvim_list_wins()
+  vim.cmd("HoloDeckReport")
+  if not vim.wait(10000, function()
+    return #vim.api.nvim_list_wins() > windows
+  end, 20) then
+    fail("no window from :HoloDeckReport within 10 s")
+    break
+  end
+  local shown = vim.api.nvim_get_current_buf()
+  result.report = {
+    lines = vim.api.nvim_buf_get_lines(shown, 0, -1, false),
+    filetype = vim.bo[shown].filetype,
+    buftype = vim.bo[shown].buftype,
+  }
 until true
 
 result.timings.total_ms = elapsed()

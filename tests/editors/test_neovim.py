@@ -1,12 +1,15 @@
-"""Headless Neovim as a real LSP client, with the Lua config from docs/editors/neovim.md.
+"""Headless Neovim as a real LSP client, with the plugin in editors/nvim/ installed as a Neovim
+package (a symlink in the test's own data folder, as docs/editors/neovim.md says) and configured
+only through `require("holodeck").setup({...})`.
 
-* A faulty agent.yaml, default (untrusted) config: a driver script (nvim_probe.lua) waits for
-  the diagnostics, asks for hover, tries :HoloDeckRunTurn (refused) and writes JSON.
-* A copy of sample/financial-assistant, trusted with the page's `vim.g` example and its replay
-  cassette: nvim_run_probe.lua checks that the clean sample gets no errors, asks for symbols,
-  lenses and hover, runs a failing and a passing turn of case 0 with :HoloDeckRunTurn and reads
-  back the `holodeck-run` diagnostics, the virtual text and the inlay hints; the verdicts are
-  compared with `holodeck-lsp run --replay` of the same cassette.
+* A faulty agent.yaml, default (untrusted) options: a driver script (nvim_probe.lua) waits for
+  the diagnostics, asks for hover, tries :HoloDeckRun turn (refused) and writes JSON.
+* A copy of sample/financial-assistant, trusted, with its replay cassette: nvim_run_probe.lua
+  checks that the clean sample gets no errors, asks for symbols, lenses and hover, runs a
+  failing and a passing turn of case 0 with :HoloDeckRun turn and reads back the
+  `holodeck-run` diagnostics, the virtual text / inlay hints and the quickfix list; the
+  verdicts are compared with `holodeck-lsp run --replay` of the same cassette.
+* :checkhealth holodeck, a missing server, and the page's "without the plugin" block.
 """
 
 from __future__ import annotations
@@ -26,18 +29,15 @@ from tests.server.lsp_client import HOME, installed_server
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "editors" / "neovim.md"
+PLUGIN = REPO / "editors" / "nvim"
 PROBE = Path(__file__).with_name("nvim_probe.lua")
 RUN_PROBE = Path(__file__).with_name("nvim_run_probe.lua")
 NAV_PROBE = Path(__file__).with_name("nvim_nav_probe.lua")
-#: The first line of each start-up block of the page, by the Neovim it is for.
-START_BLOCKS = {
-    "0.7": "-- holodeck-lsp for Neovim 0.7-0.10",
-    "0.11": "-- holodeck-lsp for Neovim 0.11+",
-}
+HEALTH_PROBE = Path(__file__).with_name("nvim_health_probe.lua")
+#: The first line of the page's "without the plugin" block (0.11+).
+BARE_BLOCK = "-- holodeck-lsp without the plugin"
 SAMPLE = REPO / "sample" / "financial-assistant"
 CASSETTE = "cassettes/oracle.json"
-#: The folder in the page's `vim.g.holodeck_trusted` example, replaced by the test's folder.
-EXAMPLE_FOLDER = '"~/src/my-suites"'
 #: Seconds one headless Neovim may take (they take about 1-3 s).
 NVIM_TIMEOUT = 60
 
@@ -98,26 +98,35 @@ def nvim(version: str = "0.7") -> str:
     return VERSIONS[version]()
 
 
-def doc_blocks(version: str = "0.7") -> tuple[str, str]:
-    """The ```lua blocks of docs/editors/neovim.md: (the `vim.g` trust example, the config
-    users of `version` copy — its start-up block, then the run commands block)."""
+def plugin_config(**options: Any) -> str:
+    """An init.lua that configures the plugin through its public API only:
+    `require("holodeck").setup({...})` with `options` (the package itself is installed by
+    `nvim_env`, so Neovim loads plugin/holodeck.lua on its own)."""
+    as_json = json.dumps(options) if options else "{}"
+    return f"require('holodeck').setup(vim.fn.json_decode([[{as_json}]]))\n"
+
+
+def bare_block() -> str:
+    """The page's ```lua block for Neovim without the plugin (0.11+)."""
     blocks = re.findall(r"```lua\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    examples = [block for block in blocks if block.startswith("vim.g.")]
-    starts = {
-        name: [block for block in blocks if block.startswith(first)]
-        for name, first in START_BLOCKS.items()
-    }
-    rest = [
-        block
-        for block in blocks
-        if not block.startswith("vim.g.") and not block.startswith(tuple(START_BLOCKS.values()))
-    ]
-    assert len(examples) == 1 and len(rest) == 1, f"{DOC}: unexpected ```lua blocks"
-    assert all(len(found) == 1 for found in starts.values()), f"{DOC}: start-up blocks"
-    return examples[0], starts[version][0] + "\n" + rest[0]
+    found = [block for block in blocks if block.startswith(BARE_BLOCK)]
+    assert len(found) == 1, f"{DOC}: no single block starting {BARE_BLOCK!r}"
+    return found[0]
 
 
-def nvim_env(tmp_path: Path) -> dict[str, str]:
+def install_plugin(data_home: Path) -> None:
+    """The plugin as a Neovim package: <data>/nvim/site/pack/holodeck/start/holodeck ->
+    editors/nvim (what docs/editors/neovim.md tells users without a plugin manager)."""
+    start = data_home / "nvim" / "site" / "pack" / "holodeck" / "start"
+    start.mkdir(parents=True, exist_ok=True)
+    link = start / "holodeck"
+    if not link.exists():
+        link.symlink_to(PLUGIN, target_is_directory=True)
+
+
+def nvim_env(tmp_path: Path, plugin: bool = True) -> dict[str, str]:
+    if plugin:
+        install_plugin(tmp_path / "xdg-data")
     return {
         **os.environ,
         "HOME": HOME,
@@ -157,7 +166,7 @@ def run_headless(
 
 
 def run_nvim(tmp_path: Path, version: str) -> dict[str, Any]:
-    _, config = doc_blocks(version)
+    config = plugin_config()  # the defaults: untrusted
     suite = tmp_path / "suite"
     suite.mkdir()
     agent = suite / "agent.yaml"
@@ -199,7 +208,7 @@ def test_neovim_gets_diagnostics_and_hover(tmp_path: Path, version: str) -> None
     assert "model" in value
     # The documented default is untrusted: the run command is refused (and says so).
     # The file's one lens says why, and the run command shows it.
-    assert result["messages"] == ["holodeck.runTurn: ⊘ Cannot run: untrusted workspace"], result
+    assert result["messages"] == ["HoloDeckRun turn: ⊘ Cannot run: untrusted workspace"], result
 
 
 # -- running turns of the sample from Neovim ---------------------------------------------------
@@ -272,9 +281,7 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     failing, passing = failed[0], (2 if 2 in passed else passed[0])
     runs = [failing, passing]
 
-    example, config = doc_blocks(version)
-    assert EXAMPLE_FOLDER in example and f'"{CASSETTE}"' in example, example
-    trusted = example.replace(EXAMPLE_FOLDER, json.dumps(str(suite)))
+    config = plugin_config(trusted=[str(suite)], cassette=CASSETTE)
     # The cursor on each turn's `ground_truth:` line: inside the turn, not on its lens.
     cursors = [key_at(lines, "ground_truth", spans[t][0])[0] for t in runs]
     assert all(spans[t][0] < line < spans[t][1] for t, line in zip(runs, cursors, strict=True))
@@ -293,7 +300,7 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
-    result = run_headless(trusted + "\n" + config, RUN_PROBE, agent, out, env, version)
+    result = run_headless(config, RUN_PROBE, agent, out, env, version)
 
     assert result["errors"] == [], result
     assert result["clients"] == 1
@@ -306,12 +313,13 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     assert "not edit distance" in hover_text(result["hover"]["fuzzy"])
     assert "Expected answer for this turn" in hover_text(result["hover"]["ground_truth"])
 
-    # Each run answered through :HoloDeckRunTurn: the turn's case failed or passed.
-    assert result["runs"] == [
-        f"holodeck.runTurn: done: {int(turns[t]['passed'])} passed, {int(not turns[t]['passed'])} "
-        "failed"
-        for t in runs
-    ], result["messages"]
+    # Each run answered through :HoloDeckRun turn: the turn's case failed or passed. The
+    # quickfix list holds the file's run failures: the failing turn's, still standing after
+    # the passing run of another turn.
+    assert result["runs"][1] == "HoloDeckRun turn: done: 1 passed, 0 failed", result["messages"]
+    assert result["runs"][0].startswith("HoloDeckRun turn: done: 0 passed, 1 failed ("), result
+    assert result["quickfix"][0]["title"] == "HoloDeck run failures", result["quickfix"]
+    assert result["quickfix"][1] == result["quickfix"][0], result["quickfix"]
 
     # `holodeck-run` diagnostics: only in the failing turn, naming the argument and value that
     # differed, on that argument's line.
@@ -330,6 +338,11 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
         assert lines[at[0]["line"]].strip().startswith(f"{arg}:"), (at, lines[at[0]["line"]])
         assert detail["tool"] in at[0]["message"]
 
+    # The quickfix list after the failing run: exactly its `holodeck-run` errors, where they are.
+    listed = [(item["lnum"] - 1, item["text"]) for item in result["quickfix"][0]["items"]]
+    assert sorted(listed) == sorted((d["line"], d["message"]) for d in run_diagnostics), listed
+    assert result["runs"][0].endswith(f"({len(listed)} in the quickfix list)"), result["runs"]
+
     # Results at the end of each run turn's `input:` line: the server's inlay hints and the
     # config's virtual text, ✗ with the wrong answer on the failing turn, ✓ on the passing one.
     hints = {hint["line"]: hint["label"] for hint in result["inlay_hints"]}
@@ -340,6 +353,16 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
         assert hints.get(line, "").startswith(f"{mark} {turns[t]['response']}"), hints
         assert shown.get(line) == hints[line], (shown, hints)
     assert set(shown) == set(hints)
+
+    # :HoloDeckReport: the last run (the passing turn) as the Markdown report, in a scratch
+    # Markdown buffer.
+    report = result["report"]
+    assert (report["filetype"], report["buftype"]) == ("markdown", "nofile"), report
+    name = next(line for line in lines if line.startswith("name:")).split(":", 1)[1].strip(' "')
+    assert report["lines"][0] == f"# Test report: {name}", report["lines"][:3]
+    shown_report = "\n".join(report["lines"])
+    assert "✅ passed" in shown_report and "❌ failed" not in shown_report, shown_report
+    assert str(turns[passing]["response"]) in shown_report, shown_report
 
     # The lens titles carry the last status.
     titles = {
@@ -371,9 +394,8 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
     }
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
-    _, config = doc_blocks(version)
     env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
-    result = run_headless(config, NAV_PROBE, agent, out, env, version)
+    result = run_headless(plugin_config(), NAV_PROBE, agent, out, env, version)
 
     assert result["errors"] == [], result
     assert result["version"].startswith(version), result["version"]
@@ -399,9 +421,8 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
 def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: str) -> None:
     agent = tmp_path / "agent.yaml"
     agent.write_text(FAULTY, encoding="utf-8")
-    _, config = doc_blocks(version)
     config_file = tmp_path / "holodeck.lua"
-    config_file.write_text(config, encoding="utf-8")
+    config_file.write_text(plugin_config(), encoding="utf-8")
     env = {**nvim_env(tmp_path), "HOLODECK_LSP_CMD": str(tmp_path / "no-such-holodeck-lsp")}
     done = subprocess.run(
         [nvim(version), "--headless", "-u", str(config_file), "-c", "qa!", str(agent)],
@@ -416,3 +437,55 @@ def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: st
     assert "no-such-holodeck-lsp not found" in said, said
     assert "pipx install ." in said and "HOLODECK_LSP_CMD" in said, said
     assert "spawn" not in said.lower(), said
+
+
+def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
+    """`:checkhealth holodeck` from an agent file: the server and its version, the folder's
+    trust state and its agent files, and the client attached to the buffer."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    agent = suite / "agent.yaml"
+    agent.write_text(FAULTY, encoding="utf-8")
+    (suite / "more.agent.yaml").write_text(FAULTY, encoding="utf-8")
+    (suite / "notes.yaml").write_text("a: 1\n", encoding="utf-8")
+    server_version = subprocess.run(
+        [installed_server(), "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    reports = {}
+    for name, options in {"untrusted": {}, "trusted": {"trusted": [str(suite)]}}.items():
+        out = tmp_path / f"{name}.json"
+        spec_file = tmp_path / f"{name}-spec.json"
+        spec_file.write_text(json.dumps({"out": str(out)}), encoding="utf-8")
+        env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
+        result = run_headless(plugin_config(**options), HEALTH_PROBE, agent, out, env, version)
+        assert result["errors"] == [], result
+        reports[name] = "\n".join(result["health"])
+    for text in reports.values():
+        assert f"{installed_server()}, version {server_version}" in text, text
+        assert "agent files: agent.yaml, more.agent.yaml" in text, text
+        assert "notes.yaml" not in text, text
+        assert "attached to this buffer" in text and "not attached" not in text, text
+        assert "ERROR" not in text, text
+    assert f"untrusted: {suite.resolve()}" in reports["untrusted"], reports["untrusted"]
+    assert f"trusted: {suite.resolve()} (runs" in reports["trusted"], reports["trusted"]
+    assert "untrusted" not in reports["trusted"], reports["trusted"]
+
+
+def test_neovim_without_the_plugin(tmp_path: Path) -> None:
+    """The page's short block for Neovim 0.11 without the plugin: diagnostics and hover."""
+    nvim("0.11")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    agent = suite / "agent.yaml"
+    agent.write_text(FAULTY, encoding="utf-8")
+    out = tmp_path / "out.json"
+    env = {
+        **nvim_env(tmp_path, plugin=False),
+        "HOLODECK_NVIM_OUT": str(out),
+        "HOLODECK_NVIM_HOVER": f"{HOVER_AT[0]},{HOVER_AT[1]}",
+    }
+    result = run_headless(bare_block(), PROBE, agent, out, env, "0.11")
+    assert result["errors"] == [], result
+    assert result["clients"] == 1
+    assert sorted((d["line"], d["code"]) for d in result["diagnostics"]) == EXPECTED, result
+    assert "model" in hover_text(result["hover"])

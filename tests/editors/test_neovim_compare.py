@@ -1,5 +1,5 @@
-""":HoloDeckCompare in headless Neovim (0.7.2 and 0.11), with the config exactly as
-docs/editors/neovim.md gives it (test_neovim.doc_blocks), on a run history stored by the real
+""":HoloDeckCompare in headless Neovim (0.7.2 and 0.11), with the plugin of editors/nvim/ and
+its default options (test_neovim.plugin_config), on a run history stored by the real
 CLI (tests/server/runs/stored_history.py: bad, good, bad): nvim_compare_probe.lua runs the
 command and reads back what it opens — a scratch Markdown buffer with what `holodeck-lsp
 compare --format markdown` prints for the same runs, naming the regressed turns — and, in a
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.editors.test_neovim import doc_blocks, nvim_env, run_headless, version
+from tests.editors.test_neovim import nvim_env, plugin_config, run_headless, version
 from tests.server.runs.run_suite import write_suite
 from tests.server.runs.stored_history import cli, make_history, stored_ids
 
@@ -31,7 +31,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def compare_in_nvim(tmp_path: Path, suite: Path, version: str) -> dict[str, Any]:
-    _, config = doc_blocks(version)  # the start-up block and the run commands, as written
+    config = plugin_config()  # the plugin with its defaults
     out = tmp_path / "out.json"
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps({"out": str(out)}), encoding="utf-8")

@@ -8,12 +8,16 @@ are converted here to the client's position encoding and workspace-edit flavour:
 `documentChanges` (with `CreateFile` for a new grader module) when the client supports them,
 otherwise plain `changes` (and no action that would need to create a file). A failure of any
 kind means no actions, never an error response (`guard.answer_or`).
+
+`extra` sources add actions of other features after the fixes (the run feature's "Run
+turn" / "Run case" for clients without code lenses, `server/runs/run_actions.py`); each is
+guarded on its own, so a failing one never hides the fixes.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +36,11 @@ if TYPE_CHECKING:
     from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+#: Another feature's actions at the request's range (read at each request: may be filled
+#: after registering).
+ActionSource = Callable[
+    [types.CodeActionParams], Awaitable[Sequence[types.CodeAction | types.Command]]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,12 +258,22 @@ def actions_for(
     return request, _EditBuilder(server, engine, request)
 
 
-def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
+def register(
+    server: HolodeckServer, engine: DiagnosticsEngine, extra: Sequence[ActionSource] = ()
+) -> None:
+    async def others(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+        found: list[types.CodeAction | types.Command] = []
+        for source in extra:
+            found.extend(await answer_or(list, "codeAction (extra)")(source)(params))
+        return found
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS)
     )
     @answer_or(None, "codeAction")  # a broken fix must not break the editor's lightbulb
-    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    async def code_action(
+        params: types.CodeActionParams,
+    ) -> list[types.CodeAction | types.Command] | None:
         prepared = actions_for(server, engine, params)
         if prepared is None:
             return None
@@ -270,7 +289,7 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
         for item in found:
             key = (item.fix.title, item.kind, repr((item.fix.edits, item.fix.files)))
             merged.setdefault(key, []).append(item)
-        actions: list[types.CodeAction] = []
+        actions: list[types.CodeAction | types.Command] = []
         for items in merged.values():
             fix = items[0].fix
             edit = builder.build(fix)
@@ -286,4 +305,4 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> None:
                     edit=edit,
                 )
             )
-        return actions
+        return actions + await others(params)

@@ -1,0 +1,134 @@
+;;; eglot_probe.el --- test driver: Emacs + eglot as a real holodeck-lsp client -*- lexical-binding: t -*-
+;; Run with `emacs --batch -q -l <config> -l eglot_probe.el' (site files load: Debian's elpa-eglot).
+;; $HOLODECK_EGLOT_SPEC: a JSON file {"out", "agent", "fault": {"line", "from", "to"},
+;; "complete": {"line", "text"}, "hover": [line, character], "run_at": line} (0-based lines).
+;; Writes JSON to "out": what the user would see, then kills Emacs.
+(require 'json)
+(require 'subr-x)
+(require 'cl-lib)
+
+(require 'eglot)
+(require 'flymake)
+
+(unless (fboundp 'yaml-mode) ; stands in for the yaml-mode package, not in Emacs 28
+  (define-derived-mode yaml-mode prog-mode "YAML"))
+
+(defvar probe-spec (json-read-file (getenv "HOLODECK_EGLOT_SPEC")))
+(defun probe-get (key &optional from) (alist-get key (or from probe-spec)))
+(defvar probe-result (list (cons 'errors nil)))
+(defun probe-put (key value) (setf (alist-get key probe-result) value))
+(defun probe-fail (message)
+  (probe-put 'errors (append (probe-get 'errors probe-result) (list message))))
+(defvar probe-publishes 0)
+
+;; Count the server's publishDiagnostics (eglot hands them to Flymake).
+(cl-defmethod eglot-handle-notification :after
+  (_server (_method (eql textDocument/publishDiagnostics)) &rest _params)
+  (setq probe-publishes (1+ probe-publishes)))
+
+(defun probe-wait (predicate seconds)
+  "Process the server's messages until PREDICATE holds or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (funcall predicate)))
+
+(defun probe-diagnostics ()
+  "Flymake's diagnostics of the buffer, as shown: (line text type), 0-based lines."
+  (mapcar (lambda (d)
+            (list (cons 'line (1- (line-number-at-pos (flymake-diagnostic-beg d))))
+                  (cons 'text (flymake-diagnostic-text d))
+                  (cons 'type (symbol-name (flymake-diagnostic-type d)))))
+          (flymake-diagnostics)))
+
+(defun probe-goto (line &optional character)
+  (goto-char (point-min))
+  (forward-line line)
+  (when character (forward-char character)))
+
+(defun probe-changed ()
+  "Send the edit now (eglot sends didChange after `eglot-send-changes-idle-time'; batch
+Emacs is never idle)."
+  (eglot--signal-textDocument/didChange))
+
+(defun probe-finish ()
+  (with-temp-file (probe-get 'out)
+    (insert (json-encode probe-result)))
+  (ignore-errors (eglot-shutdown (eglot-current-server)))
+  (kill-emacs 0))
+
+(setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
+(setq eglot-sync-connect t)
+
+(condition-case err
+    (catch 'done
+      (find-file (probe-get 'agent))
+      (yaml-mode)
+      (apply #'eglot (eglot--guess-contact))
+      (unless (probe-wait (lambda () (> probe-publishes 0)) 20)
+        (probe-fail "no publishDiagnostics within 20 s")
+        (throw 'done nil))
+      (probe-wait (lambda () nil) 0.3)
+      (probe-put 'first_diagnostics (probe-diagnostics))
+      (probe-put 'server (plist-get (eglot--server-info (eglot-current-server)) :name))
+
+      ;; An error made and undone: Flymake shows it, then no longer.
+      (let* ((fault (probe-get 'fault)) (before (buffer-string)))
+        (probe-goto (probe-get 'line fault))
+        (search-forward (probe-get 'from fault) (line-end-position))
+        (replace-match (probe-get 'to fault) t t)
+        (probe-changed)
+        (unless (probe-wait (lambda () (probe-diagnostics)) 15)
+          (probe-fail "no diagnostic for the fault within 15 s"))
+        (probe-put 'fault_diagnostics (probe-diagnostics))
+        (erase-buffer)
+        (insert before)
+        (probe-changed)
+        (probe-wait (lambda () (null (probe-diagnostics))) 15)
+        (probe-put 'fixed_diagnostics (probe-diagnostics)))
+
+      ;; Completion of a matcher kind, typed as a half-written key under an argument.
+      (let* ((complete (probe-get 'complete)) (before (buffer-string)))
+        (probe-goto (probe-get 'line complete))
+        (delete-region (line-beginning-position) (line-end-position))
+        (insert (probe-get 'text complete))
+        (probe-changed)
+        (let* ((capf (eglot-completion-at-point))
+               (prefix (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))))
+          (probe-put 'completion_prefix prefix)
+          (probe-put 'completions (all-completions prefix (nth 2 capf))))
+        (erase-buffer)
+        (insert before)
+        (probe-changed))
+
+      ;; Hover on a `fuzzy:` key: what ElDoc shows.
+      (let ((at (probe-get 'hover)))
+        (probe-goto (aref at 0) (aref at 1))
+        (let ((hover (jsonrpc-request (eglot-current-server) :textDocument/hover
+                                      (eglot--TextDocumentPositionParams))))
+          (probe-put 'hover (eglot--hover-info (plist-get hover :contents)))))
+
+      ;; A turn run through its code action, as M-x eglot-code-actions picks it.
+      (probe-wait (lambda () nil) 0.3)
+      (probe-goto (probe-get 'run_at))
+      (let* ((actions (eglot-code-actions (point) nil nil nil))
+             (titles (mapcar (lambda (a) (plist-get a :title)) actions))
+             (turn (cl-find-if (lambda (a) (string-prefix-p "HoloDeck: Run turn"
+                                                            (plist-get a :title)))
+                               actions)))
+        (probe-put 'actions titles)
+        (unless turn
+          (probe-fail (format "no Run turn code action at line %d: %S" (probe-get 'run_at) titles))
+          (throw 'done nil))
+        (probe-put 'run_arguments (plist-get turn :arguments))
+        (let ((answer (eglot-execute-command (eglot-current-server)
+                                             (intern (plist-get turn :command))
+                                             (plist-get turn :arguments))))
+          (probe-put 'run_status (plist-get answer :status))
+          (probe-put 'run_summary (plist-get answer :summary))))
+      (unless (probe-wait (lambda () (probe-diagnostics)) 15)
+        (probe-fail "no run diagnostics within 15 s"))
+      (probe-wait (lambda () nil) 0.3)
+      (probe-put 'run_diagnostics (probe-diagnostics)))
+  (error (probe-fail (format "error: %S" err))))
+(probe-finish)

@@ -1,0 +1,140 @@
+"""Emacs (batch mode) with eglot as a real LSP client, configured with the eglot block of
+docs/editors/emacs.md (trusted, with the sample's cassette): eglot_probe.el opens a copy of
+sample/financial-assistant, waits for the first diagnostics, makes and undoes an error (shown
+by Flymake), completes a matcher kind, hovers `fuzzy`, runs a failing turn through its "Run
+turn" code action (eglot shows no code lenses) and reads the run's diagnostics as Flymake
+shows them; the verdict is compared with `holodeck-lsp run --replay` of the same cassette."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.test_neovim import CASSETTE, SAMPLE, _missing, key_at, replay_case, turn_spans
+from tests.server.lsp_client import HOME, installed_server
+
+pytestmark = pytest.mark.slow  # a real Emacs and server
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "editors" / "emacs.md"
+PROBE = Path(__file__).with_name("eglot_probe.el")
+FIRST_LINE = ";; holodeck-lsp with eglot"
+UNTRUSTED = "(:trusted :json-false)"
+TIMEOUT = 90
+
+
+def emacs_with_eglot() -> str:
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        return _missing("emacs is not installed: apt-get install -y emacs-nox elpa-eglot")
+    check = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", "(require 'eglot)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": HOME},
+    )
+    if check.returncode != 0:
+        return _missing(f"eglot is not installed (apt-get install -y elpa-eglot): {check.stderr}")
+    return emacs
+
+
+def eglot_block() -> str:
+    blocks = re.findall(r"```elisp\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    found = [block for block in blocks if block.startswith(FIRST_LINE)]
+    assert len(found) == 1, f"{DOC}: no single ```elisp block starting {FIRST_LINE!r}"
+    return found[0]
+
+
+def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> None:
+    emacs = emacs_with_eglot()
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    agent = suite / "agent.yaml"
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    spans = turn_spans(lines)
+    expected = replay_case(agent, 0)
+    turns = {turn["turn_index"]: turn for turn in expected["turns"]}
+    failing = min(index for index, turn in turns.items() if not turn["passed"])
+    assert len(turns) > 1, "Run turn is offered in multi-turn cases"
+
+    # The page's block, trusted for this test with the sample's cassette (as the page says).
+    block = eglot_block()
+    assert UNTRUSTED in block and '"holodeck-lsp"' in block, block
+    config = block.replace(UNTRUSTED, f'(:trusted t :cassettePath "{CASSETTE}")').replace(
+        '"holodeck-lsp"', json.dumps(installed_server())
+    )
+    config_file = tmp_path / "init.el"
+    config_file.write_text(config, encoding="utf-8")
+
+    provider = next(i for i, line in enumerate(lines) if line.startswith("model: {provider:"))
+    fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", spans[0][0])
+    out = tmp_path / "out.json"
+    spec = {
+        "out": str(out),
+        "agent": str(agent),
+        "fault": {"line": provider, "from": "provider: ollama", "to": "provider: olama"},
+        "complete": {"line": fuzzy_line, "text": " " * fuzzy_column + "fu"},
+        "hover": [fuzzy_line, fuzzy_column + 1],
+        "run_at": key_at(lines, "ground_truth", spans[failing][0])[0],
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "HOLODECK_EGLOT_SPEC": str(spec_file)}
+    (tmp_path / "home").mkdir()
+    try:
+        done = subprocess.run(
+            [emacs, "--batch", "-q", "-l", str(config_file), "-l", str(PROBE)],
+            cwd=suite,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"emacs did not quit within {TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
+    assert out.exists(), f"emacs wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+
+    assert result["errors"] is None or result["errors"] == [], (result, done.stderr[-3000:])
+    assert result["server"] == "holodeck-lsp", result
+    # The clean sample: nothing from the checker. The fault: HD103 on its line, then gone.
+    assert not result["first_diagnostics"], result["first_diagnostics"]
+    [fault] = result["fault_diagnostics"]
+    assert fault["line"] == provider and "HD103" in fault["text"], fault
+    assert "olama" in fault["text"] and fault["type"] == "eglot-error", fault
+    assert not result["fixed_diagnostics"], result["fixed_diagnostics"]
+    # Completion: the matcher kinds for a half-typed key under an argument.
+    assert result["completion_prefix"] == "fu", result
+    assert set(result["completions"]) == {"fuzzy"}, result["completions"]  # `regex` ≠ "fu…"
+    assert "not edit distance" in result["hover"], result["hover"]
+
+    # The code actions at the failing turn: Run turn / Run case / Run all, and the run.
+    assert len(result["actions"]) == 3, result["actions"]
+    assert result["actions"][0].startswith(f"HoloDeck: Run turn {failing} of case ")
+    assert result["actions"][1].startswith("HoloDeck: Run case ")
+    assert result["actions"][2] == "HoloDeck: Run all test cases"
+    assert result["run_arguments"] == [agent.as_uri(), 0, failing], result
+    assert result["run_status"] == "done", result
+    assert result["run_summary"]["failed"] == 1, result
+    # Flymake shows the run's failures inside the failing turn, naming the wrong argument.
+    first, end = spans[failing]
+    run_diagnostics = result["run_diagnostics"]
+    assert run_diagnostics, result
+    assert all(first <= d["line"] < end for d in run_diagnostics), run_diagnostics
+    reasons = [
+        detail["unmatched_reason"]
+        for detail in turns[failing]["arg_match_details"] or []
+        if detail["unmatched_reason"]
+    ]
+    assert reasons, turns[failing]
+    for reason in reasons:
+        assert any(reason in d["text"] for d in run_diagnostics), (reason, run_diagnostics)
