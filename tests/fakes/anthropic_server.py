@@ -24,6 +24,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.faults import DROP, FaultPlan, drop
+
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
@@ -112,6 +114,8 @@ class FakeAnthropicServer:
         self._runner: web.AppRunner | None = None
         self._stopping = asyncio.Event()
         self.port = 0
+        #: Provider weather (faults.py), applied to conversation requests before the script.
+        self.faults: FaultPlan | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -211,6 +215,12 @@ class FakeAnthropicServer:
         model = str(body.get("model", "claude-fake"))
         if _is_conversation(body):
             recorded.conversation = True
+            if self.faults is not None:
+                fault = await self.faults.before()
+                if fault == DROP:
+                    return drop(request)
+                if isinstance(fault, web.Response):
+                    return fault
             step = self._next_step(body)
         else:
             # A side call of the CLI: answer briefly, leave the script alone.

@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.faults import DROP, FaultPlan, drop
 
 _ids = itertools.count(1)
 
@@ -126,6 +128,11 @@ class FakeOpenAIServer:
         self._steps: list[Step] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
+        #: Provider weather (faults.py), applied before the script.
+        self.faults: FaultPlan | None = None
+        #: Answers from the request itself instead of the script (load tests, where the
+        #: order requests arrive in is not known): body -> reply.
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -201,7 +208,13 @@ class FakeOpenAIServer:
             return _error(400, "fake server: the body is not a JSON object")
         if body.get("stream"):
             return _error(400, "fake server: stream=true is not supported")
-        step = self._next_step()
+        if self.faults is not None:
+            fault = await self.faults.before()
+            if fault == DROP:
+                return drop(request)
+            if isinstance(fault, web.Response):
+                return fault
+        step = self.responder(body) if self.responder is not None else self._next_step()
         if isinstance(step, ErrorReply):
             return _error(step.status, step.message, step.error_type)
         if step.delay:

@@ -33,6 +33,7 @@ from holodeck_lsp.commands.console.closing_lines import summary_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import PROGRESS_CHOICES, choose_display
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
+from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
@@ -260,7 +261,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         from holodeck_lsp.commands.run.baseline import print_comparison
 
         return print_comparison(comparison, out=stream, palette=palette)
-    return EXIT_TEST_FAILED if report.summary.failed else EXIT_OK
+    return run_status(report.summary)
 
 
 def _display(

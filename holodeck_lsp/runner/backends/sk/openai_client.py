@@ -16,6 +16,7 @@ from holodeck_lsp.runner.backends.base import (
     BackendConnectionError,
     BackendError,
     BackendInitError,
+    BackendProviderError,
     BackendSessionError,
     BackendTimeoutError,
 )
@@ -116,16 +117,21 @@ _E = TypeVar("_E", bound=BaseException)
 def session_error(error: Exception, where: str) -> BackendError:
     """An SK/HTTP failure as the backend error the executor understands.
 
-    Timeouts -> BackendTimeoutError. HTTP 401/403/404 (key, permission, model or deployment
-    name) -> not recoverable: every later turn would fail the same way. Everything else (429,
-    5xx, connection errors, 400 for this turn's content) -> recoverable; the half turn was
-    dropped from the history, so the conversation stays well formed."""
+    Timeouts (the client's is `llm_timeout`) -> BackendTimeoutError, a failure.
+    408/409/429/5xx and connection errors -> BackendProviderError (the turn is
+    errored, not failed: the retry budget was spent on the provider's weather). HTTP
+    401/403/404 (key, permission, model or deployment name) -> not recoverable: every later
+    turn would fail the same way. Anything else (a 400 for this turn's content) ->
+    recoverable; the half turn was dropped from the history, so the conversation stays well
+    formed."""
     if isinstance(error, BackendError):
         return error
     import openai
 
     cause = _find_cause(error, openai.APIError)
     if isinstance(cause, openai.APITimeoutError):
+        # The client's timeout is the case's `llm_timeout` (make_client): upstream's verdict
+        # of failure, not the provider's weather.
         return BackendTimeoutError(f"{where}: request timed out")
     if isinstance(cause, openai.APIStatusError):
         status = cause.status_code
@@ -134,6 +140,8 @@ def session_error(error: Exception, where: str) -> BackendError:
             hint = " (check the API key: `model.api_key` or the provider's environment variable)"
         elif status == 404:
             hint = " (check `model.name` and `model.endpoint`)"
+        if is_provider_status(status):
+            return BackendProviderError(f"{where}: HTTP {status}: {cause.message}")
         return BackendSessionError(
             f"{where}: HTTP {status}: {cause.message}{hint}",
             recoverable=status not in _FATAL_STATUSES,
@@ -141,6 +149,11 @@ def session_error(error: Exception, where: str) -> BackendError:
     if isinstance(cause, openai.APIConnectionError):
         return BackendConnectionError(f"{where}: connection failed: {cause}", recoverable=True)
     return BackendSessionError(f"{where}: {type(error).__name__}: {error}", recoverable=True)
+
+
+def is_provider_status(status: int) -> bool:
+    """Statuses that say the provider could not answer now, not that the request was wrong."""
+    return status in (408, 409, 429) or status >= 500
 
 
 def _find_cause(error: BaseException, kind: type[_E]) -> _E | None:
