@@ -33,6 +33,7 @@ from holodeck_lsp.commands.console.closing_lines import summary_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import PROGRESS_CHOICES, choose_display
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
+from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags, configure_limits
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 from holodeck_lsp.config.diagnostics import Severity
@@ -173,6 +174,9 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         )
     except RunModelsError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    limits_error = configure_limits(args, path)
+    if limits_error is not None:
+        return fail(EXIT_BAD_INPUT, limits_error)
 
     _configure_logs()
     started_at = datetime.now().astimezone()
@@ -472,6 +476,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds a code grader may run (default $HOLODECK_GRADER_TIMEOUT or 30)",
     )
+    add_long_run_flags(parser)
     return parser
 
 

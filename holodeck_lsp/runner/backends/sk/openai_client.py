@@ -21,6 +21,7 @@ from holodeck_lsp.runner.backends.base import (
     BackendTimeoutError,
 )
 from holodeck_lsp.runner.backends.providers import PROVIDERS
+from holodeck_lsp.runner.backends.sk.limited_client import limited_http_client
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 
 if TYPE_CHECKING:
@@ -42,12 +43,20 @@ def _secret(model: LLMProvider) -> str | None:
 
 
 def make_client(
-    model: LLMProvider, env: Mapping[str, str], *, max_retries: int, timeout: float | None
+    model: LLMProvider,
+    env: Mapping[str, str],
+    *,
+    max_retries: int | None,
+    timeout: float | None,
 ) -> AsyncOpenAI:
-    """The HTTP client for the provider; BackendInitError names the missing key or setting."""
+    """The HTTP client for the provider; BackendInitError names the missing key or setting.
+
+    The client's own retries are off: every request goes through the endpoint's limiter
+    (runner/limits/), which retries within the turn's budget (`max_retries` is its size
+    for a lone request) and shares the endpoint's rate with the judges."""
     from openai import AsyncAzureOpenAI, AsyncOpenAI, OpenAIError
 
-    options: dict[str, Any] = {"max_retries": max_retries}
+    options: dict[str, Any] = {"max_retries": 0}
     if timeout is not None:
         options["timeout"] = float(timeout)
     provider = model.provider
@@ -62,6 +71,7 @@ def make_client(
                 )
             # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
             base_url = row.endpoint(model.endpoint, env)
+            options["http_client"] = limited_http_client(base_url, model, max_retries)
             return AsyncOpenAI(api_key=key, base_url=base_url, **options)
         if provider is Provider.AZURE_OPENAI:
             key = _secret(model) or env.get(row.key_variable or "", "").strip()
@@ -78,6 +88,7 @@ def make_client(
                 or DEFAULT_AZURE_API_VERSION
             )
             assert model.endpoint is not None  # the schema requires it for azure_openai
+            options["http_client"] = limited_http_client(model.endpoint, model, max_retries)
             return AsyncAzureOpenAI(
                 api_key=key,
                 azure_endpoint=model.endpoint,
@@ -90,6 +101,7 @@ def make_client(
             if not base.endswith("/v1"):
                 base += "/v1"  # Ollama's OpenAI-compatible API
             key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
+            options["http_client"] = limited_http_client(base, model, max_retries)
             return AsyncOpenAI(api_key=key, base_url=base, **options)
     except OpenAIError as error:
         raise BackendInitError(f"provider {provider.value}: {error}") from error
