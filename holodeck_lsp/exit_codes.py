@@ -2,7 +2,8 @@
 command returns these names (never a bare number). The meaning of a number is the same in
 every command: 1 is "the suite says no" (a failed case, a regression), 2 is "your input is
 wrong" (errors found, bad arguments, an unreadable report), 3 is "the tool cannot do its job"
-(a backend unreachable, an output that cannot be written by run / report / runs)."""
+(a backend unreachable, an output that cannot be written by run / report / runs), 4 is "not
+measured" (`run`: no case failed, but the provider kept some turns from being answered)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ EXIT_BAD_INPUT = 2
 #: The run cannot proceed (backend unreachable or failing every turn on connection errors,
 #: unreadable cassette), or report / runs cannot write their output.
 EXIT_CANNOT_RUN = 3
+#: `run`: no case failed, but some case errored (429 after the retry budget, 5xx, connection
+#: lost): the suite was not fully measured. A failed case wins (1).
+EXIT_ERRORED = 4
 
 Codes = tuple[tuple[int, str], ...]
 
@@ -36,6 +40,11 @@ RUN_EXIT_CODES: Codes = (
         EXIT_CANNOT_RUN,
         "the run cannot proceed: backend unreachable (or every turn failed on "
         "connection errors), unreadable cassette, unwritable report",
+    ),
+    (
+        EXIT_ERRORED,
+        "no case failed, but some errored: the provider could not answer (429 after the "
+        "retry budget, 5xx, connection lost): not measured, run them again",
     ),
 )
 COMPARE_EXIT_CODES: Codes = (

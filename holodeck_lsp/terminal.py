@@ -52,5 +52,11 @@ class Palette:
     def verdict(self, passed: bool, text: str) -> str:
         return self.paint(text, "green" if passed else "red", "bold")
 
+    def case_verdict(self, passed: bool, errored: bool) -> str:
+        """PASSED / FAILED, or ERRORED (yellow: the provider's error, not a verdict)."""
+        if errored and not passed:
+            return self.paint("ERRORED", "yellow", "bold")
+        return self.verdict(passed, "PASSED" if passed else "FAILED")
+
 
 PLAIN = Palette(False)

@@ -46,7 +46,8 @@ def one_line(reasons: list[str]) -> str:
 
 @dataclass(slots=True)
 class Attempt:
-    """One repeat of a turn."""
+    """One repeat of a turn. `skipped` is "not measured": never sent, or errored (the
+    provider could not answer), so an errored turn is never a regression."""
 
     passed: bool
     skipped: bool
@@ -57,6 +58,9 @@ class Attempt:
         return one_line(failure_reasons(Block.of_turn(self.turn())))
 
     def skip_reason(self) -> str:
+        turn = self.turn()
+        if turn.errored:
+            return "not measured (errored): " + one_line(list(turn.errors))
         return "not run: " + skip_reason(Block.of_turn(self.turn())).removeprefix(SKIPPED_PREFIX)
 
 
@@ -137,7 +141,8 @@ def turns_of_report(report: TestReport, *, ignore_model: bool) -> dict[TurnKey, 
     turns: dict[TurnKey, Turn] = {}
     for model, label, result in _labelled(report.results, ignore_model, _result_fields):
         for turn in _result_turns(result):
-            attempt = Attempt(turn.passed, turn.skipped, _scores(turn), _given(turn))
+            measured = not (turn.skipped or turn.errored)
+            attempt = Attempt(turn.passed, not measured, _scores(turn), _given(turn))
             _add(turns, (model, label, turn.turn_index), turn.input, attempt)
     return turns
 
@@ -205,7 +210,7 @@ def turns_of_data(data: Mapping[str, Any], *, ignore_model: bool) -> dict[TurnKe
             _mapping(raw)
             attempt = Attempt(
                 bool(_opt(raw, "passed", bool)),
-                bool(_opt(raw, "skipped", bool)),
+                bool(_opt(raw, "skipped", bool)) or bool(_opt(raw, "errored", bool)),
                 _data_scores(raw),
                 _validated(raw),
             )
@@ -232,7 +237,8 @@ def _single_turn(result: Mapping[str, Any]) -> tuple[int, str, Attempt]:
         [only] = TestResult.model_validate(result).turn_results()
         return only.model_copy(update={"skipped": never_sent})
 
-    attempt = Attempt(bool(_opt(result, "passed", bool)), never_sent, _data_scores(result), turn)
+    unmeasured = never_sent or bool(_opt(result, "errored", bool))
+    attempt = Attempt(bool(_opt(result, "passed", bool)), unmeasured, _data_scores(result), turn)
     return 0, _opt(result, "test_input", str) or "-", attempt
 
 

@@ -4,6 +4,10 @@ A multi-turn case's top-level fields summarise its turns: inputs joined with `\\
 last response, every call in turn order, token usage summed field by field, each metric once
 with the mean score of the turns that ran it, errors prefixed `[turn N]`, and `passed` only
 when every turn passed. The summary counts test cases, not turns.
+
+Errored turns (the provider could not answer: schema `TurnResult.errored`) are not measured:
+a case with an errored turn and no failed one is `errored`, counted apart from passed and
+failed, and left out of the pass rate (a rate limit is not a wrong answer).
 """
 
 from __future__ import annotations
@@ -68,6 +72,17 @@ def _union(
     return union if asserted else None
 
 
+def _measured_failure(turn: TurnResult) -> bool:
+    """A verdict of failure: the turn was answered (or graded) and did not pass."""
+    return not turn.passed and not turn.errored and not turn.skipped
+
+
+def case_errored(turns: Sequence[TurnResult]) -> bool:
+    """Some turn errored and none failed on its own: turns skipped after the errored one
+    (a dead session) are not failures either."""
+    return any(t.errored for t in turns) and not any(_measured_failure(t) for t in turns)
+
+
 def multi_turn_result(
     name: str | None, index: int | None, turns: Sequence[TurnResult], timestamp: str = ""
 ) -> TestResult:
@@ -89,6 +104,7 @@ def multi_turn_result(
         timestamp=timestamp,
         token_usage=sum_usage(turn.token_usage for turn in turns),
         turns=list(turns),
+        errored=case_errored(turns),
     )
 
 
@@ -114,18 +130,22 @@ def single_turn_result(
         timestamp=timestamp,
         token_usage=turn.token_usage,
         turns=None,
+        errored=turn.errored,
     )
 
 
 def summarize(results: Sequence[TestResult]) -> ReportSummary:
     passed = sum(1 for result in results if result.passed)
+    errored = sum(1 for result in results if result.errored and not result.passed)
+    measured = len(results) - errored
     counts: dict[str, int] = {}
     scores: dict[str, list[float]] = {}
-    turns_total = turns_passed = 0
+    turns_total = turns_passed = turns_errored = 0
     for result in results:
         turns = result.turns if result.turns is not None else None
         turns_total += len(turns) if turns is not None else 1
         turns_passed += sum(t.passed for t in turns) if turns is not None else int(result.passed)
+        turns_errored += sum(t.errored for t in turns) if turns is not None else int(result.errored)
         for metric in result.metric_results:
             counts[metric.metric_name] = counts.get(metric.metric_name, 0) + 1
             scores.setdefault(metric.metric_name, []).append(metric.score)
@@ -133,11 +153,13 @@ def summarize(results: Sequence[TestResult]) -> ReportSummary:
         judge_token_usage=judge_usage(results),
         total_tests=len(results),
         passed=passed,
-        failed=len(results) - passed,
-        pass_rate=100.0 * passed / len(results) if results else 0.0,
+        failed=measured - passed,
+        errored=errored,
+        pass_rate=100.0 * passed / measured if measured else 0.0,
         total_duration_ms=sum(result.execution_time_ms for result in results),
         total_turns=turns_total,
         passed_turns=turns_passed,
+        errored_turns=turns_errored,
         metrics_evaluated=counts,
         average_scores={name: fmean(values) for name, values in scores.items()},
     )

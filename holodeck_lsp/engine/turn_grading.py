@@ -81,6 +81,9 @@ class TurnOutcome:
     #: The turn was never sent (session lost, run cancelled); `skip_reason` says why.
     skipped: bool = False
     skip_reason: str | None = None
+    #: The provider could not complete the call (`errors` says how): not measured, so
+    #: nothing is graded.
+    errored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,10 @@ def grade_turn(
     if outcome.skipped:
         result.skipped = True
         result.errors.append(f"skipped: {outcome.skip_reason or 'not run'}")
+        return result
+    if outcome.errored:
+        # Grading a missing answer would turn provider weather into failed metrics.
+        result.errored = True
         return result
     result.tools_matched, result.arg_match_details = check_expected_tools(
         spec.expected_tools, outcome.tool_invocations, regex_timeout=options.regex_timeout

@@ -126,6 +126,11 @@ class TurnResult(_Result):
     token_usage: TokenUsage | None = None
     errors: list[str] = Field(default_factory=list)
     skipped: bool = Field(default=False, description="Never sent (session lost, cancelled).")
+    errored: bool = Field(
+        default=False,
+        description="The provider could not complete the agent call (429 after the retry "
+        "budget, 5xx, connection lost, HTTP timeout): not measured, neither passed nor failed.",
+    )
     grader_details: dict[str, Any] | None = None
 
 
@@ -159,6 +164,11 @@ class TestResult(_Result):
     repeat: int | None = Field(
         default=None, ge=1, description="Which of the `--repeat N` runs this is (1..N)."
     )
+    errored: bool = Field(
+        default=False,
+        description="Some turn errored (the provider, not the agent) and no turn failed: the "
+        "case is not measured and counts in neither passed nor failed.",
+    )
 
     def turn_results(self) -> list[TurnResult]:
         """The case's turns; a single-turn case as its one turn 0, built from the case-level
@@ -182,7 +192,8 @@ class TestResult(_Result):
                 execution_time_ms=self.execution_time_ms,
                 token_usage=self.token_usage,
                 errors=self.errors,
-                skipped=bool(self.errors) and self.agent_response is None,
+                skipped=bool(self.errors) and self.agent_response is None and not self.errored,
+                errored=self.errored,
             )
         ]
 
@@ -193,10 +204,16 @@ class ReportSummary(_Result):
     total_tests: int = Field(ge=0)
     passed: int = Field(ge=0)
     failed: int = Field(ge=0)
-    pass_rate: float = Field(ge=0.0, le=100.0, description="Percent of cases that passed.")
+    errored: int = Field(
+        default=0, ge=0, description="Cases not measured: a turn errored on the provider."
+    )
+    pass_rate: float = Field(
+        ge=0.0, le=100.0, description="Percent of the measured (not errored) cases that passed."
+    )
     total_duration_ms: int = Field(default=0, ge=0)
     total_turns: int = Field(default=0, ge=0)
     passed_turns: int = Field(default=0, ge=0)
+    errored_turns: int = Field(default=0, ge=0)
     metrics_evaluated: dict[str, int] = Field(default_factory=dict)
     average_scores: dict[str, float] = Field(default_factory=dict)
     judge_token_usage: TokenUsage | None = Field(
@@ -205,8 +222,8 @@ class ReportSummary(_Result):
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> Self:
-        if self.passed + self.failed != self.total_tests:
-            raise ValueError("passed + failed must equal total_tests")
+        if self.passed + self.failed + self.errored != self.total_tests:
+            raise ValueError("passed + failed + errored must equal total_tests")
         return self
 
 

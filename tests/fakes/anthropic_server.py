@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes import loopback_http
+from tests.fakes.faults import DROP, FaultPlan, drop
 from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class FakeAnthropicServer(LoopbackHTTPServer):
         self._steps: list[Step] = []
         self._repeats_left = 0
         self._stopping = asyncio.Event()
+        #: Provider weather (faults.py), applied to conversation requests before the script.
+        self.faults: FaultPlan | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -174,6 +177,12 @@ class FakeAnthropicServer(LoopbackHTTPServer):
         model = str(body.get("model", "claude-fake"))
         if _is_conversation(body):
             recorded.conversation = True
+            if self.faults is not None:
+                fault = await self.faults.before()
+                if fault == DROP:
+                    return drop(request)
+                if isinstance(fault, web.Response):
+                    return fault
             step = self._next_step(body)
         else:
             # A side call of the CLI: answer briefly, leave the script alone.

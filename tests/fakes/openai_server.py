@@ -16,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from tests.fakes import loopback_http
+from tests.fakes.faults import DROP, FaultPlan, drop
 from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
 
 _ids = itertools.count(1)
@@ -121,6 +122,11 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         super().__init__()
         self.requests: list[RecordedRequest] = []
         self._steps: list[Step] = []
+        #: Provider weather (faults.py), applied before the script.
+        self.faults: FaultPlan | None = None
+        #: Answers from the request itself instead of the script (load tests, where the
+        #: order requests arrive in is not known): body -> reply.
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -159,7 +165,13 @@ class FakeOpenAIServer(LoopbackHTTPServer):
             return _error(400, "fake server: the body is not a JSON object")
         if body.get("stream"):
             return _error(400, "fake server: stream=true is not supported")
-        step = self._next_step()
+        if self.faults is not None:
+            fault = await self.faults.before()
+            if fault == DROP:
+                return drop(request)
+            if isinstance(fault, web.Response):
+                return fault
+        step = self.responder(body) if self.responder is not None else self._next_step()
         if isinstance(step, ErrorReply):
             return _error(step.status, step.message, step.error_type)
         if step.delay:

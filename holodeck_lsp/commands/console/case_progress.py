@@ -69,7 +69,7 @@ class TerminalProgress:
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         self._running.pop(case.key, None)
-        verdict = self.palette.verdict(result.passed, "PASSED" if result.passed else "FAILED")
+        verdict = self.palette.case_verdict(result.passed, result.errored)
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else int(result.passed)
         count = len(turns) if turns is not None else 1

@@ -47,8 +47,11 @@ def totals_line(
     failed = (
         palette.paint(f"{summary.failed} failed", "red", "bold") if summary.failed else "0 failed"
     )
+    errored = (
+        palette.paint(f", {summary.errored} errored", "yellow", "bold") if summary.errored else ""
+    )
     return (
-        f"{passed}, {failed} of {summary.total_tests} test cases"
+        f"{passed}, {failed}{errored} of {summary.total_tests} test cases"
         f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s{note}"
     )
 

@@ -8,7 +8,7 @@ import sys
 
 from holodeck_lsp.commands.console.marks import Marks
 from holodeck_lsp.commands.console.matrix_table import matrix_lines, wants_matrix
-from holodeck_lsp.engine.reports.view import Block, failure_reasons, skip_reason
+from holodeck_lsp.engine.reports.view import Block, error_reason, failure_reasons, skip_reason
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -33,7 +33,7 @@ def results_lines(
         label = result.test_name or f"test_cases[{result.test_index}]"
         turns = result.turns or []
         row = " ".join(marks.of(turn) for turn in turns) if turns else ""
-        verdict = palette.verdict(result.passed, "PASSED" if result.passed else "FAILED")
+        verdict = palette.case_verdict(result.passed, result.errored)
         lines.append(f"  {verdict}  {label}" + (f"  [{row}]" if row else ""))
         if not result.passed:
             lines += _failure_lines(result)
@@ -55,7 +55,7 @@ def _matrix_failures(report: TestReport, palette: Palette) -> list[str]:
         label = result.test_name or f"test_cases[{result.test_index}]"
         where = f" [{result.model}]" if result.model and len(report.models) > 1 else ""
         again = f" #{result.repeat}" if result.repeat is not None else ""
-        lines.append(f"  {palette.verdict(False, 'FAILED')}  {label}{where}{again}")
+        lines.append(f"  {palette.case_verdict(False, result.errored)}  {label}{where}{again}")
         lines += _failure_lines(result)
     hidden = len(failed) - MATRIX_FAILURES_SHOWN
     if hidden > 0:
@@ -75,7 +75,12 @@ def _failure_lines(result: TestResult) -> list[str]:
 
 
 def _first_reason(block: Block) -> str:
-    reasons = skip_reason(block) if block.skipped else failure_reasons(block)[0]
+    if block.skipped:
+        reasons = skip_reason(block)
+    elif block.errored:
+        reasons = "errored (not measured): " + error_reason(block)
+    else:
+        reasons = failure_reasons(block)[0]
     return _one_line(reasons)
 
 

@@ -112,6 +112,8 @@ class AggregateProgress(TerminalProgress):
     _turns_done: int = field(default=0, init=False)
     _turns_passed: int = field(default=0, init=False)
     _turns_failed: int = field(default=0, init=False)
+    _turns_errored: int = field(default=0, init=False)
+    _cases_errored: int = field(default=0, init=False)
     _running_now: int = field(default=0, init=False)
     _bar_shown: bool = field(default=False, init=False)
 
@@ -130,6 +132,8 @@ class AggregateProgress(TerminalProgress):
         self._turns_done += 1
         if turn.passed:
             self._turns_passed += 1
+        elif turn.errored:
+            self._turns_errored += 1
         else:
             self._turns_failed += 1
         self._tick()
@@ -140,11 +144,14 @@ class AggregateProgress(TerminalProgress):
         if result.passed:
             self._tick()
             return
-        self._cases_failed += 1
+        if result.errored:
+            self._cases_errored += 1
+        else:
+            self._cases_failed += 1
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else 0
         count = len(turns) if turns is not None else 1
-        verdict = self.palette.verdict(False, "FAILED")
+        verdict = self.palette.case_verdict(False, result.errored)
         self._above(f"{case_prefix(case)} {verdict} ({passed}/{count} turns passed)")
 
     def finish(self, report: TestReport) -> None:
@@ -174,11 +181,18 @@ class AggregateProgress(TerminalProgress):
         left = self.turns - self._turns_done
         eta = "0s" if left <= 0 else duration(left / rate) if rate > 0 else "?"
         dot = " | " if self._ascii else " · "
-        failed_cases = f" ({self._cases_failed} failed)" if self._cases_failed else ""
+        noted = [f"{self._cases_failed} failed"] if self._cases_failed else []
+        noted += [f"{self._cases_errored} errored"] if self._cases_errored else []
+        failed_cases = f" ({', '.join(noted)})" if noted else ""
+        marks = (
+            f"{self._turns_passed} {self._marks.passed} {self._turns_failed} {self._marks.failed}"
+        )
+        if self._turns_errored:
+            marks += f" {self._turns_errored} {self._marks.errored}"
         parts = [
             f"{self._bar()} {self._cases_done}/{self.cases} cases{failed_cases}",
             f"{self._turns_done}/{self.turns} turns",
-            f"{self._turns_passed} {self._marks.passed} {self._turns_failed} {self._marks.failed}",
+            marks,
             f"{self._running_now} running",
             duration(elapsed),
             f"{rate:.1f} turns/s",

@@ -32,8 +32,10 @@ from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import choose_display
 from holodeck_lsp.commands.run.baseline import baseline_comparison
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
+from holodeck_lsp.commands.run.long_run_flags import configure_limits
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
+from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.formats import build_report, render
@@ -152,6 +154,9 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         )
     except RunModelsError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    limits_error = configure_limits(args, path)
+    if limits_error is not None:
+        return fail(EXIT_BAD_INPUT, limits_error)
 
     _configure_logs()
     started_at = datetime.now().astimezone()
@@ -242,7 +247,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         from holodeck_lsp.commands.run.baseline import print_comparison
 
         return print_comparison(comparison, out=stream, palette=palette)
-    return EXIT_TEST_FAILED if report.summary.failed else EXIT_OK
+    return run_status(report.summary)
 
 
 def _display(

@@ -4,9 +4,11 @@
 with N its 0-based index) and one `<testcase>` per turn (`classname` = the case, `name` =
 `turn N: <input, shortened>`); a single-turn case is one `<testcase>` named by its input. A
 failing turn carries `<failure message=…>` with the reasons (errors, tool assertions, metrics);
-a skipped turn `<skipped message=…>`; `<system-out>` holds the agent's response. When a
-multi-turn case failed although none of its turns did (an error of the case itself), one more
-`<testcase name="test case">` carries that failure, so CI never reports a failed case as green.
+a skipped turn `<skipped message=…>`; an errored turn (the provider could not answer: not
+measured) `<error type="provider" message=…>`, counted in `errors`; `<system-out>` holds the
+agent's response. When a multi-turn case failed although none of its turns did (an error of
+the case itself), one more `<testcase name="test case">` carries that failure, so CI never
+reports a failed case as green.
 
 Built with ElementTree, so every value is escaped; characters XML 1.0 cannot hold at all
 (most control characters) are shown as `\\xNN`.
@@ -19,7 +21,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from holodeck_lsp.engine.reports.view import Block, Case, cases, failure_reasons, skip_reason
+from holodeck_lsp.engine.reports.view import (
+    Block,
+    Case,
+    cases,
+    error_reason,
+    failure_reasons,
+    skip_reason,
+)
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.schema.results import TestReport
 
@@ -32,19 +41,21 @@ _WHITESPACE = re.compile(r"\s+")
 class _Counts:
     tests: int = 0
     failures: int = 0
+    errors: int = 0
     skipped: int = 0
     ms: int = 0
 
     def add(self, other: _Counts) -> None:
         self.tests += other.tests
         self.failures += other.failures
+        self.errors += other.errors
         self.skipped += other.skipped
         self.ms += other.ms
 
     def set_on(self, element: ET.Element) -> None:
         element.set("tests", str(self.tests))
         element.set("failures", str(self.failures))
-        element.set("errors", "0")
+        element.set("errors", str(self.errors))
         element.set("skipped", str(self.skipped))
         element.set("time", _seconds(self.ms))
 
@@ -86,7 +97,8 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
             ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     for block in case.blocks:
         suite.append(_testcase(case, block, counts))
-    if case.multi_turn and not case.result.passed and counts.failures == 0:
+    failed_case = not case.result.passed and not case.result.errored
+    if case.multi_turn and failed_case and counts.failures == 0:
         reasons = case.case_errors or ["test case failed"]
         suite.append(_case_failure(case, reasons, counts))
     counts.set_on(suite)
@@ -109,6 +121,11 @@ def _testcase(case: Case, block: Block, counts: _Counts) -> ET.Element:
     if block.skipped:
         counts.skipped += 1
         ET.SubElement(element, "skipped", {"message": _clean(skip_reason(block))})
+    elif block.errored:
+        counts.errors += 1
+        reason = error_reason(block)
+        error = ET.SubElement(element, "error", {"type": "provider", "message": _clean(reason)})
+        error.text = _clean(reason)
     elif not block.passed:
         counts.failures += 1
         _add_failure(element, failure_reasons(block))

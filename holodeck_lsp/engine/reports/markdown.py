@@ -21,8 +21,10 @@ from holodeck_lsp.engine.repeat_rates import model_rates
 from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
+    case_status,
     cases,
     duration,
+    error_reason,
     failure_reasons,
     metric_status,
     number,
@@ -39,6 +41,8 @@ _BACKTICKS = re.compile(r"`+")
 _PASSED = "✅ passed"
 _FAILED = "❌ failed"
 _SKIPPED = "⏭ skipped"
+_ERRORED = "⚠ errored"
+_STATUS = {"passed": _PASSED, "failed": _FAILED, "skipped": _SKIPPED, "errored": _ERRORED}
 _METRIC_MARK = {
     "passed": "✓ passed",
     "failed": "✗ failed",
@@ -103,16 +107,18 @@ def _model_table(report: TestReport) -> list[str]:
 def _summary_line(ordered: Sequence[Case]) -> str:
     total = len(ordered)
     passed = sum(1 for case in ordered if case.result.passed)
-    verdict = "Passed" if passed == total else "Failed"
-    rate = 100.0 * passed / total if total else 100.0
+    errored = sum(1 for case in ordered if case_status(case.result) == "errored")
+    measured = total - errored
+    verdict = "Passed" if passed == measured else "Failed"
+    # Errored cases are not measured: the rate is over the cases that were.
+    rate = 100.0 * passed / measured if measured else 100.0
     turns = sum(len(case.blocks) for case in ordered)
     turns_passed = sum(case.turns_passed for case in ordered)
     elapsed = sum(case.result.execution_time_ms for case in ordered)
-    parts = [
-        f"**{verdict}**: {passed} of {total} test cases passed ({rate:.1f}%)",
-        f"{turns_passed} of {turns} turns passed",
-        duration(elapsed),
-    ]
+    headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
+    if errored:
+        headline += f", {errored} errored (not measured)"
+    parts = [headline, f"{turns_passed} of {turns} turns passed", duration(elapsed)]
     usage = agent_usage(case.result for case in ordered)
     if usage is not None:
         parts.append(f"{usage.total_tokens:,} tokens")
@@ -143,9 +149,14 @@ def _failing_turns(ordered: Sequence[Case]) -> list[str]:
         for block in case.blocks:
             if block.passed:
                 continue
-            reasons = [skip_reason(block)] if block.skipped else failure_reasons(block)
+            if block.skipped:
+                reasons = [skip_reason(block)]
+            elif block.errored:
+                reasons = [error_reason(block)]
+            else:
+                reasons = failure_reasons(block)
             turn = "—" if block.turn_index is None else str(block.turn_index)
-            status = _SKIPPED if block.skipped else _FAILED
+            status = _STATUS[block.status]
             rows.append([case.label, turn, status, reasons[0] if reasons else ""])
     if not rows:
         return []
@@ -157,7 +168,7 @@ def _case_table(ordered: Sequence[Case]) -> list[str]:
     rows = [
         [
             case.label,
-            _PASSED if case.result.passed else _FAILED,
+            _STATUS[case_status(case.result)],
             f"{case.turns_passed}/{len(case.blocks)}",
             duration(case.result.execution_time_ms),
             tokens(case.result.token_usage),
@@ -177,7 +188,7 @@ def _case_section(case: Case) -> list[str]:
     title = _text(case.label)
     if result.test_name:
         title += f" (#{case.position})"
-    lines = [f"## {title}: {_PASSED if result.passed else _FAILED}", ""]
+    lines = [f"## {title}: {_STATUS[case_status(result)]}", ""]
     if not case.multi_turn:
         lines += _block_body(case.blocks[0])
         return lines
@@ -200,9 +211,7 @@ def _case_section(case: Case) -> list[str]:
 
 
 def _verdict(block: Block) -> str:
-    if block.skipped:
-        return _SKIPPED
-    return _PASSED if block.passed else _FAILED
+    return _STATUS[block.status]
 
 
 def _facts(first: str | None, ms: int, usage: TokenUsage | None) -> str:

@@ -38,6 +38,17 @@ class Block:
     execution_time_ms: int
     token_usage: TokenUsage | None
     errors: Sequence[str]
+    #: The provider could not complete the call: not measured (neither passed nor failed).
+    errored: bool = False
+
+    @property
+    def status(self) -> str:
+        """`passed`, `failed`, `errored` or `skipped`: what every renderer shows."""
+        if self.skipped:
+            return "skipped"
+        if self.errored:
+            return "errored"
+        return "passed" if self.passed else "failed"
 
     @classmethod
     def of_turn(cls, turn: TurnResult) -> Block:
@@ -57,6 +68,7 @@ class Block:
             execution_time_ms=turn.execution_time_ms,
             token_usage=turn.token_usage,
             errors=turn.errors,
+            errored=turn.errored,
         )
 
     @classmethod
@@ -77,6 +89,7 @@ class Block:
             execution_time_ms=case.execution_time_ms,
             token_usage=case.token_usage,
             errors=case.errors,
+            errored=case.errored,
         )
 
 
@@ -195,6 +208,18 @@ def failure_reasons(block: Block) -> list[str]:
     if not reasons and not block.passed:
         reasons.append("failed")
     return reasons
+
+
+def case_status(result: TestResult) -> str:
+    """A case's status: `passed`, `errored` (not measured) or `failed`."""
+    if result.passed:
+        return "passed"
+    return "errored" if result.errored else "failed"
+
+
+def error_reason(block: Block) -> str:
+    """Why an errored block was not measured (the provider's error)."""
+    return "; ".join(block.errors) or "the provider could not complete the call"
 
 
 def skip_reason(block: Block) -> str:

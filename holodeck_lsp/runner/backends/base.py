@@ -31,7 +31,13 @@ class BackendSessionError(BackendError):
         self.recoverable = recoverable
 
 
-class BackendConnectionError(BackendSessionError):
+class BackendProviderError(BackendSessionError):
+    """The provider, not the agent, kept the send from completing: 429 after the retry budget,
+    5xx, a dropped connection, an HTTP timeout. The turn is reported `errored` (not measured),
+    never failed; the session goes on (the half turn was not kept)."""
+
+
+class BackendConnectionError(BackendProviderError):
     """A send could not reach the model's server at all (refused, reset, unknown host). A run
     where every send failed so reports "the backend is down", not N wrong answers."""
 

@@ -77,6 +77,7 @@ from holodeck_lsp.runner.backends.claude.options import (
     setting_sources,
     working_directory,
 )
+from holodeck_lsp.runner.backends.claude.provider_errors import turn_error
 from holodeck_lsp.runner.backends.claude.tool_server import TOOL_SERVER, ToolLog
 from holodeck_lsp.runner.backends.instructions import read_instructions
 from holodeck_lsp.schema.agent import Agent
@@ -304,7 +305,7 @@ class ClaudeSession:
                 self._in_flight = False
                 if item.is_error:
                     reason = item.result or "; ".join(item.errors or []) or item.subtype
-                    raise BackendSessionError(f"Claude turn failed ({item.subtype}): {reason}")
+                    raise turn_error(item.subtype, reason)
                 response = item.result if item.result is not None else last_text
                 invocations = tuple(
                     pending[i].invocation or self._unfinished(pending[i]) for i in order

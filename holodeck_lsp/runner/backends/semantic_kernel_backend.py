@@ -51,6 +51,8 @@ from holodeck_lsp.runner.backends.sk.mcp_plugins import (
 from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
 from holodeck_lsp.runner.backends.sk.openai_client import make_client, make_service, session_error
 from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
+from holodeck_lsp.runner.limits.budget import turn_budget
+from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.schema.agent import Agent
 
 if TYPE_CHECKING:
@@ -76,12 +78,13 @@ class SemanticKernelBackend:
         env: dict[str, str],
         *,
         agent_dir: Path | None = None,
-        max_retries: int = 2,
+        max_retries: int | None = None,
     ) -> None:
         """Build the chat service and kernel functions; BackendInitError says what to fix.
 
         `agent_dir` resolves `instructions.file` (default: the current directory).
-        `max_retries` is the OpenAI client's own retry count for 429/5xx/connection errors.
+        `max_retries` is each turn's retry budget for 429/5xx/connection errors (default: the
+        run's, runner/limits/registry.py).
         """
         try:
             import semantic_kernel  # noqa: F401
@@ -96,6 +99,7 @@ class SemanticKernelBackend:
         self._mcp_servers = plugin_servers(agent, env, agent_dir)
         timeout = agent.execution.llm_timeout if agent.execution else None
         self._client = make_client(agent.model, env, max_retries=max_retries, timeout=timeout)
+        self._retry_budget = max_retries if max_retries is not None else settings().retry_budget
         send_plain_bodies(self._client)  # a quarter of a run's CPU otherwise (plain_body.py)
         self._service = make_service(agent.model, self._client)
         self._functions = [as_kernel_function(tool) for tool in tools]
@@ -129,6 +133,7 @@ class SemanticKernelBackend:
             describe=self._describe,
             plugins=plugins,
             on_close=self._sessions.discard,
+            retry_budget=self._retry_budget,
         )
         kernel.add_filter(FilterTypes.AUTO_FUNCTION_INVOCATION, session._invocation_filter)
         self._sessions.add(session)
@@ -177,8 +182,10 @@ class SemanticKernelSession:
         describe: Callable[[], str],
         plugins: Sequence[McpPlugin] = (),
         on_close: Callable[[SemanticKernelSession], None] | None = None,
+        retry_budget: int = 0,
     ) -> None:
         self.kernel = kernel
+        self._retry_budget = retry_budget
         self.history = history
         self._settings = settings
         self._service = service
@@ -195,9 +202,10 @@ class SemanticKernelSession:
         self.history.add_message(user_message(message, files))
         self._calls = {}
         try:
-            answer = await self._service.get_chat_message_content(
-                self.history, self._settings, kernel=self.kernel
-            )
+            with turn_budget(self._retry_budget):  # every request of the turn draws on it
+                answer = await self._service.get_chat_message_content(
+                    self.history, self._settings, kernel=self.kernel
+                )
             if answer is None:  # SK raises before this happens; kept for the type
                 raise BackendSessionError(f"{self._describe()} returned no answer")
         except BaseException as error:

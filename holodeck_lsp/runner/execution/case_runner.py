@@ -48,6 +48,7 @@ from holodeck_lsp.runner.backends.base import (
     AgentBackend,
     AgentSession,
     BackendError,
+    BackendProviderError,
     BackendSessionError,
     BackendTimeoutError,
     SendResult,
@@ -248,7 +249,8 @@ class CaseRun:
             state.dead = (
                 f"the session is unrecoverable: turns {spec.index - 1} and {spec.index} both failed"
             )
-        return TurnOutcome(duration_ms=duration_ms, errors=(*file_errors, error))
+        errored = isinstance(outcome, BackendProviderError)  # the provider's, not a verdict
+        return TurnOutcome(duration_ms=duration_ms, errors=(*file_errors, error), errored=errored)
 
     async def _race(
         self,

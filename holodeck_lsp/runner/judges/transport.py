@@ -7,7 +7,9 @@ per deployment), Ollama's `/api/chat` (`format`: the schema) and Anthropic messa
 schema is asked for in the prompt: the Messages API has no response format). Endpoints,
 keys and their environment variables are the runner's (docs/running.md).
 
-The API key travels in a header only, never in a prompt.
+The API key travels in a header only, never in a prompt. Requests go through the endpoint's
+limiter (runner/limits/), the same one as the agent's requests to that endpoint and model:
+retried within the retry budget, and counted against the same rate.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 import httpx
 
 from holodeck_lsp.runner.backends.providers import PROVIDERS
+from holodeck_lsp.runner.limits.registry import limiter_for
+from holodeck_lsp.runner.limits.transport import limited_transport
 from holodeck_lsp.schema.judge_model import judge_label
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 from holodeck_lsp.schema.results import TokenUsage
@@ -63,6 +67,7 @@ class JudgeTransport:
         self.label = judge_label(model)
         self._env = env
         self._client: httpx.AsyncClient | None = None
+        self._base = ""
         self._url, self._headers = self._route()
 
     def _route(self) -> tuple[str, dict[str, str]]:
@@ -76,6 +81,7 @@ class JudgeTransport:
                     "judge's `model.api_key` (e.g. `api_key: ${OPENAI_API_KEY}`)"
                 )
             base = PROVIDERS[provider].endpoint(model.endpoint, env)
+            self._base = base
             return base.rstrip("/") + "/chat/completions", {"Authorization": f"Bearer {key}"}
         if provider is Provider.AZURE_OPENAI:
             key = _key(model, env, _key_variable(provider))
@@ -86,11 +92,13 @@ class JudgeTransport:
                 )
             version = model.api_version or env.get("AZURE_OPENAI_API_VERSION") or AZURE_API_VERSION
             base = (model.endpoint or "").rstrip("/")
+            self._base = base
             url = f"{base}/openai/deployments/{model.name}/chat/completions?api-version={version}"
             return url, {"api-key": key}
         if provider is Provider.OLLAMA:
             base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
             base = base.removesuffix("/v1")
+            self._base = base
             return base + "/api/chat", {}
         key = _key(model, env, _key_variable(provider))
         if key is None:
@@ -99,6 +107,7 @@ class JudgeTransport:
                 "judge's `model.api_key`"
             )
         base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
+        self._base = base
         return base + "/v1/messages", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
     def _body(self, prompt: str, schema: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
@@ -141,7 +150,9 @@ class JudgeTransport:
     ) -> Reply:
         """The judge's reply to `prompt`. Raises JudgeCallError saying what went wrong."""
         if self._client is None:
-            self._client = httpx.AsyncClient(trust_env=False)
+            limiter = limiter_for(self._base, self.label)
+            transport = limited_transport(httpx, limiter)
+            self._client = httpx.AsyncClient(trust_env=False, transport=transport)
         try:
             response = await self._client.post(
                 self._url,

@@ -196,7 +196,9 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         runner.redactors[uri] = session.redactor
     summary = report.summary
     progress.end(
-        f"{summary.passed} passed, {summary.failed} failed" + (" (cancelled)" if cancelled else "")
+        f"{summary.passed} passed, {summary.failed} failed"
+        + (f", {summary.errored} errored" if summary.errored else "")
+        + (" (cancelled)" if cancelled else "")
     )
     return {
         "status": "cancelled" if cancelled else "done",

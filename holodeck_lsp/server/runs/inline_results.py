@@ -44,6 +44,8 @@ SOURCE: Final = "holodeck-run"
 PASSED: Final = "✓"
 FAILED: Final = "✗"
 SKIPPED: Final = "–"
+#: The provider could not answer the turn: not measured (a warning, not a failure).
+ERRORED: Final = "!"
 REGRADED: Final = "re-graded from transcript"
 _HINT_RESPONSE_LIMIT = 40
 
@@ -75,6 +77,8 @@ class CaseRecord:
 def mark(turn: TurnResult) -> str:
     if turn.skipped:
         return SKIPPED
+    if turn.errored:
+        return ERRORED
     return PASSED if turn.passed else FAILED
 
 
@@ -90,6 +94,8 @@ def hint_label(turn: TurnResult, regraded: bool = False) -> str:
         parts[0] += " " + _one_line(turn.response, _HINT_RESPONSE_LIMIT)
     elif turn.skipped:
         parts[0] += " skipped"
+    elif turn.errored:
+        parts[0] += " errored (not measured)"
     for metric in turn.metric_results:
         if not metric.skipped:
             parts.append(f"{metric.metric_name} {metric.score:.2f}")
@@ -155,8 +161,9 @@ def turn_failures(
 ) -> list[tuple[Span, str]]:
     """Each reason the turn failed, at the line it is about (else the turn's input line)."""
     found: list[tuple[Span, str]] = []
+    prefix = "errored (not measured): " if turn.errored else ""
     for error in turn.errors:
-        found.append((where.input, error))
+        found.append((where.input, prefix + error))
     for position, detail in enumerate(turn.arg_match_details or []):
         reason = detail.unmatched_reason
         if reason is None:
@@ -310,7 +317,9 @@ class InlineResults:
             types.Diagnostic(
                 range=_range(span, converter),
                 message=f"{message} ({REGRADED})" if record.regraded_turn(where.index) else message,
-                severity=record.severity(where.index),
+                severity=types.DiagnosticSeverity.Warning
+                if turn.errored
+                else record.severity(where.index),
                 source=SOURCE,
             )
             for where, turn, record in _turns_with_results(suite, cases)

@@ -21,7 +21,7 @@ from typing import Any
 from holodeck_lsp.engine.reports.html.baseline import baseline_data
 from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.engine.reports.html.matrix import Column, columns
-from holodeck_lsp.engine.reports.view import Block, Case, failure_reasons, tool_reason
+from holodeck_lsp.engine.reports.view import Block, Case, case_status, failure_reasons, tool_reason
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
@@ -91,7 +91,10 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
         "summary": {
             "cases": len(found),
             "passed": sum(1 for c in found if c.result.passed),
-            "failed": sum(1 for c in found if not c.result.passed),
+            "failed": sum(1 for c in found if case_status(c.result) == "failed"),
+            # Not measured: the provider could not answer (neither passed nor failed).
+            "errored": sum(1 for c in found if case_status(c.result) == "errored"),
+            "turns_errored": sum(1 for c in found for b in c.blocks if b.status == "errored"),
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),
             "turns_skipped": sum(1 for c in found for b in c.blocks if b.skipped),
@@ -109,7 +112,7 @@ def _flaky_turns(group: tuple[Case, ...]) -> int:
     verdicts: dict[int | None, set[bool]] = {}
     for case in group:
         for block in case.blocks:
-            if not block.skipped:
+            if not block.skipped and not block.errored:
                 verdicts.setdefault(block.turn_index, set()).add(block.passed)
     return sum(1 for seen in verdicts.values() if len(seen) == 2)
 
@@ -131,6 +134,8 @@ def _group(group: tuple[Case, ...], where: Locations) -> dict[str, Any]:
 
 def _case(case: Case, where: Locations) -> dict[str, Any]:
     out: dict[str, Any] = {"i": case.position, "name": case.name, "passed": case.result.passed}
+    if case.result.errored:
+        out["errored"] = True
     if case.multi_turn:
         out["multi"] = True
     if case.case_errors:
@@ -142,7 +147,7 @@ def _case(case: Case, where: Locations) -> dict[str, Any]:
 
 
 def _block(block: Block, position: int, where: Locations) -> dict[str, Any]:
-    verdict = "skipped" if block.skipped else "passed" if block.passed else "failed"
+    verdict = block.status
     # Most turns pass: a missing "v" reads "passed" (page.js fills defaults in on load).
     out: dict[str, Any] = {"input": _cut(block.input)}
     if verdict != "passed":

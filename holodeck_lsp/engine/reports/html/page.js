@@ -99,7 +99,7 @@
   function byTurnIndex(r) {
     var rows = {};
     eachTurn(function (c, t) {
-      if (t.v === "skipped") return;
+      if (t.v === "skipped" || t.v === "errored") return;
       var key = slot(t);
       rows[key] = rows[key] || { passed: 0, total: 0 };
       rows[key].total++;
@@ -190,7 +190,7 @@
   function total(field) { return runs.reduce(function (n, r) { return n + r.summary[field]; }, 0); }
   function summary() {
     var env = data.report.environment || {}, cancelled = runs.some(function (r) { return r.summary.cancelled; });
-    var turns = total("turns"), passed = total("turns_passed"), skipped = total("turns_skipped"), failedTurns = turns - passed - skipped;
+    var turns = total("turns"), passed = total("turns_passed"), skipped = total("turns_skipped"), errored = total("turns_errored") || 0, failedTurns = turns - passed - skipped - errored;
     var flaky = total("flaky"), repeats = data.report.repeats || 1;
     function tile(id, label, value, cls) {
       return el("div", { class: "tile " + (cls || ""), id: id }, el("span", { class: "num" }, String(value)), el("span", { class: "label" }, label));
@@ -211,6 +211,8 @@
         tile("sum-turns-passed", "turns passed", passed, "passed"),
         tile("sum-turns-failed", "turns failed", failedTurns, failedTurns ? "failed" : ""),
         tile("sum-turns-skipped", "turns skipped", skipped, ""),
+        errored ? tile("sum-cases-errored", what + " errored (not measured)", total("errored") || 0, "errored") : null,
+        errored ? tile("sum-turns-errored", "turns errored", errored, "errored") : null,
         repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
         tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
         tile("sum-time", "time", fmtMs(data.report.duration_ms || total("duration_ms")), "")),
@@ -225,7 +227,7 @@
       ["tokens", "tokens"], ["time", "duration_ms"]];
     var body = el("tbody");
     runs.forEach(function (r, m) {
-      var s = r.summary, ran = s.turns - s.turns_skipped;
+      var s = r.summary, ran = s.turns - s.turns_skipped - (s.turns_errored || 0);
       var values = { model: modelLetter(m) + " " + r.label, turns_failed: ran - s.turns_passed, turn_pass_rate: pct(s.turns_passed, ran) + "%",
         tokens: s.tokens.toLocaleString("en-US"), duration_ms: fmtMs(s.duration_ms) };
       body.appendChild(el("tr", { "data-model": m }, cols.map(function (col) {
@@ -345,11 +347,12 @@
     var reps = [];
     entries(c).forEach(function (e) { if (e.turns[j]) reps.push({ e: e, turn: e.turns[j], r: e.r || 1 }); });
     if (!reps.length) return null;
-    var ran = reps.filter(function (x) { return x.turn.v !== "skipped"; });
+    var ran = reps.filter(function (x) { return x.turn.v !== "skipped" && x.turn.v !== "errored"; });
+    var errored = reps.some(function (x) { return x.turn.v === "errored"; });
     var passes = ran.filter(function (x) { return x.turn.v === "passed"; }).length;
     var t = reps[0].turn;
     return { c: c, m: m, t: t, reps: reps, passes: passes, n: ran.length,
-      v: !ran.length ? "skipped" : passes === ran.length ? "passed" : "failed",
+      v: !ran.length ? (errored ? "errored" : "skipped") : passes === ran.length ? "passed" : "failed",
       flaky: passes > 0 && passes < ran.length, change: changes[m + "|" + c.i + "|" + slot(t)] || null };
   }
   var MARKS = { regression: "▼", fix: "▲" };
@@ -362,7 +365,7 @@
       "data-case": cell.c.i, "data-turn": t.t === undefined ? "" : t.t, "data-model": cell.m, "data-verdict": cell.v,
       "data-passes": cell.passes, "data-runs": cell.n, "data-flaky": cell.flaky ? "true" : null, "data-change": ch ? ch.k : null,
       title: label + (t.kinds ? " (" + t.kinds.join(", ") + ")" : ""), "aria-label": label },
-      many ? (cell.n ? cell.passes + "/" + cell.n : "–") : cell.v === "passed" ? "✓" : cell.v === "failed" ? "✗" : "–",
+      many ? (cell.n ? cell.passes + "/" + cell.n : "–") : cell.v === "passed" ? "✓" : cell.v === "failed" ? "✗" : cell.v === "errored" ? "!" : "–",
       cell.flaky ? el("span", { class: "mark flaky-mark", "aria-hidden": "true" }, "≈") : null,
       ch ? el("span", { class: "mark change-mark", "aria-hidden": "true" }, MARKS[ch.k] || "•") : null);
     btn.addEventListener("click", function () { select(cell, btn); });

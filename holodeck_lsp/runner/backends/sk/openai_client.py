@@ -16,10 +16,12 @@ from holodeck_lsp.runner.backends.base import (
     BackendConnectionError,
     BackendError,
     BackendInitError,
+    BackendProviderError,
     BackendSessionError,
     BackendTimeoutError,
 )
 from holodeck_lsp.runner.backends.providers import PROVIDERS
+from holodeck_lsp.runner.backends.sk.limited_client import limited_http_client
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 
 if TYPE_CHECKING:
@@ -41,12 +43,20 @@ def _secret(model: LLMProvider) -> str | None:
 
 
 def make_client(
-    model: LLMProvider, env: Mapping[str, str], *, max_retries: int, timeout: float | None
+    model: LLMProvider,
+    env: Mapping[str, str],
+    *,
+    max_retries: int | None,
+    timeout: float | None,
 ) -> AsyncOpenAI:
-    """The HTTP client for the provider; BackendInitError names the missing key or setting."""
+    """The HTTP client for the provider; BackendInitError names the missing key or setting.
+
+    The client's own retries are off: every request goes through the endpoint's limiter
+    (runner/limits/), which retries within the turn's budget (`max_retries` is its size
+    for a lone request) and shares the endpoint's rate with the judges."""
     from openai import AsyncAzureOpenAI, AsyncOpenAI, OpenAIError
 
-    options: dict[str, Any] = {"max_retries": max_retries}
+    options: dict[str, Any] = {"max_retries": 0}
     if timeout is not None:
         options["timeout"] = float(timeout)
     provider = model.provider
@@ -61,6 +71,7 @@ def make_client(
                 )
             # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
             base_url = row.endpoint(model.endpoint, env)
+            options["http_client"] = limited_http_client(base_url, model, max_retries)
             return AsyncOpenAI(api_key=key, base_url=base_url, **options)
         if provider is Provider.AZURE_OPENAI:
             key = _secret(model) or env.get(row.key_variable or "", "").strip()
@@ -77,6 +88,7 @@ def make_client(
                 or DEFAULT_AZURE_API_VERSION
             )
             assert model.endpoint is not None  # the schema requires it for azure_openai
+            options["http_client"] = limited_http_client(model.endpoint, model, max_retries)
             return AsyncAzureOpenAI(
                 api_key=key,
                 azure_endpoint=model.endpoint,
@@ -89,6 +101,7 @@ def make_client(
             if not base.endswith("/v1"):
                 base += "/v1"  # Ollama's OpenAI-compatible API
             key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
+            options["http_client"] = limited_http_client(base, model, max_retries)
             return AsyncOpenAI(api_key=key, base_url=base, **options)
     except OpenAIError as error:
         raise BackendInitError(f"provider {provider.value}: {error}") from error
@@ -116,16 +129,21 @@ _E = TypeVar("_E", bound=BaseException)
 def session_error(error: Exception, where: str) -> BackendError:
     """An SK/HTTP failure as the backend error the executor understands.
 
-    Timeouts -> BackendTimeoutError. HTTP 401/403/404 (key, permission, model or deployment
-    name) -> not recoverable: every later turn would fail the same way. Everything else (429,
-    5xx, connection errors, 400 for this turn's content) -> recoverable; the half turn was
-    dropped from the history, so the conversation stays well formed."""
+    Timeouts (the client's is `llm_timeout`) -> BackendTimeoutError, a failure.
+    408/409/429/5xx and connection errors -> BackendProviderError (the turn is
+    errored, not failed: the retry budget was spent on the provider's weather). HTTP
+    401/403/404 (key, permission, model or deployment name) -> not recoverable: every later
+    turn would fail the same way. Anything else (a 400 for this turn's content) ->
+    recoverable; the half turn was dropped from the history, so the conversation stays well
+    formed."""
     if isinstance(error, BackendError):
         return error
     import openai
 
     cause = _find_cause(error, openai.APIError)
     if isinstance(cause, openai.APITimeoutError):
+        # The client's timeout is the case's `llm_timeout` (make_client): upstream's verdict
+        # of failure, not the provider's weather.
         return BackendTimeoutError(f"{where}: request timed out")
     if isinstance(cause, openai.APIStatusError):
         status = cause.status_code
@@ -134,6 +152,8 @@ def session_error(error: Exception, where: str) -> BackendError:
             hint = " (check the API key: `model.api_key` or the provider's environment variable)"
         elif status == 404:
             hint = " (check `model.name` and `model.endpoint`)"
+        if is_provider_status(status):
+            return BackendProviderError(f"{where}: HTTP {status}: {cause.message}")
         return BackendSessionError(
             f"{where}: HTTP {status}: {cause.message}{hint}",
             recoverable=status not in _FATAL_STATUSES,
@@ -141,6 +161,11 @@ def session_error(error: Exception, where: str) -> BackendError:
     if isinstance(cause, openai.APIConnectionError):
         return BackendConnectionError(f"{where}: connection failed: {cause}", recoverable=True)
     return BackendSessionError(f"{where}: {type(error).__name__}: {error}", recoverable=True)
+
+
+def is_provider_status(status: int) -> bool:
+    """Statuses that say the provider could not answer now, not that the request was wrong."""
+    return status in (408, 409, 429) or status >= 500
 
 
 def _find_cause(error: BaseException, kind: type[_E]) -> _E | None:

@@ -1,0 +1,47 @@
+"""`run`'s flags for long runs against real providers (docs/running.md, "Long runs"), and
+setting the run's limiters from them and from holodeck-lsp.yaml before the run starts."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from holodeck_lsp.argument_types import non_negative
+from holodeck_lsp.config.limits_config import configured_limits
+from holodeck_lsp.config.models_config import ModelsConfigError
+from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
+from holodeck_lsp.runner.limits.endpoint import EndpointLimits
+from holodeck_lsp.runner.limits.registry import LimitSettings, configure, settings
+
+
+def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--retry-budget",
+        type=non_negative,
+        metavar="N",
+        help="retries one turn may make on 429 / 5xx / dropped connections before the turn is "
+        f"errored (default: retry_budget in holodeck-lsp.yaml, else $HOLODECK_RETRY_BUDGET, "
+        f"else {DEFAULT_RETRY_BUDGET})",
+    )
+
+
+def configure_limits(args: argparse.Namespace, agent_path: Path) -> str | None:
+    """Set the limiters for this agent's run; returns why they cannot be set (a bad
+    holodeck-lsp.yaml), or None."""
+    try:
+        found = configured_limits(agent_path.parent)
+    except ModelsConfigError as error:
+        return str(error)
+    budget = args.retry_budget
+    if budget is None:
+        budget = found.retry_budget if found.retry_budget is not None else settings().retry_budget
+    limits = {
+        key: EndpointLimits(
+            rpm=values.get("rpm"),
+            tpm=values.get("tpm"),
+            max_in_flight=int(values["max_in_flight"]) if "max_in_flight" in values else None,
+        )
+        for key, values in found.limits.items()
+    }
+    configure(LimitSettings(retry_budget=budget, limits=limits))
+    return None

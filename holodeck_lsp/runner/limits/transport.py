@@ -1,0 +1,150 @@
+"""The HTTP transport every agent and judge request goes through: it waits for room at the
+endpoint's limiter, retries what the provider's weather refused (408/409/429/5xx, a dropped
+connection) within the turn's retry budget, waiting the server's hint or a jittered backoff,
+and hands the last refusal (or connection error) to the caller when the budget is spent —
+which the backend then reports as an errored turn.
+
+Two HTTP libraries call it: httpx (the judges) and the httpx fork the installed openai client
+is built on (`httpx2`); both have httpx's transport API, so `limited_transport(module, …)`
+builds the transport for the module given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from types import ModuleType
+from typing import Any
+
+from holodeck_lsp.runner.limits.backoff import backoff_delay
+from holodeck_lsp.runner.limits.budget import current_budget
+from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
+from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
+from holodeck_lsp.runner.limits.registry import settings
+
+
+def provider_status(status: int) -> bool:
+    """Statuses that say the provider could not answer now, not that the request was wrong."""
+    return status in (408, 409, 429) or status >= 500
+
+
+class Retrying:
+    """The retry loop, independent of the HTTP library (`send` makes one attempt)."""
+
+    def __init__(
+        self,
+        limiter: EndpointLimiter,
+        retry_budget: int | None,
+        transport_errors: tuple[type[BaseException], ...],
+        rng: random.Random | None = None,
+    ) -> None:
+        self.limiter = limiter
+        self._budget = retry_budget
+        self._errors = transport_errors
+        self._rng = rng or random.Random()
+
+    async def send(self, attempt_once: Any, request: Any) -> Any:
+        budget = current_budget(
+            self._budget if self._budget is not None else settings().retry_budget
+        )
+        attempt = 0
+        while True:
+            attempt += 1
+            sent_at = await self.limiter.acquire()
+            try:
+                response = await attempt_once(request)
+            except self._errors:
+                self.limiter.release("other", sent_at)
+                if not budget.take():
+                    raise
+                await self._wait(attempt, None)
+                continue
+            except BaseException:
+                self.limiter.release("other", sent_at)
+                raise
+            status = int(response.status_code)
+            if not provider_status(status):
+                tokens = await self._tokens_used(response)
+                pause = limit_reset(response.headers)
+                self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                return response
+            hint = retry_after(response.headers)
+            if status == 429:
+                # The provider says when it takes requests again: every request to the
+                # endpoint waits that long, not only this one (no storm when it ends).
+                self.limiter.release("limited", sent_at, pause=hint)
+            else:
+                self.limiter.release("other", sent_at)
+            if not budget.take():
+                return response  # the caller sees the provider's own refusal
+            await response.aclose()
+            await self._wait(attempt, hint)
+
+    async def _wait(self, attempt: int, hint: float | None) -> None:
+        counts = self.limiter.counts
+        counts.retries += 1
+        counts.waiting += 1
+        try:
+            await asyncio.sleep(backoff_delay(attempt, hint, self._rng))
+        finally:
+            counts.waiting -= 1
+
+    async def _tokens_used(self, response: Any) -> int:
+        """Tokens a JSON answer reports (OpenAI `usage.total_tokens`, Anthropic input +
+        output), for a `tpm` bucket only: reading the body here is not free."""
+        if self.limiter.tokens is None:
+            return 0
+        if "json" not in response.headers.get("content-type", ""):
+            return 0
+        try:
+            await response.aread()
+            usage = json.loads(response.content).get("usage") or {}
+        except Exception:  # an unreadable body is the caller's to report, not ours
+            return 0
+        if "total_tokens" in usage:
+            return int(usage["total_tokens"] or 0)
+        return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+
+
+_classes: dict[str, type] = {}
+
+
+def limited_transport(
+    module: ModuleType,
+    limiter: EndpointLimiter,
+    *,
+    retry_budget: int | None = None,
+    inner: Any = None,
+    rng: random.Random | None = None,
+) -> Any:
+    """An `AsyncBaseTransport` of `module` (httpx or httpx2) through `limiter`."""
+    cls = _classes.get(module.__name__)
+    if cls is None:
+        cls = _classes[module.__name__] = _transport_class(module)
+    return cls(limiter, inner or module.AsyncHTTPTransport(), retry_budget, rng)
+
+
+def _transport_class(module: ModuleType) -> type:
+    base: type = module.AsyncBaseTransport
+    errors = (module.TransportError, OSError)
+
+    class LimitedTransport(base):  # type: ignore[misc]
+        def __init__(
+            self,
+            limiter: EndpointLimiter,
+            inner: Any,
+            retry_budget: int | None,
+            rng: random.Random | None,
+        ) -> None:
+            self.limiter = limiter
+            self._inner = inner
+            self._retrying = Retrying(limiter, retry_budget, errors, rng)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            return await self._retrying.send(self._inner.handle_async_request, request)
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return LimitedTransport
