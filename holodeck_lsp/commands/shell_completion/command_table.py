@@ -106,6 +106,7 @@ COMMANDS: tuple[Command, ...] = (
             *(Option((form.run_flag,), FILE, form.help) for form in REPORT_FORMATS),
             Option(("--quiet",), help="print only the summary"),
             Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
+            Option(("--retry-budget",), TEXT, "retries per turn on a provider's refusals"),
         ),
     ),
     Command(

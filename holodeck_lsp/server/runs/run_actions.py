@@ -14,13 +14,18 @@ can mistake them for an edit.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.arguments import RUN_ALL, RUN_CASE, RUN_TURN
 from holodeck_lsp.server.runs.lenses import run_refusal
-from holodeck_lsp.server.runs.run_locations import CaseLocation, Point, TurnLocation
 from holodeck_lsp.server.runs.state import Runner
+
+if TYPE_CHECKING:
+    # Types only: run_locations reads YAML (ruamel), which the start-up does not import.
+    from holodeck_lsp.server.runs.run_locations import CaseLocation, Point, TurnLocation
 
 PREFIX = "HoloDeck: "
 
