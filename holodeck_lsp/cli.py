@@ -10,24 +10,69 @@ options and imports what it needs only then, so `--version` and `--help` answer 
 
 from __future__ import annotations
 
+import difflib
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from holodeck_lsp import __version__
 from holodeck_lsp.commands._common import fail
 from holodeck_lsp.commands.shell_completion import HIDDEN_COMMANDS
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, RUN_EXIT_CODES, epilog
 
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    #: How `--help` shows it (name and arguments).
+    usage: str
+    summary: str
+    #: The module whose `main(argv) -> int` runs it; imported only when it is chosen.
+    module: str
+
+
+#: The commands, written once: dispatch, `--help` and the unknown-command message read it.
 COMMANDS = (
-    ("check PATH…", "check agent files: every load-time fault at its position (--fix, --diff)"),
-    ("run PATH…", "run agents' test cases against the agent (or a cassette) and grade them"),
-    ("serve", "the language server, over stdio (the default) or --tcp --port N"),
-    ("schema", "print the JSON Schema of agent.yaml"),
-    ("report RUN|FILE", "a stored run or JSON report as an HTML page (--html) or Markdown (--md)"),
-    ("runs [PATH]", "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)"),
-    ("compare [BASE] [HEAD]", "what changed between two runs, turn by turn (exit 1: regressions)"),
-    ("completion SHELL", "print the bash, zsh or fish completion script (docs/cli.md)"),
-)
+    Command(
+        "check", "check PATH…",
+        "check agent files: every load-time fault at its position (--fix, --diff)",
+        "holodeck_lsp.commands.check",
+    ),
+    Command(
+        "run", "run PATH…",
+        "run agents' test cases against the agent (or a cassette) and grade them",
+        "holodeck_lsp.commands.run.main",
+    ),
+    Command(
+        "serve", "serve", "the language server, over stdio (the default) or --tcp --port N",
+        "holodeck_lsp.commands.serve",
+    ),
+    Command(
+        "schema", "schema", "print the JSON Schema of agent.yaml", "holodeck_lsp.commands.schema"
+    ),
+    Command(
+        "report", "report RUN|FILE",
+        "a stored run or JSON report as an HTML page (--html) or Markdown (--md)",
+        "holodeck_lsp.commands.report",
+    ),
+    Command(
+        "runs", "runs [PATH]",
+        "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)",
+        "holodeck_lsp.commands.runs",
+    ),
+    Command(
+        "compare", "compare [BASE] [HEAD]",
+        "what changed between two runs, turn by turn (exit 1: regressions)",
+        "holodeck_lsp.commands.compare",
+    ),
+    Command(
+        "completion", "completion SHELL",
+        "print the bash, zsh or fish completion script (docs/cli.md)",
+        "holodeck_lsp.commands.completion",
+    ),
+)  # fmt: skip
+_BY_NAME = {command.name: command for command in COMMANDS}
 #: The old spellings, kept working exactly as before: flag -> subcommand.
 LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "--tcp": "serve"}
 
@@ -37,48 +82,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args:
         return _serve([])
     first = args[0]
-    if first == "run":
-        # Imported here: the runner pulls in pydantic, the engine and asyncio machinery.
-        from holodeck_lsp.commands.run.main import main as run_main
-
-        return run_main(args[1:])
-    if first == "report":
-        from holodeck_lsp.commands.report import main as report_main
-
-        return report_main(args[1:])
-    if first == "runs":
-        from holodeck_lsp.commands.runs import main as runs_main
-
-        return runs_main(args[1:])
-    if first == "compare":
-        from holodeck_lsp.commands.compare import main as compare_main
-
-        return compare_main(args[1:])
-    if first == "completion":
-        from holodeck_lsp.commands.completion import main as completion_main
-
-        return completion_main(args[1:])
+    command = _BY_NAME.get(first)
+    if command is not None:
+        # Imported here: each command pulls in only what it needs (run: pydantic, asyncio).
+        entry: Callable[[list[str]], int] = importlib.import_module(command.module).main
+        return entry(args[1:])
     if first in HIDDEN_COMMANDS:  # the completion scripts' sources of names (shell_completion/)
         from holodeck_lsp.commands.shell_completion.hidden import main as hidden_main
 
         return hidden_main(first, args[1:])
-    if first == "check":
-        return _check(args[1:], "holodeck-lsp check")
-    if first == "serve":
-        return _serve(args[1:])
-    if first == "schema":
-        return _schema(args[1:])
     if first in ("-h", "--help", "help"):
         sys.stdout.write(help_text())
         return EXIT_OK
     if first in ("-V", "--version"):
         print(__version__)
         return EXIT_OK
+    if not first.startswith("-"):
+        return _unknown_command(first)
     return _legacy(args)
 
 
+def _unknown_command(name: str) -> int:
+    names = [command.name for command in COMMANDS]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+    hint = f"; did you mean `{close[0]}`?" if close else ""
+    return _usage(
+        f"unknown command {name!r}{hint} (commands: {', '.join(names)}; see holodeck-lsp --help)"
+    )
+
+
 def help_text() -> str:
-    rows = [*COMMANDS, ("(none)", "the language server over stdio, as an editor starts it")]
+    rows = [(command.usage, command.summary) for command in COMMANDS]
+    rows.append(("(none)", "the language server over stdio, as an editor starts it"))
     width = max(len(name) for name, _ in rows) + 2
     commands = "\n".join(f"  {name.ljust(width)}{summary}" for name, summary in rows)
     return (
@@ -106,23 +141,20 @@ def _legacy(args: list[str]) -> int:
     if len(commands) != 1 or "--version" in found:
         what = " and ".join(sorted(set(found))) if found else f"unknown command {args[0]!r}"
         return _usage(
-            f"{what}: choose one command (check, run, serve, schema; see holodeck-lsp --help)"
+            f"{what}: choose one command ({', '.join(c.name for c in COMMANDS)}; "
+            "see holodeck-lsp --help)"
         )
     command = commands.pop()
     if command == "check":
         rest = [arg for arg in args if arg != "--check"]
         # The old flag took the paths (`--check a.yaml b.yaml`): they are the command's now,
         # wherever the options are written.
-        return _check(rest, "holodeck-lsp --check")
+        from holodeck_lsp.commands.check import main as check_main
+
+        return check_main(rest, "holodeck-lsp --check")
     if command == "schema":
         return _schema([arg for arg in args if arg != "--schema"])
     return _serve([arg for arg in args if arg != "--stdio"])
-
-
-def _check(args: list[str], prog: str) -> int:
-    from holodeck_lsp.commands.check import main as check_main
-
-    return check_main(args, prog)
 
 
 def _schema(args: list[str]) -> int:

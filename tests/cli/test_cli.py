@@ -379,3 +379,16 @@ def test_script_checks_a_faulty_file(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "::error file=agent.yaml,line=10," in done.stdout
     assert "title=HD102::" in done.stdout
+
+
+def test_an_unknown_command_gets_the_closest_name_and_every_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from holodeck_lsp.cli import COMMANDS
+
+    assert main(["chek"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'chek'; did you mean `check`?" in err
+    assert all(command.name in err for command in COMMANDS)
+    assert main(["import"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
