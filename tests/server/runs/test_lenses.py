@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -125,6 +126,11 @@ async def _until(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
 
+def actions(found: list[tuple[int, str, list[Any]]]) -> list[tuple[int, str, list[Any]]]:
+    """The lenses without their result marks: (line, "Run case", arguments)."""
+    return [(line, title.lstrip("▶✓✗!⚠ ").split(" (")[0], args) for line, title, args in found]
+
+
 async def test_a_cancelled_lens_request_costs_no_later_one(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -143,4 +149,6 @@ async def test_a_cancelled_lens_request_costs_no_later_one(
         # Cancelled at different points of the request's wait: parse, then baseline view.
         await asyncio.sleep((version % 6) * 0.002)
         client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=doomed))
-        assert await lenses(client, document_uri) == expected, f"version {version}"
+        # Every lens, on its line, with its action — its mark may have changed meanwhile: an
+        # edit in a trusted workspace re-grades the last results ("✓ Run case (re-graded)").
+        assert actions(await lenses(client, document_uri)) == actions(expected), version
