@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.commands._common import fail, warn
+from holodeck_lsp.commands._common import warn
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.engine.reports.comparison import render_text
-from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSED
+from holodeck_lsp.exit_codes import EXIT_OK, EXIT_REGRESSED
 from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
@@ -28,25 +28,6 @@ def print_comparison(comparison: Comparison, *, out: TextStream, palette: Palett
     out.write("\n" + render_text(comparison, palette))
     out.flush()
     return status(comparison)
-
-
-def compare_after_run(
-    agent: Path,
-    report: TestReport,
-    baseline: str,
-    *,
-    threshold: float,
-    out: TextStream,
-    palette: Palette,
-) -> int:
-    """`run --baseline NAME`: compare, print, and return compare's exit status."""
-    try:
-        comparison = comparison_with(
-            baseline, report, agent, head_label=THIS_RUN, threshold=threshold, warn=warn
-        )
-    except SideError as error:
-        return fail(EXIT_BAD_INPUT, str(error))
-    return print_comparison(comparison, out=out, palette=palette)
 
 
 def baseline_comparison(
