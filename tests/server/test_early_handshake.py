@@ -158,3 +158,14 @@ def test_what_is_not_a_message_is_left_to_the_server() -> None:
     assert read_message(io.BytesIO(b"Content-Length: x\r\n\r\n{}")) is None
     raw, body = read_message(io.BytesIO(b"Content-Length: 3\r\n\r\n{x}")) or (b"", 0)
     assert raw.endswith(b"{x}") and body is None
+
+
+@pytest.mark.slow
+def test_the_cache_keeps_no_initialization_option_values(tmp_path: Path) -> None:
+    """Settings may carry paths or tokens: they are hashed into the entry's name, never stored."""
+    cache = tmp_path / "cache"
+    planted = "sk-planted-in-init-options-4f2a"
+    session(cache, tmp_path, options={"cassette": planted})
+    [stored] = cache_files(cache)
+    assert planted not in stored.read_text(encoding="utf-8")
+    assert planted not in stored.name
