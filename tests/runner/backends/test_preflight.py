@@ -154,7 +154,15 @@ def test_every_turn_failing_to_connect_exits_3_and_the_summary_says_so(tmp_path:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        done, _ = run(tmp_path, {"OLLAMA_HOST": f"127.0.0.1:{server.server_address[1]}"})
+        # No retries: every send fails the same way, and backing off between the retries of
+        # a dropped connection (runner/limits/) would only make the test take minutes.
+        done, _ = run(
+            tmp_path,
+            {
+                "OLLAMA_HOST": f"127.0.0.1:{server.server_address[1]}",
+                "HOLODECK_RETRY_BUDGET": "0",
+            },
+        )
     finally:
         server.shutdown()
         server.server_close()
