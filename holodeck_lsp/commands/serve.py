@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import sys
 from collections.abc import Sequence
 
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
@@ -38,8 +40,12 @@ def main(argv: Sequence[str]) -> int:
     # Imported here: pygls and lsprotocol are only needed by the server.
     from holodeck_lsp.server.app import serve_stdio, serve_tcp
 
-    if options.tcp:
-        serve_tcp(options.host or DEFAULT_HOST, options.port)
-    else:
-        serve_stdio()
+    left = serve_tcp(options.host or DEFAULT_HOST, options.port) if options.tcp else serve_stdio()
+    if left:
+        # A thread that would not stop (named in the log): finalising the interpreter under
+        # it can abort the process (server/threads.py), so end without finalising — after
+        # flushing what the process still has to say.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
     return EXIT_OK

@@ -10,6 +10,7 @@ another, in any order.
 
 from __future__ import annotations
 
+from holodeck_lsp.server import threads
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.features import (
     configuration,
@@ -64,13 +65,16 @@ def _collect_when_idle(server: HolodeckServer) -> None:
     server.activity_listeners.append(collector.activity)
 
 
-def serve_stdio() -> None:
+def serve_stdio() -> list[str]:
+    """Serve until `exit` or the end of stdin; the threads still running then (`threads`)."""
     server = create_server()
     _collect_when_idle(server)
     server.start_io()
+    return threads.settle()
 
 
-def serve_tcp(host: str, port: int) -> None:
+def serve_tcp(host: str, port: int) -> list[str]:
     server = create_server()
     _collect_when_idle(server)
     server.start_tcp(host, port)
+    return threads.settle()
