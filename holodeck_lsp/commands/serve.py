@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Sequence
 
@@ -47,7 +48,14 @@ def main(argv: Sequence[str]) -> int:
     from holodeck_lsp.server.app import serve_stdio, serve_tcp
 
     if options.tcp:
-        serve_tcp(options.host or DEFAULT_HOST, options.port)
+        left = serve_tcp(options.host or DEFAULT_HOST, options.port)
     else:
-        serve_stdio(early)
+        left = serve_stdio(early)
+    if left:
+        # A thread that would not stop (named in the log): finalising the interpreter under
+        # it can abort the process (server/threads.py), so end without finalising — after
+        # flushing what the process still has to say.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
     return EXIT_OK

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import sys
 
+from holodeck_lsp.server import threads
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.early_handshake import AnsweredStdout, EarlyStart, ReplayingStdin
 from holodeck_lsp.server.features import (
@@ -71,20 +72,23 @@ def _collect_when_idle(server: HolodeckServer) -> None:
     server.activity_listeners.append(collector.activity)
 
 
-def serve_stdio(early: EarlyStart | None = None) -> None:
-    """Serve over stdio; `early`: what `early_handshake` read (and answered) before the
-    server was imported — the server reads it again and its answer is reconciled."""
+def serve_stdio(early: EarlyStart | None = None) -> list[str]:
+    """Serve over stdio until `exit` or the end of stdin; the threads still running then
+    (`threads`). `early`: what `early_handshake` read (and answered) before the server was
+    imported — the server reads it again and its answer is reconciled."""
     server = create_server()
     _collect_when_idle(server)
     if early is None:
         server.start_io()
-        return
-    stdin = ReplayingStdin(early.prefix, sys.stdin.buffer)
-    stdout = AnsweredStdout(early, sys.stdout.buffer)
-    server.start_io(stdin, stdout)  # type: ignore[arg-type]  # read/readline/write/flush
+    else:
+        stdin = ReplayingStdin(early.prefix, sys.stdin.buffer)
+        stdout = AnsweredStdout(early, sys.stdout.buffer)
+        server.start_io(stdin, stdout)  # type: ignore[arg-type]  # read/readline/write/flush
+    return threads.settle()
 
 
-def serve_tcp(host: str, port: int) -> None:
+def serve_tcp(host: str, port: int) -> list[str]:
     server = create_server()
     _collect_when_idle(server)
     server.start_tcp(host, port)
+    return threads.settle()

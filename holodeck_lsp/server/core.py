@@ -8,7 +8,6 @@ engine, the run commands' runner) is built in `app.py` and handed to the feature
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -17,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from holodeck_lsp import __version__
+from holodeck_lsp.server import threads
 from holodeck_lsp.server.documents.positions import UTF16, PositionConverter, choose_encoding
 from holodeck_lsp.server.settings import Settings
 
@@ -75,7 +75,7 @@ class HolodeckServer(LanguageServer):
     def warm_up(self) -> None:
         """Import the checker (pydantic models, YAML) in the background while the client is
         still busy with the handshake, so the first didOpen does not pay for it."""
-        threading.Thread(target=_import_checker, name="holodeck-warm-up", daemon=True).start()
+        threads.start(_import_checker, "holodeck-warm-up")
 
 
 def _import_checker() -> None:

@@ -96,7 +96,7 @@ async def run_in_worker(
         handle.attach(asyncio.get_running_loop(), cancel)
         return await session.run(sink, cancel)
 
-    outcome = await in_own_thread(in_worker)
+    outcome = await in_own_thread(in_worker, handle.cancel)
     await asyncio.sleep(0)  # let the last case's callback run before answering
     return outcome
 

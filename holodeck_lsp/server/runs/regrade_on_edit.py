@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.server import threads
 from holodeck_lsp.server.core import import_runner
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.cassette_setting import RunRefused, SettingsCassette
@@ -72,7 +72,7 @@ class RegradeOnEdit:
             runner.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet
             if not self._warmed:
                 self._warmed = True
-                threading.Thread(target=import_runner, name="holodeck-warm-up", daemon=True).start()
+                threads.start(import_runner, "holodeck-warm-up")
             return
         agent = analysis.agent
         if agent is None or uri in runner.running:

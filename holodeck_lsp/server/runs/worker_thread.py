@@ -11,6 +11,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from holodeck_lsp.server import threads
+
 if TYPE_CHECKING:
     from holodeck_lsp.runner.execution.events import CaseRef
     from holodeck_lsp.schema.results import TestResult, TurnResult
@@ -61,9 +63,11 @@ class ServerSink:
         self._loop.call_soon_threadsafe(self._on_case, case, result)
 
 
-def in_own_thread(work: Callable[[], Coroutine[Any, Any, _T]]) -> asyncio.Future[_T]:
-    """Run `work()` in a new daemon thread with its own event loop (a daemon, so a run still
-    going when the server exits does not keep the process alive)."""
+def in_own_thread(
+    work: Callable[[], Coroutine[Any, Any, _T]], stop: Callable[[], None]
+) -> asyncio.Future[_T]:
+    """Run `work()` in a new thread with its own event loop; `stop` cancels it when the
+    server exits (`threads.settle` then waits for it before the interpreter finalises)."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[_T] = loop.create_future()
 
@@ -83,5 +87,5 @@ def in_own_thread(work: Callable[[], Coroutine[Any, Any, _T]]) -> asyncio.Future
         else:
             loop.call_soon_threadsafe(settle, result, None)
 
-    threading.Thread(target=main, name="holodeck-run", daemon=True).start()
+    threads.start(main, "holodeck-run", stop)
     return future

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from holodeck_lsp.server import threads
 from holodeck_lsp.server.runs.worker_thread import RunHandle, ServerSink, in_own_thread
 
 
@@ -21,7 +22,7 @@ async def test_a_cancel_before_attach_reaches_the_run() -> None:
         handle.attach(asyncio.get_running_loop(), event)
         return event.is_set()
 
-    assert await in_own_thread(run) is True
+    assert await in_own_thread(run, handle.cancel) is True
 
 
 async def test_a_cancel_after_attach_wakes_the_run_in_its_thread() -> None:
@@ -35,7 +36,7 @@ async def test_a_cancel_after_attach_wakes_the_run_in_its_thread() -> None:
         await asyncio.wait_for(event.wait(), timeout=10)
         return threading.current_thread().name
 
-    future = in_own_thread(run)
+    future = in_own_thread(run, handle.cancel)
     await asyncio.to_thread(attached.wait, 10)
     assert not handle.cancel_requested
     handle.cancel()  # from the server's loop, another thread than the run's
@@ -51,26 +52,50 @@ async def test_without_cancel_the_event_stays_clear() -> None:
         await asyncio.sleep(0.01)
         return event.is_set()
 
-    assert await in_own_thread(run) is False
+    assert await in_own_thread(run, handle.cancel) is False
 
 
 async def test_in_own_thread_hands_an_error_to_the_awaiting_side() -> None:
+    handle = RunHandle()
+
     async def run() -> None:
         raise ValueError("the run broke")
 
     with pytest.raises(ValueError, match="the run broke"):
-        await in_own_thread(run)
+        await in_own_thread(run, handle.cancel)
 
 
 async def test_in_own_thread_runs_off_the_servers_loop() -> None:
     server_thread = threading.get_ident()
+    handle = RunHandle()
 
     async def run() -> tuple[int, bool]:
         return threading.get_ident(), threading.current_thread().daemon
 
-    ident, daemon = await in_own_thread(run)
+    ident, daemon = await in_own_thread(run, handle.cancel)
     assert ident != server_thread
     assert daemon  # a run still going never keeps the server process alive
+
+
+async def test_settle_stops_a_run_and_waits_for_its_thread() -> None:
+    """At exit the server cancels a run still going and waits for its thread, so the
+    interpreter never finalises under it (server/threads.py)."""
+    handle = RunHandle()
+    attached = threading.Event()
+
+    async def run() -> str:
+        event = asyncio.Event()
+        handle.attach(asyncio.get_running_loop(), event)
+        attached.set()
+        await asyncio.wait_for(event.wait(), timeout=30)
+        return "stopped"
+
+    future = in_own_thread(run, handle.cancel)
+    await asyncio.to_thread(attached.wait, 10)
+    left = await asyncio.to_thread(threads.settle, 10.0)
+    assert handle.cancel_requested
+    assert "holodeck-run" not in left
+    assert await future == "stopped"
 
 
 async def test_server_sink_calls_back_on_the_servers_loop() -> None:
@@ -85,13 +110,14 @@ async def test_server_sink_calls_back_on_the_servers_loop() -> None:
         done.set()
 
     sink = ServerSink(asyncio.get_running_loop(), on_turn, on_case)  # type: ignore[arg-type]
+    handle = RunHandle()
 
     async def run() -> None:
         sink.case_started("c")  # type: ignore[arg-type]
         sink.turn_finished("c", "t0")  # type: ignore[arg-type]
         sink.case_finished("c", "r")  # type: ignore[arg-type]
 
-    await in_own_thread(run)
+    await in_own_thread(run, handle.cancel)
     await asyncio.wait_for(done.wait(), timeout=10)
     here = threading.get_ident()
     assert seen == [("turn", "c", "t0", here), ("case", "c", "r", here)]
