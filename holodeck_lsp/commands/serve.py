@@ -7,10 +7,33 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
+if TYPE_CHECKING:
+    from holodeck_lsp.server.early_handshake import EarlyStart
+
 DEFAULT_HOST = "127.0.0.1"
+
+
+def _start_early(early_handshake: ModuleType) -> EarlyStart:
+    """Before pygls is imported: a client seen before gets its initialize answer now, and the
+    agent files it opens right after get their first diagnostics (server/early_diagnostics)."""
+    try:
+        reader = early_handshake.PipeReader(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # no descriptor (an embedding host)
+        answered: EarlyStart = early_handshake.answer_early(sys.stdin.buffer, sys.stdout.buffer)
+        return answered
+    early: EarlyStart = early_handshake.answer_early(reader, sys.stdout.buffer)
+    from holodeck_lsp.server import early_diagnostics
+
+    if early_diagnostics.enabled():
+        early_diagnostics.publish_early(reader, sys.stdout.buffer, early)
+    # The server reads everything again, from the first byte.
+    early.prefix = reader.taken()
+    return early
 
 
 def main(argv: Sequence[str]) -> int:
@@ -42,8 +65,7 @@ def main(argv: Sequence[str]) -> int:
         from holodeck_lsp.server import early_handshake
 
         if early_handshake.enabled():
-            # Before pygls is imported: a client seen before gets its initialize answer now.
-            early = early_handshake.answer_early(sys.stdin.buffer, sys.stdout.buffer)
+            early = _start_early(early_handshake)
     # Imported here: pygls and lsprotocol are only needed by the server.
     from holodeck_lsp.server.app import serve_stdio, serve_tcp
 

@@ -30,6 +30,7 @@ from holodeck_lsp.server.features import (
 from holodeck_lsp.server.features.code_actions import actions as code_actions
 from holodeck_lsp.server.features.completion import candidates as completion
 from holodeck_lsp.server.features.diagnostics import pull, sync
+from holodeck_lsp.server.features.diagnostics.analysis import Analysis
 from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
 from holodeck_lsp.server.runs import commands as run_commands
@@ -38,9 +39,12 @@ from holodeck_lsp.server.runs.regressions import regressions_of
 from holodeck_lsp.server.runs.run_actions import run_actions
 
 
-def create_server() -> HolodeckServer:
+def create_server(prechecked: dict[str, Analysis] | None = None) -> HolodeckServer:
+    """`prechecked`: checks of the documents the client opened, made before the server
+    started (server/early_diagnostics.py), by URI."""
     server = HolodeckServer()
     engine = DiagnosticsEngine(server)
+    engine.prechecked = dict(prechecked or {})
 
     configuration.register(server)  # initializationOptions, workspace/configuration
     sync.register(server, engine)  # didOpen/didChange/didSave/didClose -> checks, push
@@ -76,7 +80,7 @@ def serve_stdio(early: EarlyStart | None = None) -> list[str]:
     """Serve over stdio until `exit` or the end of stdin; the threads still running then
     (`threads`). `early`: what `early_handshake` read (and answered) before the server was
     imported — the server reads it again and its answer is reconciled."""
-    server = create_server()
+    server = create_server(early.checked if early is not None else None)
     _collect_when_idle(server)
     if early is None:
         server.start_io()

@@ -7,6 +7,8 @@ engine, the run commands' runner) is built in `app.py` and handed to the feature
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 from collections.abc import Callable, Generator
 from typing import Any
@@ -21,6 +23,8 @@ from holodeck_lsp.server.documents.positions import UTF16, PositionConverter, ch
 from holodeck_lsp.server.settings import Settings
 
 NAME = "holodeck-lsp"
+#: How long a request waits for the first workspace settings (`settings_read`).
+SETTINGS_TIMEOUT_S = 2.0
 
 
 class HolodeckProtocol(LanguageServerProtocol):
@@ -51,6 +55,7 @@ class HolodeckServer(LanguageServer):
         #: still register features).
         self.initialize_hooks: list[Callable[[types.InitializeParams], None]] = []
         self.settings_listeners: list[Callable[[], None]] = []
+        self._settings_read = asyncio.Event()
         #: Called (on the event loop) when a document is opened, changed or saved.
         self.activity_listeners: list[Callable[[], None]] = []
 
@@ -71,6 +76,19 @@ class HolodeckServer(LanguageServer):
     def notify_settings_changed(self) -> None:
         for listener in self.settings_listeners:
             listener()
+
+    def settings_were_read(self) -> None:
+        """The first `workspace/configuration` answer is in (or the client has none)."""
+        self._settings_read.set()
+
+    async def settings_read(self, timeout_s: float = SETTINGS_TIMEOUT_S) -> None:
+        """Wait (at most `timeout_s`) for the workspace settings: a run or a lens asked right
+        after start — the client may have shown diagnostics published before the server
+        started (server/early_diagnostics.py) — must not run on the defaults."""
+        if self._settings_read.is_set():
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._settings_read.wait(), timeout_s)
 
     def warm_up(self) -> None:
         """Import the checker (pydantic models, YAML) in the background while the client is

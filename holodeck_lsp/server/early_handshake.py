@@ -16,8 +16,10 @@ sends (its capabilities and initializationOptions) and on this server's code, so
    should make impossible) replaces the cached one and is logged. Without a cached answer the
    server's own answer goes out as usual and is stored for the next start.
 
-The client meanwhile sends `initialized`, `didOpen`, …; they wait in the pipe until the server
-reads them, in order. `HOLODECK_LSP_EARLY_HANDSHAKE=0` turns this off; the cache is
+The client meanwhile sends `initialized`, `didOpen`, …; `early_diagnostics` may read the first
+of them (to publish the opened agent files' diagnostics before pygls is imported), and the server
+reads every byte again, in order (`PipeReader` keeps them, `ReplayingStdin` replays them).
+`HOLODECK_LSP_EARLY_HANDSHAKE=0` turns this off; the cache is
 `$XDG_CACHE_HOME/holodeck-lsp/handshake/` (else `~/.cache/…`): one small JSON file per client
 set-up, holding capabilities only — the initialization options are hashed, never stored.
 """
@@ -30,6 +32,7 @@ import hashlib
 import io
 import json
 import os
+import select
 import sys
 from typing import Any, BinaryIO
 
@@ -58,6 +61,11 @@ class EarlyStart:
         self.sent: Any = None
         #: Whether the server's answer for `request_id` has been seen.
         self.answered = False
+        #: The initialize request's params (an empty mapping when there was none).
+        self.params: dict[str, Any] = {}
+        #: URI -> the check of an opened agent file made before the server started
+        #: (`early_diagnostics`; an `Analysis`), for the server to take instead of checking again.
+        self.checked: dict[str, Any] = {}
 
 
 def _log() -> Any:
@@ -70,7 +78,7 @@ def enabled(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
     return env.get(SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes, Any] | None:
+def read_message(stream: BinaryIO | PipeReader) -> tuple[bytes, Any] | None:
     """One JSON-RPC message: (its raw bytes, its parsed body); None at end of input or when
     it is not a well-formed message (the server then reads the same bytes and says so)."""
     raw = bytearray()
@@ -98,7 +106,9 @@ def read_message(stream: BinaryIO) -> tuple[bytes, Any] | None:
         return bytes(raw), None
 
 
-def answer_early(stdin: BinaryIO, stdout: BinaryIO, cache_root: str | None = None) -> EarlyStart:
+def answer_early(
+    stdin: BinaryIO | PipeReader, stdout: BinaryIO, cache_root: str | None = None
+) -> EarlyStart:
     """Read the first message; answer it from the cache when it is an `initialize` seen
     before. Never raises for what the client sent: anything unexpected is left to the server."""
     read = read_message(stdin)
@@ -113,12 +123,59 @@ def answer_early(stdin: BinaryIO, stdout: BinaryIO, cache_root: str | None = Non
     params = message.get("params")
     cache_file = _cache_file(params if isinstance(params, dict) else {}, cache_root)
     early = EarlyStart(raw, request_id, cache_file=cache_file)
+    early.params = params if isinstance(params, dict) else {}
     result = _cached(cache_file)
     if result is not None:
         stdout.write(frame({"jsonrpc": "2.0", "id": request_id, "result": result}))
         stdout.flush()
         early.sent = result
     return early
+
+
+class PipeReader:
+    """stdin read straight from its file descriptor, so that what has arrived can be asked
+    without blocking (`wait`) — a buffered stream may hold bytes `select` cannot see. Every
+    byte read is kept (`taken`): the server reads them all again (`ReplayingStdin`)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._taken = bytearray()
+        self._position = 0
+
+    def _fill(self) -> bool:
+        chunk = os.read(self._fd, 65536)
+        self._taken += chunk
+        return bool(chunk)
+
+    def wait(self, timeout_s: float) -> bool:
+        """Whether a byte is ready within `timeout_s` (an end of input counts as ready)."""
+        if self._position < len(self._taken):
+            return True
+        readable, _, _ = select.select([self._fd], [], [], timeout_s)
+        return bool(readable)
+
+    def readline(self) -> bytes:
+        while True:
+            end = self._taken.find(b"\n", self._position)
+            if end >= 0:
+                line = bytes(self._taken[self._position : end + 1])
+                self._position = end + 1
+                return line
+            if not self._fill():
+                line = bytes(self._taken[self._position :])
+                self._position = len(self._taken)
+                return line
+
+    def read(self, size: int) -> bytes:
+        while len(self._taken) - self._position < size and self._fill():
+            pass
+        data = bytes(self._taken[self._position : self._position + size])
+        self._position += len(data)
+        return data
+
+    def taken(self) -> bytes:
+        """Everything read from the descriptor so far, consumed or not."""
+        return bytes(self._taken)
 
 
 def frame(message: Any) -> bytes:

@@ -49,6 +49,11 @@ def matches_globs(path: PurePath, globs: Iterable[str]) -> bool:
     return any(path.match(glob) for glob in globs)
 
 
+def has_agent_key(text: str) -> bool:
+    """A top-level `model:`, `instructions:` or `name:` (an agent's, not an include's)."""
+    return bool(_TOP_LEVEL_AGENT_KEY.search(text))
+
+
 def looks_like_agent(text: str) -> bool:
     return bool(_TOP_LEVEL_CASES.search(text) and _TOP_LEVEL_AGENT_KEY.search(text))
 

@@ -30,7 +30,10 @@ def register(server: HolodeckServer) -> None:
     async def initialized(params: types.InitializedParams) -> None:
         # After the initialize response, not before: the import would only delay it.
         server.warm_up()
-        await _refresh(server)
+        try:
+            await _refresh(server)
+        finally:
+            server.settings_were_read()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(params: types.DidChangeConfigurationParams) -> None:

@@ -88,11 +88,13 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @answer_or(list, "codeLens")
     async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        await server.settings_read()  # the lenses depend on the cassette, the baseline
         return await code_lenses(runner, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @answer_or(list, "inlayHint")
     async def inlay_hint(params: types.InlayHintParams) -> list[types.InlayHint]:
+        await server.settings_read()
         return await inlay_hints(runner, params.text_document.uri)
 
     def run_command(command: str, parse: Callable[[list[Any]], RunArguments]) -> None:
@@ -104,6 +106,7 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
             except BadArguments as bad:
                 show(runner, types.MessageType.Error, f"HoloDeck: bad run command arguments: {bad}")
                 return dict(_BAD)
+            await server.settings_read()  # a run started right after start-up: the cassette
             return await execute(runner, parsed)
 
     run_command(RunAll.command, RunAll.parse)
@@ -132,6 +135,7 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
             except BadArguments as bad:
                 show(runner, types.MessageType.Error, f"HoloDeck: bad command arguments: {bad}")
                 return {"status": "refused", "reason": str(bad)}
+            await server.settings_read()  # the baseline setting
             return await answer(runner, parsed)
 
     report_command(LastRunReport.command, LastRunReport.parse, last_report)

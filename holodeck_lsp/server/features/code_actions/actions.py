@@ -274,6 +274,8 @@ def register(
     async def code_action(
         params: types.CodeActionParams,
     ) -> list[types.CodeAction | types.Command] | None:
+        # Fix-all reads the check of this very version: let a pending one finish first.
+        await engine.settled(params.text_document.uri)
         prepared = actions_for(server, engine, params)
         if prepared is None:
             return None

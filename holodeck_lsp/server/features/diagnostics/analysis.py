@@ -72,6 +72,22 @@ def analyse(
     )
 
 
+def by_file(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
+    """`diagnostics` (the analysis's own, or merged with grader verdicts) by the `path_key` of
+    the file each belongs to: the agent first, then every YAML include it read — an include
+    without faults gets an empty list, which clears what was published for it before."""
+    grouped: dict[str, list[Diagnostic]] = {path_key(analysis.agent_path): []}
+    for dependency in analysis.dependencies:
+        if dependency.suffix in (".yaml", ".yml") and dependency.name not in (
+            "config.yaml",
+            "config.yml",
+        ):
+            grouped.setdefault(path_key(dependency), [])
+    for diagnostic in diagnostics:
+        grouped.setdefault(path_key(diagnostic.file), []).append(diagnostic)
+    return grouped
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8-sig")  # as the loader reads it

@@ -9,32 +9,22 @@ from lsprotocol import types
 
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.features.diagnostics.lsp_json import diagnostic_json
 
 
 def to_lsp(diagnostic: Diagnostic, converter: PositionConverter) -> types.Diagnostic:
-    start, end = diagnostic.range.start, diagnostic.range.end
-    start_line, start_char = converter.to_client(start.line, start.character)
-    end_line, end_char = converter.to_client(end.line, end.character)
-    if (end_line, end_char) < (start_line, start_char):
-        end_line, end_char = start_line, start_char
-    # Quick fixes read these back: where in the agent the fault is, and any suggestion.
-    # `where` is the full location text; the message carries only its short form, after
-    # the cause (config/located.py says why).
-    data: dict[str, str | None] = {
-        "field_path": diagnostic.field_path,
-        "test_case": diagnostic.test_case,
-        "where": diagnostic.location or None,
-        **diagnostic.data,
-    }
+    fields = diagnostic_json(diagnostic, converter)
+    start, end = fields["range"]["start"], fields["range"]["end"]
     return types.Diagnostic(
         range=types.Range(
-            types.Position(start_line, start_char), types.Position(end_line, end_char)
+            types.Position(start["line"], start["character"]),
+            types.Position(end["line"], end["character"]),
         ),
-        message=diagnostic.located_message,
-        severity=types.DiagnosticSeverity(int(diagnostic.severity)),
-        code=diagnostic.code.value,
-        source=diagnostic.source,
-        data=data,
+        message=fields["message"],
+        severity=types.DiagnosticSeverity(fields["severity"]),
+        code=fields["code"],
+        source=fields["source"],
+        data=fields["data"],
     )
 
 

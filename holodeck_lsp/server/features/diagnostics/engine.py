@@ -23,6 +23,7 @@ reads or adds diagnostics; `sync.py` feeds it the document events.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import (
     DocumentIndex,
@@ -42,7 +42,7 @@ from holodeck_lsp.server.documents.index import (
     uri_to_path,
 )
 from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
-from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse
+from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse, by_file
 from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
 from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
 
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 #: Checks are CPU-bound and hold the GIL most of the time; a few workers are enough to let a
 #: slow (trusted) pass and a fast pass overlap.
 WORKERS = 4
+#: How long a request waits for the check of the text it is about (`settled`).
+SETTLE_TIMEOUT_S = 2.0
 
 #: Extra diagnostics for an agent document, given its parse for the published version.
 Contributor = Callable[[str, Parsed], list[types.Diagnostic]]
@@ -85,6 +87,9 @@ class DiagnosticsEngine:
         #: include URI -> agent URI -> that agent's diagnostics in the include.
         self._include_items: dict[str, dict[str, list[types.Diagnostic]]] = {}
         self.contributors: list[Contributor] = []
+        #: URI -> the check made before the server started (`server/early_diagnostics.py`),
+        #: taken by the didOpen of the same version and text.
+        self.prechecked: dict[str, Analysis] = {}
         self.check_listeners: list[CheckListener] = []
 
     # -- what a document is ------------------------------------------------------------------
@@ -138,7 +143,15 @@ class DiagnosticsEngine:
     def opened(self, uri: str) -> None:
         if self.is_agent(uri):
             self.open_agents.add(uri)
-            self.schedule(uri, delay_s=0.0, slow=True)
+            analysis = self._prechecked(uri)
+            if analysis is None:
+                self.schedule(uri, delay_s=0.0, slow=True)
+                return
+            # Checked before the server started (server/early_diagnostics.py): take that check
+            # now, so every request after this didOpen sees it — as it would have after a check.
+            self._last_checks[uri] = analysis
+            self._take(uri, analysis, slow=False)
+            self.schedule(uri, delay_s=0.0, slow=True, fast=False)
         else:
             for agent in self.agents_including(uri):
                 self.schedule(agent, delay_s=0.0, slow=True)
@@ -185,11 +198,23 @@ class DiagnosticsEngine:
 
     # -- checking ----------------------------------------------------------------------------
 
-    def schedule(self, uri: str, *, delay_s: float, slow: bool) -> None:
-        previous = self._fast.pop(uri, None)
-        if previous is not None:
-            previous.cancel()
-        self._fast[uri] = asyncio.ensure_future(self._run(uri, delay_s, slow=False))
+    def _prechecked(self, uri: str) -> Analysis | None:
+        """The check made before the server started of exactly this open document, once."""
+        analysis = self.prechecked.pop(uri, None)
+        opened = self._open_text(uri)
+        if analysis is None or opened is None or analysis.version != opened[1]:
+            return None
+        path = uri_to_path(uri)
+        if path is None or analysis.texts.get(path_key(path)) != opened[0]:
+            return None
+        return analysis
+
+    def schedule(self, uri: str, *, delay_s: float, slow: bool, fast: bool = True) -> None:
+        if fast:
+            previous = self._fast.pop(uri, None)
+            if previous is not None:
+                previous.cancel()
+            self._fast[uri] = asyncio.ensure_future(self._run(uri, delay_s, slow=False))
         if slow and self.server.settings.trusted:
             previous = self._slow.pop(uri, None)
             if previous is not None:
@@ -206,8 +231,11 @@ class DiagnosticsEngine:
         except Exception:  # keep the server alive; the log says what happened
             log.exception("checking %s failed", uri)
             return
-        if analysis is None:
-            return
+        if analysis is not None:
+            self._take(uri, analysis, slow=slow)
+
+    def _take(self, uri: str, analysis: Analysis, *, slow: bool) -> None:
+        """Accept and publish a check of `uri` (dropped if the document moved on since)."""
         if slow:
             self._verdicts[uri] = GraderVerdicts.of(analysis)
         if not self._is_current(uri, analysis.version):
@@ -225,6 +253,17 @@ class DiagnosticsEngine:
                 listener(uri, analysis)
             except Exception:  # a listener's bug must not stop diagnostics
                 log.exception("check listener failed for %s", uri)
+
+    async def settled(self, uri: str, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+        """Wait (at most `timeout_s`) for the pending check of the document's current version:
+        a request that reads `results` right after didOpen or an edit — code actions after
+        the client showed diagnostics published before the server started — would otherwise
+        see the previous version's results, or none."""
+        task = self._fast.get(uri)
+        if task is None or task.done():
+            return
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), timeout_s)
 
     async def check(self, uri: str, *, trusted: bool) -> Analysis | None:
         path = uri_to_path(uri)
@@ -261,17 +300,8 @@ class DiagnosticsEngine:
             diagnostics = merge(analysis, self._verdicts.get(uri))
         self.index.record(uri, analysis.dependencies)
         agent_key = path_key(analysis.agent_path)
-        grouped: dict[str, list[Diagnostic]] = {agent_key: []}
-        for dependency in analysis.dependencies:
-            if dependency.suffix in (".yaml", ".yml") and dependency.name not in (
-                "config.yaml",
-                "config.yml",
-            ):
-                grouped.setdefault(path_key(dependency), [])
-        for diagnostic in diagnostics:
-            grouped.setdefault(path_key(diagnostic.file), []).append(diagnostic)
         by_uri: dict[str, list[types.Diagnostic]] = {}
-        for key, items in grouped.items():
+        for key, items in by_file(analysis, diagnostics).items():
             target = uri if key == agent_key else self.uri_for(key)
             converter = self.server.converter(analysis.texts.get(key, ""))
             by_uri[target] = [to_lsp(d, converter) for d in items]

@@ -1,0 +1,246 @@
+"""server/early_diagnostics.py: the diagnostics of the files opened at start, published before
+pygls is imported — driven through the real `holodeck-lsp serve` over stdio with raw frames, so
+that every publish is seen in order. The early publish must be exactly what the server itself
+publishes next for the same version (the server's own first check, converted the same way)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holodeck_lsp.server.early_handshake import frame, read_message
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "tests" / "corpus"
+PUBLISH = "textDocument/publishDiagnostics"
+#: An emoji (two UTF-16 units, one code point) before a fault: the encodings disagree on it.
+WIDE = (
+    "name: a\nmodel: {provider: openai, name: gpt-4o}\ninstructions: {inline: 'x'}\n"
+    "test_cases:\n  - {name: c, input: '\U0001f600 q', ground_truth: 1}\n"
+)
+
+
+def _open(path: Path, version: int = 1, text: str | None = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {
+            "textDocument": {
+                "uri": path.as_uri(),
+                "languageId": "yaml",
+                "version": version,
+                "text": path.read_text(encoding="utf-8") if text is None else text,
+            }
+        },
+    }
+
+
+def session(
+    cache: Path,
+    after_initialize: list[dict[str, Any]],
+    *,
+    capabilities: dict[str, Any] | None = None,
+    options: Any = None,
+    env: dict[str, str] | None = None,
+    until: Callable[[list[dict[str, Any]]], bool] | None = None,
+    configuration: Any = None,
+) -> list[dict[str, Any]]:
+    """initialize, then `after_initialize` at once (as editors send initialized + didOpen),
+    answering the server's requests, until `until(publishes after the server's first own
+    message)` (default: one arrived); then shutdown / exit. Every message the server wrote."""
+    done = until or (lambda late: len(late) >= 1)
+    environment = {**os.environ, "XDG_CACHE_HOME": str(cache), **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "holodeck_lsp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    watchdog = threading.Timer(60, process.kill)  # a publish that never comes fails, not hangs
+    watchdog.start()
+    params: dict[str, Any] = {
+        "processId": None,
+        "rootUri": None,
+        # workspace/configuration: the server's first own message, which `split` goes by.
+        "capabilities": {"workspace": {"configuration": True}, **(capabilities or {})},
+    }
+    if options is not None:
+        params["initializationOptions"] = options
+    process.stdin.write(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    )
+    process.stdin.flush()
+    seen: list[dict[str, Any]] = []
+    server_started = False
+    late: list[dict[str, Any]] = []
+    sent_rest = False
+    while not done(late):
+        read = read_message(process.stdout)
+        assert read is not None, process.stderr.read().decode() if process.stderr else ""
+        message = read[1]
+        seen.append(message)
+        if message.get("id") == 1 and not sent_rest:
+            sent_rest = True
+            for item in after_initialize:
+                process.stdin.write(frame(item))
+            process.stdin.flush()
+        elif message.get("method") == "workspace/configuration":
+            server_started = True
+            answer = [configuration] * len(message["params"]["items"])
+            process.stdin.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": answer}))
+            process.stdin.flush()
+        elif "id" in message and "method" in message:  # other server requests
+            server_started = True
+            process.stdin.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
+            process.stdin.flush()
+        elif message.get("method") == PUBLISH and server_started:
+            late.append(message["params"])
+    process.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    process.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
+    process.stdin.close()
+    assert process.wait(timeout=30) == 0
+    watchdog.cancel()
+    return seen
+
+
+def split(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(publishes before the server's first own message, publishes after)."""
+    early: list[dict[str, Any]] = []
+    late: list[dict[str, Any]] = []
+    started = False
+    for message in messages:
+        if message.get("method") == "workspace/configuration":
+            started = True
+        if message.get("method") == PUBLISH:
+            (late if started else early).append(message["params"])
+    return early, late
+
+
+def warm(cache: Path, tmp_path: Path) -> None:
+    """A first start caches the initialize answer (early publishing needs a cached answer)."""
+    agent = tmp_path / "warm" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(WIDE, encoding="utf-8")
+    session(cache, [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)])
+
+
+def corpus_copy(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / name
+    shutil.copytree(CORPUS / name, target)
+    return target / "agent.yaml"
+
+
+@pytest.mark.slow
+def test_the_first_publish_comes_before_the_server_and_equals_its_own(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = corpus_copy(tmp_path, "include-faults")  # faults in the agent and in its include
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    early, late = split(session(cache, opened, until=lambda late: len(late) >= 2))
+    by_uri = {item["uri"]: item for item in late}
+    assert (
+        {item["uri"] for item in early}
+        == set(by_uri)
+        == {
+            agent.as_uri(),
+            (agent.parent / "cases.yaml").as_uri(),
+        }
+    )
+    for item in early:
+        assert item == by_uri[item["uri"]]
+    assert any(item["diagnostics"] for item in early)
+
+
+@pytest.mark.slow
+def test_positions_follow_the_negotiated_encoding(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    agent = tmp_path / "wide" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(WIDE, encoding="utf-8")
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    starts = {}
+    for encodings in (["utf-32", "utf-16"], ["utf-16"]):
+        capabilities = {"general": {"positionEncodings": encodings}}
+        session(cache, opened, capabilities=capabilities)  # caches the answer for these
+        early, late = split(session(cache, opened, capabilities=capabilities))
+        assert len(early) == 1 and early[0] == late[0]
+        [fault] = [d for d in early[0]["diagnostics"] if d["code"] == "HD102"]
+        starts[encodings[0]] = fault["range"]["start"]["character"]
+    assert starts["utf-16"] == starts["utf-32"] + 1  # the emoji is two UTF-16 units
+
+
+@pytest.mark.slow
+def test_switched_off_or_in_pull_mode_only_the_server_publishes(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = tmp_path / "wide" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(WIDE, encoding="utf-8")
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    off = session(cache, opened, env={"HOLODECK_LSP_EARLY_DIAGNOSTICS": "0"})
+    assert split(off)[0] == [] and len(split(off)[1]) == 1
+    # Pull mode: nobody pushes; the server still starts (it asks for the configuration).
+    started = lambda late: True  # noqa: E731 — pull mode publishes nothing to wait for
+    session(cache, opened, options={"diagnostics": "pull"}, until=started)  # caches the set-up
+    pulled = session(cache, opened, options={"diagnostics": "pull"}, until=started)
+    assert [m for m in pulled if m.get("method") == PUBLISH] == []
+
+
+@pytest.mark.slow
+def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    named = tmp_path / "named" / "agent.yaml"  # an agent by name only: settings could disown it
+    named.parent.mkdir()
+    named.write_text("description: not one\n", encoding="utf-8")
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(named)]
+    early, late = split(session(cache, opened))
+    assert early == [] and [item["uri"] for item in late] == [named.as_uri()]
+
+
+@pytest.mark.slow
+def test_an_edit_sent_at_once_is_what_the_server_publishes_last(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = tmp_path / "edit" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(WIDE, encoding="utf-8")
+    fixed = WIDE.replace("ground_truth: 1", "ground_truth: '1'")
+    change = {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didChange",
+        "params": {
+            "textDocument": {"uri": agent.as_uri(), "version": 2},
+            "contentChanges": [{"text": fixed}],
+        },
+    }
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent), change]
+    messages = session(cache, opened, until=lambda late: any(i.get("version") == 2 for i in late))
+    early, late = split(messages)
+    assert [item["version"] for item in early] == [1]
+    assert late[-1]["version"] == 2 and late[-1]["diagnostics"] == []
+
+
+@pytest.mark.slow
+def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = tmp_path / "disowned" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text("name: a\nbogus: 1\n", encoding="utf-8")  # an agent by name, not content
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    cleared = lambda late: any(not item["diagnostics"] for item in late)  # noqa: E731
+    disowning = {"agentGlobs": ["*.agent.yaml"]}
+    early, late = split(session(cache, opened, configuration=disowning, until=cleared))
+    assert [item["uri"] for item in early] == [agent.as_uri()] and early[0]["diagnostics"]
+    assert late[-1]["uri"] == agent.as_uri() and late[-1]["diagnostics"] == []
