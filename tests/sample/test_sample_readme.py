@@ -45,8 +45,12 @@ def normalised(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
-    root = tmp_path_factory.mktemp("clone")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("clone")
+
+
+@pytest.fixture(scope="module")
+def replayed(root: Path) -> subprocess.CompletedProcess[str]:
     shutil.copytree(SAMPLE_DIR, root / "sample" / "financial-assistant",
                     ignore=shutil.ignore_patterns(".holodeck", "__pycache__"))  # fmt: skip
     return subprocess.run(
@@ -59,6 +63,19 @@ def test_the_readme_shows_the_real_output(replayed: subprocess.CompletedProcess[
     assert replayed.returncode == 1, replayed.stderr  # as the README says
     real = replayed.stdout[replayed.stdout.index("Results:\n") :]
     assert normalised(readme_output()) == normalised(real)
+
+
+def test_each_time_says_what_it_measures(
+    replayed: subprocess.CompletedProcess[str], root: Path
+) -> None:
+    """The terminal's figure is wall time; the reports' is the agent's time, named so."""
+    assert _TIME.search(replayed.stdout.splitlines()[-1] + "\n"), replayed.stdout[-300:]
+    markdown = (root / "report.md").read_text(encoding="utf-8")
+    summary = next(line for line in markdown.splitlines() if line.startswith("**Failed**"))
+    assert re.search(r" · agent time \d+(\.\d+)? m?s · ", summary), summary
+    assert "| Agent time |" in markdown
+    page = (root / "report.html").read_text(encoding="utf-8")
+    assert '"agent time"' in page and "summed over turns" in page  # the tile and its title
 
 
 def test_progress_comes_in_turn_order_case_after_case(
