@@ -10,13 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 PROGRAM = "holodeck-lsp"
-NO_AGENT_FILES_HINT = (
-    "agent files are named agent.yaml or *.agent.yaml; name a file to use it whatever its name"
-)
 
 
 def fail(status: int, message: str) -> int:
@@ -43,16 +39,16 @@ def write_output(path: Path, text: str, *, status_if_not: int, make_folder: bool
 
 
 def agent_files(paths: list[Path]) -> list[Path] | None:
-    """The agent files `paths` name (a file as it is, a folder's agent files below it), or
-    None after saying what is missing — nothing found is an error, not an empty pass."""
+    """The agent files `paths` name (a file as it is, a folder's agent files below it: the
+    one resolver, runner/run_history/which_agent.py), or None after saying what is missing —
+    nothing found is an error, not an empty pass."""
+    # Imported here: every command imports this module, few of them name agents.
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen
+    from holodeck_lsp.runner.run_history.which_agent import agent_files as agent_files_under
+
     try:
-        found = find_agent_files(paths)
-    except PathsNotFoundError as missing:
-        for path in missing.paths:
-            fail(EXIT_BAD_INPUT, f"no such file or directory: {path}")
+        return agent_files_under(paths)
+    except AgentNotChosen as error:
+        for line in str(error).splitlines():
+            fail(EXIT_BAD_INPUT, line)
         return None
-    if not found:
-        where = ", ".join(map(str, paths))
-        fail(EXIT_BAD_INPUT, f"no agent files found under {where} ({NO_AGENT_FILES_HINT})")
-        return None
-    return found

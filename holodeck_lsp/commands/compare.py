@@ -87,11 +87,6 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
     if len(named) < 2:
         assert agent is not None
         count = len(stored_runs(agent))
-        if count == 0:
-            raise SideError(
-                f"no stored runs of {agent} yet — run `holodeck-lsp run {agent}` twice, "
-                "or pass two report files"
-            )
         if count == 1 and not named:
             raise SideError("only one stored run — run again or pass two report files")
         named = named or ["previous"]
@@ -100,12 +95,15 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
 
 
 def _agent(given: Path | None) -> Path:
-    """The agent whose stored runs are meant: --agent, else the one agent file in the current
-    folder (run_history/which_agent.py, which shell completion asks too)."""
-    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, history_agent
+    """The agent whose stored runs are meant: the one with stored runs under --agent (a file
+    or a folder), else under the current folder (run_history/which_agent.py, which every
+    command taking an agent and shell completion ask too)."""
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, NothingStored, one_agent
 
     try:
-        return history_agent(given)
+        return one_agent(given if given is not None else Path("."))
+    except NothingStored as error:
+        raise SideError(f"{error} (or pass two report files)") from None
     except AgentNotChosen as error:
         raise SideError(str(error)) from None
 
@@ -135,7 +133,8 @@ def _parser() -> argparse.ArgumentParser:
         "--agent",
         type=Path,
         metavar="PATH",
-        help="whose stored runs (default: the agent file in the current folder)",
+        help="whose stored runs: an agent file, or a folder with the agent files below it "
+        "(default: the current folder)",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="default: text")
     parser.add_argument(

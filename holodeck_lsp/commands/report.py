@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
         type=Path,
         default=Path("."),
         metavar="PATH",
-        help="where RUN is stored: an agent file or its folder (default: the current folder)",
+        help="where RUN is stored: an agent file, or a folder with the agent files below it "
+        "(default: the current folder)",
     )
     for report_format in RENDERED_AGAIN:
         assert report_format.report_flag is not None
@@ -92,10 +93,23 @@ def _comparison(
 ) -> Comparison | None:
     """The comparison of `report` against `baseline` (a stored run or a report file), or
     None after printing why the baseline cannot be read."""
-    from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
+    from holodeck_lsp.runner.run_history.comparison_sides import (
+        SideError,
+        comparison_with,
+        looks_like_file,
+    )
 
     if agent.is_dir():  # a stored baseline is one of this report's agent file's runs
-        agent = agent / Path(report.agent_config_path).name
+        folder = agent
+        if not looks_like_file(baseline):  # stored below the folder, as RUN is
+            from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, one_history
+
+            try:
+                folder = one_history(agent).agent_dir
+            except AgentNotChosen as error:
+                fail(EXIT_BAD_INPUT, f"--baseline {baseline}: {error}")
+                return None
+        agent = folder / Path(report.agent_config_path).name
     try:
         return comparison_with(
             baseline, report, agent, head_label=head_label,
@@ -110,12 +124,13 @@ def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
     path = Path(ref)
     if path.is_file() or ref.endswith(".json"):
         return read_report(path)
-    from holodeck_lsp.runner.run_history import RunNotFound, RunUnreadable, resolve, runs_folder
+    from holodeck_lsp.runner.run_history import RunNotFound, RunUnreadable, resolve
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, one_history
 
-    agent_file = None if agent.is_dir() else agent.name
     try:
-        return resolve(ref, runs_folder(agent), agent_file).load_report()
-    except (RunNotFound, RunUnreadable) as error:
+        history = one_history(agent)
+        return resolve(ref, history.folder, history.agent_file).load_report()
+    except (AgentNotChosen, RunNotFound, RunUnreadable) as error:
         fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
         return None
 

@@ -1,9 +1,11 @@
-"""`holodeck-lsp runs [PATH]`: the stored runs of an agent file (or of every agent file in a
-folder), oldest first; `--tag NAME [RUN]` / `--untag NAME` name baselines; `--prune` applies
-the retention setting now. See docs/running.md ("Run history").
+"""`holodeck-lsp runs [PATH]`: the stored runs of an agent file (or of every agent file below a
+folder, found as `check` finds them: runner/run_history/which_agent.py), oldest first;
+`--tag NAME [RUN]` / `--untag NAME` name baselines; `--prune` applies the retention setting
+now. See docs/running.md ("Run history").
 
 Newest last, as a terminal wants it: the run just made is the line right above the prompt,
-however long the history, and the order is the one `list_runs` and ids sort in.
+however long the history, and the order is the one `list_runs` and ids sort in. Several
+agents' histories under PATH are listed one after the other, each under its folder.
 
 Exit status: 0 done; 2 bad arguments, no such path, an unknown run or tag; 3 the history
 cannot be written (tags, pruning).
@@ -15,7 +17,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,18 +35,13 @@ from holodeck_lsp.runner.run_history.listing import Listing, scan
 from holodeck_lsp.runner.run_history.resolve import RunNotFound, resolve_in
 from holodeck_lsp.runner.run_history.stored import StoredRun
 from holodeck_lsp.runner.run_history.tags import TagError, check_name, read_tags, write_tags
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """The history a PATH names: the runs folder, and the agent file when PATH is one."""
-
-    folder: Path
-    agent_file: str | None
-
-
-def where(path: Path) -> Where:
-    return Where(runs_folder(path), None if path.is_dir() else path.name)
+from holodeck_lsp.runner.run_history.which_agent import (
+    AgentNotChosen,
+    History,
+    histories,
+    nothing_stored,
+    one_history,
+)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -63,24 +59,47 @@ def main(argv: Sequence[str]) -> int:
         chosen.append("--prune")
     if len(chosen) > 1:
         return fail(EXIT_BAD_INPUT, f"{' and '.join(chosen)}: choose one")
-    place = where(args.path)
-    if args.tag:
-        if len(args.tag) > 2:
-            return fail(EXIT_BAD_INPUT, "--tag takes a NAME and at most one RUN")
-        return _tag(place, args.tag[0], args.tag[1] if len(args.tag) == 2 else "latest")
-    if args.untag:
-        return _untag(place, args.untag)
+    reached = histories(args.path)
     if args.prune:
-        return _prune(place, args.keep)
-    listing = scan(place.folder, place.agent_file)
+        return _prune(reached, args.keep)
+    if args.tag or args.untag:
+        if args.tag and len(args.tag) > 2:
+            return fail(EXIT_BAD_INPUT, "--tag takes a NAME and at most one RUN")
+        try:
+            place = one_history(args.path)
+        except AgentNotChosen as error:
+            return fail(EXIT_BAD_INPUT, str(error))
+        if args.untag:
+            return _untag(place, args.untag)
+        return _tag(place, args.tag[0], args.tag[1] if len(args.tag) == 2 else "latest")
+    stored = [(place, scan(place.folder, place.agent_file)) for place in reached]
+    stored = [(place, listing) for place, listing in stored if listing.runs or listing.unreadable]
     if args.json:
-        sys.stdout.write(json.dumps(listing_json(place, listing), indent=2) + "\n")
-    else:
-        sys.stdout.write("".join(line + "\n" for line in listing_lines(place, listing)))
+        sys.stdout.write(json.dumps(_json(args.path, reached, stored), indent=2) + "\n")
+    elif not stored:
+        print(nothing_stored(args.path, reached))
+    elif len(stored) == 1:
+        sys.stdout.write("".join(line + "\n" for line in listing_lines(*stored[0])))
+    else:  # several agents' histories: one block each, named by its folder
+        blocks = [
+            [f"{place.agent_dir}:", *listing_lines(place, listing)] for place, listing in stored
+        ]
+        sys.stdout.write("\n".join("".join(line + "\n" for line in block) for block in blocks))
     return EXIT_OK
 
 
-def listing_lines(place: Where, listing: Listing) -> list[str]:
+def _json(path: Path, reached: list[History], stored: list[tuple[History, Listing]]) -> Any:
+    """One history as it always was; several as `{"histories": [...]}`; none: its empty
+    listing with the message a terminal would see."""
+    if len(stored) == 1:
+        return listing_json(*stored[0])
+    if stored:
+        return {"histories": [listing_json(place, listing) for place, listing in stored]}
+    place = reached[0] if reached else History(runs_folder(path), None, ())
+    return {**listing_json(place, Listing()), "message": nothing_stored(path, reached)}
+
+
+def listing_lines(place: History, listing: Listing) -> list[str]:
     lines: list[str] = []
     if listing.tag_problem is not None:
         lines.append(f"warning: {listing.tag_problem}")
@@ -95,11 +114,6 @@ def listing_lines(place: Where, listing: Listing) -> list[str]:
             lines.append("  ".join([*cells, notes]).rstrip())
     for broken in listing.unreadable:
         lines.append(f"{broken.name}  unreadable: {broken.reason}")
-    if not listing.runs and not listing.unreadable:
-        lines.append(
-            f"no stored runs in {place.folder} (each `holodeck-lsp run` stores one, "
-            "unless --no-save)"
-        )
     return lines
 
 
@@ -128,7 +142,7 @@ def _rate(passed: int, total: int) -> str:
     return f"{passed}/{total} {percent:>4}"
 
 
-def listing_json(place: Where, listing: Listing) -> dict[str, Any]:
+def listing_json(place: History, listing: Listing) -> dict[str, Any]:
     return {
         "folder": str(place.folder),
         "runs": [
@@ -144,7 +158,7 @@ def listing_json(place: Where, listing: Listing) -> dict[str, Any]:
     }
 
 
-def _tag(place: Where, name: str, ref: str) -> int:
+def _tag(place: History, name: str, ref: str) -> int:
     try:
         check_name(name)
         tags = read_tags(place.folder)
@@ -165,7 +179,7 @@ def _tag(place: Where, name: str, ref: str) -> int:
     return EXIT_OK
 
 
-def _untag(place: Where, name: str) -> int:
+def _untag(place: History, name: str) -> int:
     try:
         tags = read_tags(place.folder)
     except TagError as error:
@@ -182,12 +196,14 @@ def _untag(place: Where, name: str) -> int:
     return EXIT_OK
 
 
-def _prune(place: Where, keep_flag: int | None) -> int:
+def _prune(reached: list[History], keep_flag: int | None) -> int:
     try:
         keep = retention.keep_setting(keep_flag)
     except retention.KeepSettingError as error:
         return fail(EXIT_BAD_INPUT, str(error))
-    removed = retention.prune(place.folder, keep, place.agent_file)
+    removed = [
+        run for place in reached for run in retention.prune(place.folder, keep, place.agent_file)
+    ]
     kept = "every run" if keep == 0 else f"the newest {keep} of each agent file"
     print(f"pruned {len(removed)} run{'s' if len(removed) != 1 else ''} (kept {kept}, and every "
           "tagged run)")  # fmt: skip
@@ -208,8 +224,8 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=Path("."),
         metavar="PATH",
-        help="an agent file (its runs) or a folder (the runs of every agent file in it); "
-        "default: the current folder",
+        help="an agent file (its runs) or a folder (the runs of every agent file below it, "
+        "as `check` finds them); default: the current folder",
     )
     parser.add_argument("--json", action="store_true", help="print the listing as JSON")
     parser.add_argument(

@@ -66,7 +66,7 @@ from holodeck_lsp.runner.run_request import (
 )
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, SelectionError, plan_cases
-from holodeck_lsp.runner.session_progress import FailFast, MaskedProgress
+from holodeck_lsp.runner.session_progress import FailFast, MaskedProgress, OneCaseAtATime
 from holodeck_lsp.schema.agent import Agent
 
 _log = logging.getLogger(__name__)
@@ -166,6 +166,8 @@ class RunSession:
         sink: ProgressSink | None = (
             MaskedProgress(progress, self.redactor) if progress is not None else None
         )
+        if sink is not None and options.parallel == 1:
+            sink = OneCaseAtATime(sink)
         stopper: FailFast | None = None
         if request.fail_fast:
             cancel = cancel if cancel is not None else asyncio.Event()

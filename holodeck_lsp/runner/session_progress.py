@@ -1,14 +1,19 @@
 """The progress sinks a run session puts in front of its caller's: one masks secrets in every
-result handed on, one stops the run at the first failed case (`--fail-fast`)."""
+result handed on, one stops the run at the first failed case (`--fail-fast`), one shows the
+cases one after the other when they run one at a time (`--parallel 1`)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 
 from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.schema.results import TestResult, TurnResult
+
+#: One session of a case (`CaseRef.key`).
+_Key = tuple[int, str | None, int | None]
 
 
 class FailFast:
@@ -57,3 +62,51 @@ class MaskedProgress:
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         self._inner.case_finished(self._ref(case), self._redactor.model(result))
+
+
+class OneCaseAtATime:
+    """At `--parallel 1` a case's judges may still be answering when the next case starts
+    sending (judging overlaps sending), so its events would interleave with the next case's.
+    This shows each case whole, in start order: a later case's events wait until the cases
+    started before it have finished, then follow at once. Counts and results are unchanged;
+    only when the display hears of them moves."""
+
+    def __init__(self, inner: ProgressSink) -> None:
+        self._inner = inner
+        #: Cases started and not yet finished on the display, in start order.
+        self._open: list[_Key] = []
+        self._held: dict[_Key, list[Callable[[], None]]] = {}
+        #: Cases whose `case_finished` is among their held events.
+        self._finished: set[_Key] = set()
+
+    def case_started(self, case: CaseRef) -> None:
+        self._open.append(case.key)
+        self._event(case.key, lambda: self._inner.case_started(case))
+
+    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
+        self._event(case.key, lambda: self._inner.turn_finished(case, turn))
+
+    def case_finished(self, case: CaseRef, result: TestResult) -> None:
+        self._event(case.key, lambda: self._inner.case_finished(case, result), last=True)
+
+    def _event(self, key: _Key, show: Callable[[], None], last: bool = False) -> None:
+        if key in self._open and self._open[0] != key:
+            self._held.setdefault(key, []).append(show)
+            if last:
+                self._finished.add(key)
+            return
+        show()
+        if last and key in self._open:
+            self._open.remove(key)
+            self._release()
+
+    def _release(self) -> None:
+        """The case shown has finished: show what the next ones have done meanwhile."""
+        while self._open:
+            key = self._open[0]
+            for show in self._held.pop(key, []):
+                show()
+            if key not in self._finished:
+                return
+            self._finished.discard(key)
+            self._open.pop(0)

@@ -232,7 +232,11 @@ def test_stored_runs_previous_latest_and_a_tagged_baseline(runs: Runs, tmp_path:
     shutil.rmtree(folder / ".holodeck", ignore_errors=True)  # runs of the checkout's sample
     cassette = str(folder / "cassettes" / "oracle.json")
     none = compare_cli(cwd=folder)
-    assert none.returncode == 2 and "no stored runs of agent.yaml yet" in none.stderr
+    assert none.returncode == 2, none.stderr
+    assert (
+        "no stored runs under the current folder: looked in .holodeck/runs (agent files "
+        "found: agent.yaml); each `holodeck-lsp run agent.yaml` stores one"
+    ) in none.stderr
     run(str(folder), "--replay", cassette)
     one = compare_cli(cwd=folder)
     assert one.returncode == 2
@@ -262,7 +266,7 @@ def test_stored_runs_previous_latest_and_a_tagged_baseline(runs: Runs, tmp_path:
         (["missing.json", "other.json"], "no such report file: missing.json"),
         (["--threshold", "-1", "a.json", "b.json"], "--threshold is a score difference"),
         (["--baseline", "x", "a.json", "b.json"], "--baseline names BASE"),
-        (["nosuchrun", "latest"], "no agent file in this folder"),
+        (["nosuchrun", "latest"], "no stored runs under the current folder: no agent files"),
     ],
 )
 def test_bad_arguments_exit_2_with_the_cause(args: list[str], message: str, tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_bad_names_and_arguments_exit_2_with_the_cause_first(
         ("runs", str(suite / "missing")): "no such file or directory",
         ("runs", str(suite), "--keep", "3"): "--keep N goes with --prune",
         ("report", "latest", "--agent", str(suite / "none"), "--html", "x.html"): (
-            "there is no stored run in"
+            "no such file or directory"
         ),
         ("report", "missing.json", "--html", "x.html"): "cannot read missing.json",
     }

@@ -73,6 +73,8 @@ try {
         title: document.title,
         summary: { casesPassed: num("sum-cases-passed"), casesFailed: num("sum-cases-failed"), turnsPassed: num("sum-turns-passed"),
           turnsFailed: num("sum-turns-failed"), turnsSkipped: num("sum-turns-skipped"), tokens: num("sum-tokens") },
+        time: (() => { const t = document.querySelector("#sum-time"); return t ? { value: num("sum-time"),
+          label: t.querySelector(".label").textContent, title: t.getAttribute("title") } : null; })(),
         turnChart: bars("chart-turns"), toolChart: bars("chart-tools"),
         kindChart: Array.from(document.querySelectorAll("#chart-kinds g.bar")).map((g) => ({ kind: g.dataset.kind, model: Number(g.dataset.model), count: Number(g.dataset.count), text: g.querySelector("text.value").textContent })),
         cells: Array.from(document.querySelectorAll("button.cell")).map((b) => ({ c: b.dataset.case, t: b.dataset.turn, v: b.dataset.verdict,

@@ -22,6 +22,7 @@ import pytest
 from holodeck_lsp.cli import main
 from holodeck_lsp.engine.reports import html
 from holodeck_lsp.engine.reports.html.data import page_data
+from holodeck_lsp.engine.reports.view import duration
 from holodeck_lsp.schema.comparison import Comparison, MetricDelta, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
 from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
@@ -150,6 +151,13 @@ def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
         "turnsFailed": str(summary.total_turns - summary.passed_turns),
         "turnsSkipped": "0",
         "tokens": f"{sum(r.token_usage.total_tokens for r in sample.results if r.token_usage):,}",
+    }
+    # The time tile says what it measures (the terminal's figure is the run's wall time).
+    assert page["time"] == {  # type: ignore[comparison-overlap]
+        "value": duration(summary.total_duration_ms),
+        "label": "agent time",
+        "title": "the agent's answering time, summed over turns (judging, grading and start-up "
+        "not included; turns run in parallel add up)",
     }
     kinds = {k["kind"]: k["count"] for k in page["kindChart"]}  # type: ignore[index,union-attr]
     assert sum(kinds.values()) >= len(rest["failing"]) and kinds["wrong answer"] == 7

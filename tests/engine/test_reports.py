@@ -241,7 +241,7 @@ def test_markdown_turn_block_details(report: TestReport) -> None:
     assert metric_rows[0] == "| numeric | 0 | 1 | ✗ failed | 24999 != 25587 |"
     assert metric_rows[1].startswith("| program\\_equivalence | — | — | ⚠ error | grader ")
     assert "raised ValueError: bad program" in metric_rows[1]
-    assert "duration 2.30 s · tokens 220" in turn1
+    assert "agent time 2.30 s · tokens 220" in turn1
 
     turn0 = text[text.index("### Turn 0") : text.index("### Turn 1")]
     assert "| numeric | 1 | 1 | ✓ passed |  |" in turn0
@@ -255,11 +255,11 @@ def test_markdown_turn_block_details(report: TestReport) -> None:
 def test_markdown_single_turn_block_and_case_errors(report: TestReport) -> None:
     text = markdown.render(report)
     single = text[text.index("## \\#0") : text.index("## cash")]
-    assert "Result: ✅ passed · duration 850 ms · tokens 25" in single
+    assert "Result: ✅ passed · agent time 850 ms · tokens 25" in single
     assert "- ✓ `search` — matched call 0" in single
     assert '- call 0: `search` `{"q":"capital of France"}`' in single
     multi = text[text.index("## cash") : text.index("### Turn 0")]
-    assert "1 of 3 turns passed · duration 3.50 s · tokens 330" in multi
+    assert "1 of 3 turns passed · agent time 3.50 s · tokens 330" in multi
     assert "**Metrics (mean over turns)**" in multi
     # Turn errors are shown in their turn, not repeated at the case level.
     assert "Test case errors" not in multi

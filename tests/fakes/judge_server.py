@@ -11,7 +11,8 @@ test controls the verdict through the agent's answer.
 
 Faults for the error tests: `fail_next(status)`, `mode` = "malformed" (not JSON),
 "refusal", "out_of_range" (a score past the scale), "empty" (no choices). `latency` delays
-each reply; `max_in_flight` is the most requests it ever served at once.
+each reply; `slow` delays the replies to prompts containing a text (so judges answer out of
+order); `max_in_flight` is the most requests it ever served at once.
 
 Run standalone (the benchmark, the sample's recording): `python -m tests.fakes.judge_server
 --port 0 --latency 0.2` prints `PORT <n>` and serves until killed.
@@ -95,6 +96,8 @@ class FakeJudgeServer(LoopbackHTTPServer):
     def __init__(self, latency: float = 0.0) -> None:
         super().__init__()
         self.latency = latency
+        #: Text in a prompt -> extra seconds before its reply.
+        self.slow: dict[str, float] = {}
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
@@ -124,8 +127,10 @@ class FakeJudgeServer(LoopbackHTTPServer):
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if self.latency:
-                await asyncio.sleep(self.latency)
+            prompt = json.dumps(body.get("messages", []))
+            delay = self.latency + sum(s for text, s in self.slow.items() if text in prompt)
+            if delay:
+                await asyncio.sleep(delay)
             if self._failures:
                 status = self._failures.pop(0)
                 return web.json_response({"error": {"message": "judge overloaded"}}, status=status)

@@ -52,7 +52,9 @@ def totals_line(
     )
     return (
         f"{passed}, {failed}{errored} of {summary.total_tests} test cases"
-        f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s{note}"
+        # Wall time: the run's own clock, judging and grading included. The reports' "agent
+        # time" is another measure (the agent's answers, summed over turns): each is named.
+        f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s wall time{note}"
     )
 
 

@@ -4,9 +4,9 @@ RUN`, `runs --tag NAME RUN`; only the tags for `runs --untag`). Hidden, for the 
 scripts; WORDs are the line's words after the subcommand, unquoted, before the cursor.
 
 Whose history: the one the command itself would read, through the same functions —
-`compare` asks run_history/which_agent.py (`--agent`, else the one agent file here); `runs`
-and `report` use `runs.where` on their PATH / `--agent` (default: this folder); `run` takes
-the agent files on the line (`find_agent_files`, as `run` does), else those in this folder.
+`compare`, `report` and `runs` ask run_history/which_agent.py, as the commands do (`--agent`
+or PATH, a file or a folder of agent files; default: this folder); `run` takes the agent
+files on the line (`find_agent_files`, as `run` does), else those in this folder.
 Runs are read with `scan`, as `resolve` reads them: an unreadable run folder is not offered,
 a tag naming a run no longer stored neither.
 
@@ -119,23 +119,21 @@ def histories(line: Line) -> list[tuple[Path, str | None]]:
     from holodeck_lsp.runner.run_history.layout import runs_folder
 
     agent = line.last("--agent")
-    if line.command == "compare":
-        from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen, history_agent
+    if line.command in ("compare", "report", "runs"):
+        from holodeck_lsp.runner.run_history import which_agent
 
-        try:
-            chosen = history_agent(Path(agent) if agent else None)
-        except AgentNotChosen:  # compare would say why; a Tab offers nothing
-            return []
-        return [(runs_folder(chosen), chosen.name)]
-    if line.command in ("report", "runs"):
-        from holodeck_lsp.commands.runs import where
-
-        given = agent if line.command == "report" else next(iter(line.positionals), None)
+        given = agent if line.command != "runs" else next(iter(line.positionals), None)
         path = Path(given or ".")
-        if not path.exists():
+        try:
+            if line.command == "compare":
+                chosen = which_agent.one_agent(path)
+                return [(runs_folder(chosen), chosen.name)]
+            if line.command == "report":
+                place = which_agent.one_history(path)
+                return [(place.folder, place.agent_file)]
+            return [(place.folder, place.agent_file) for place in which_agent.histories(path)]
+        except which_agent.AgentNotChosen:  # the command would say why; a Tab offers nothing
             return []
-        place = where(path)
-        return [(place.folder, place.agent_file)]
     if line.command == "run":
         from holodeck_lsp.config.discovery import find_agent_files, is_agent_file
 

@@ -118,7 +118,7 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
     if errored:
         headline += f", {errored} errored (not measured)"
-    parts = [headline, f"{turns_passed} of {turns} turns passed", duration(elapsed)]
+    parts = [headline, f"{turns_passed} of {turns} turns passed", f"agent time {duration(elapsed)}"]
     usage = agent_usage(case.result for case in ordered)
     if usage is not None:
         parts.append(f"{usage.total_tokens:,} tokens")
@@ -175,7 +175,7 @@ def _case_table(ordered: Sequence[Case]) -> list[str]:
         ]
         for case in sorted(ordered, key=lambda case: case.result.passed)
     ]
-    return _table(["Test case", "Result", "Turns passed", "Duration", "Tokens"], rows)
+    return _table(["Test case", "Result", "Turns passed", "Agent time", "Tokens"], rows)
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def _verdict(block: Block) -> str:
 
 def _facts(first: str | None, ms: int, usage: TokenUsage | None) -> str:
     parts = [first] if first else []
-    parts.append(f"duration {duration(ms)}")
+    parts.append(f"agent time {duration(ms)}")
     parts.append(f"tokens {tokens(usage)}")
     return " · ".join(parts)
 

@@ -70,7 +70,7 @@ def check_endpoint(
     problem = probe(endpoint.url, limit)
     if problem is not None:
         raise BackendUnreachable(
-            f"cannot reach {endpoint.label} at {_origin(endpoint.url)} ({problem}) — "
+            f"cannot reach {endpoint.label} at {shown_url(endpoint.url)} ({problem}) — "
             f"{endpoint.hint}; nothing was run"
         )
 
@@ -129,9 +129,14 @@ def _switched_off(env: Mapping[str, str]) -> bool:
     return env.get("HOLODECK_PREFLIGHT", "").strip().lower() in ("0", "false", "no", "off")
 
 
-def _origin(url: str) -> str:
+def shown_url(url: str) -> str:
+    """The endpoint as configured (its path too: `…/v1` is what the user wrote and what the
+    SDK is given), less what may hold a credential: `user:password@` and the query."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else url
+    if not parts.netloc:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{host}{parts.path}"
 
 
 def _timeout(env: Mapping[str, str]) -> float:

@@ -66,6 +66,7 @@ from holodeck_lsp.runner.execution.interrupts import (
     race,
 )
 from holodeck_lsp.runner.execution.turn_files import prepare_files
+from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.schema.agent import Agent
@@ -119,8 +120,13 @@ class CaseRun:
     #: Turns waiting for their judges (judged while the conversation goes on).
     _judged: list[asyncio.Task[str | None]] = field(default_factory=list)
     _judging: set[int] = field(default_factory=set)
+    #: Announces the graded turns in turn order (a judged turn may be graded after the next).
+    _order: TurnOrder = field(init=False)
     #: What retrieval tools returned in this session so far.
     _retrieved: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._order = TurnOrder(lambda turn: self._notify("turn_finished", self.ref, turn))
 
     async def run(self) -> TestResult:
         """The case's result; never raises for anything the backend or a grader does."""
@@ -156,6 +162,7 @@ class CaseRun:
         """Wait for the turns' judges, roll the case up."""
         if self._judged:
             await asyncio.wait(self._judged)
+        self._order.flush()
         result = self._roll_up()
         if self.context.model is not None or self.ref.repeat is not None:
             # Which model and repeat produced it, before anyone sees it (progress included).
@@ -265,6 +272,7 @@ class CaseRun:
 
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> str | None:
         """Grade and keep one turn; returns why the case stops here (fail_on_error), if so."""
+        self._order.expect(spec.index)
         metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
         judges = self.context.judges
         if judges is not None and not outcome.skipped:
@@ -317,7 +325,7 @@ class CaseRun:
         else:
             result = self._grade_now(spec, outcome, metrics, judging)
         self.turns.append(result)
-        self._notify("turn_finished", self.ref, result)
+        self._order.graded(result)
         return case_stop_reason(metrics, result)
 
     def _grade_now(

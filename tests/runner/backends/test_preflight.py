@@ -75,10 +75,12 @@ def hanging_port() -> Iterator[int]:
     server.close()
 
 
-def run(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+def run(
+    tmp_path: Path, env: dict[str, str], agent: str = AGENT
+) -> tuple[subprocess.CompletedProcess[str], float]:
     if not SCRIPT.exists():
         pytest.skip("holodeck-lsp is not installed in this environment")
-    (tmp_path / "agent.yaml").write_text(AGENT, encoding="utf-8")
+    (tmp_path / "agent.yaml").write_text(agent, encoding="utf-8")
     started = time.monotonic()
     done = subprocess.run(
         [str(SCRIPT), "run", "agent.yaml"],
@@ -101,6 +103,24 @@ def test_a_closed_port_stops_the_run_with_exit_3(tmp_path: Path) -> None:
         "(`ollama serve`)? set OLLAMA_HOST or `model.endpoint`; nothing was run"
     ) in done.stderr
     assert "passed" not in done.stdout  # no turn was sent, no summary of wrong answers
+
+
+def test_the_endpoint_is_named_as_configured_path_included(tmp_path: Path) -> None:
+    """`…/v1` as the user wrote it (the SDK is given it too), without the credentials a URL
+    may carry (`user:password@`, the query)."""
+    port = closed_port()
+    endpoint = f"http://probe:pw-5e1d9c@127.0.0.1:{port}/v1?api-key=k-7a2b"
+    agent = AGENT.replace(
+        "  provider: ollama\n  name: llama3.2\n",
+        f"  provider: openai\n  name: gpt-4o-mini\n  endpoint: {endpoint}\n",
+    )
+    done, _ = run(tmp_path, {"OPENAI_API_KEY": "sk-preflight-3c9f"}, agent)
+    assert done.returncode == 3, done.stderr
+    assert (
+        f"cannot reach the OpenAI API at http://127.0.0.1:{port}/v1 (connection refused)"
+    ) in done.stderr
+    for secret in ("pw-5e1d9c", "k-7a2b", "sk-preflight-3c9f"):
+        assert secret not in done.stderr + done.stdout
 
 
 def test_a_port_that_accepts_and_hangs_is_bounded(tmp_path: Path, hanging_port: int) -> None:

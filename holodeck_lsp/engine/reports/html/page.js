@@ -85,6 +85,8 @@
     return el("pre", { class: "json", dir: "auto" }, typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value, null, 2));
   }
   function pct(n, d) { return d ? Math.round((1000 * n) / d) / 10 : 0; }
+  // What the time tile measures, beside the terminal's "wall time" (docs/reports.md).
+  var AGENT_TIME = "the agent's answering time, summed over turns (judging, grading and start-up not included; turns run in parallel add up)";
   function fmtMs(ms) { return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(2) + " s"; }
   function turnLabel(turn) { return turn.t === undefined ? "case" : "turn " + turn.t; }
   // Every turn of run r (all runs when r is undefined), every repeat.
@@ -192,8 +194,8 @@
     var env = data.report.environment || {}, cancelled = runs.some(function (r) { return r.summary.cancelled; });
     var turns = total("turns"), passed = total("turns_passed"), skipped = total("turns_skipped"), errored = total("turns_errored") || 0, failedTurns = turns - passed - skipped - errored;
     var flaky = total("flaky"), repeats = data.report.repeats || 1;
-    function tile(id, label, value, cls) {
-      return el("div", { class: "tile " + (cls || ""), id: id }, el("span", { class: "num" }, String(value)), el("span", { class: "label" }, label));
+    function tile(id, label, value, cls, title) {
+      return el("div", { class: "tile " + (cls || ""), id: id, title: title || null }, el("span", { class: "num" }, String(value)), el("span", { class: "label" }, label));
     }
     var judges = {};
     runs.forEach(function (r) { r.judge_models.forEach(function (m) { judges[m] = 1; }); });
@@ -215,7 +217,7 @@
         errored ? tile("sum-turns-errored", "turns errored", errored, "errored") : null,
         repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
         tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
-        tile("sum-time", "time", fmtMs(data.report.duration_ms || total("duration_ms")), "")),
+        tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME)),
       multi || repeats > 1 ? modelTable() : null,
       models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
       base ? baselineSummary() : null);
@@ -224,7 +226,7 @@
     // [heading, data-field (the summary's key where it is one)]
     var cols = [["model", "model"], ["cases passed", "passed"], ["cases failed", "failed"], ["turns passed", "turns_passed"],
       ["turns failed", "turns_failed"], ["turns skipped", "turns_skipped"], ["flaky turns", "flaky"], ["pass rate (turns)", "turn_pass_rate"],
-      ["tokens", "tokens"], ["time", "duration_ms"]];
+      ["tokens", "tokens"], ["agent time", "duration_ms"]];
     var body = el("tbody");
     runs.forEach(function (r, m) {
       var s = r.summary, ran = s.turns - s.turns_skipped - (s.turns_errored || 0);
