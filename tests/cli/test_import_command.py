@@ -165,3 +165,12 @@ def test_a_hand_written_agent_file_is_not_replaced(tmp_path: Path) -> None:
     assert agent.read_text(encoding="utf-8") == "name: mine\n"
     assert cli("import", "convfinqa", source, "--out", tmp_path, "--force").returncode == 0
     assert "# convfinqa: A/1 (dev)" in agent.read_text(encoding="utf-8")
+
+
+def test_an_unwritable_output_folder_is_status_3(tmp_path: Path) -> None:
+    source = write_source(tmp_path, [record("A/1")])
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    done = cli("import", "convfinqa", source, "--out", blocker / "suite")
+    assert done.returncode == 3, done.stderr
+    assert f"holodeck-lsp: error: cannot write {blocker / 'suite' / 'agent.yaml'}" in done.stderr
