@@ -80,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--force", action="store_true", help="replace an agent.yaml this importer did not write"
-    )  # fmt: skip
+    )
 
 
 def run(options: argparse.Namespace) -> int:
