@@ -67,6 +67,11 @@ COMMANDS = (
         "holodeck_lsp.commands.compare",
     ),
     Command(
+        "import", "import DATASET SOURCE",
+        "a public benchmark's records as a test suite (convfinqa; see docs/importing.md)",
+        "holodeck_lsp.commands.import_.main",
+    ),
+    Command(
         "completion", "completion SHELL",
         "print the bash, zsh or fish completion script (docs/cli.md)",
         "holodeck_lsp.commands.completion",

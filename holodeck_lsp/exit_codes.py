@@ -65,6 +65,15 @@ RUNS_EXIT_CODES: Codes = (
     (EXIT_BAD_INPUT, "bad arguments or an unknown run"),
     (EXIT_CANNOT_RUN, "the history cannot be written"),
 )
+IMPORT_EXIT_CODES: Codes = (
+    (EXIT_OK, "the suite was written"),
+    (
+        EXIT_BAD_INPUT,
+        "bad arguments, an unknown dataset, or a source that cannot be read (the file, "
+        "the record and what is wrong are named)",
+    ),
+    (EXIT_CANNOT_RUN, "the output folder cannot be written"),
+)
 
 
 def epilog(codes: Codes, title: str = "exit status") -> str:

@@ -20,7 +20,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "engine": frozenset({"schema"}),
     "runner": frozenset({"schema", "config", "engine"}),
     "server": frozenset({"schema", "config", "engine", "runner"}),
-    "commands": frozenset({"schema", "config", "engine", "runner", "server"}),
+    # Benchmark converters: pure (no argparse, no printing), used by commands/import_.
+    "importers": frozenset({"schema", "config", "engine"}),
+    "commands": frozenset({"schema", "config", "engine", "runner", "server", "importers"}),
 }
 
 #: Top-level modules every layer may use; they import nothing of ours.
@@ -130,12 +132,14 @@ def _front_end_uses(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def test_the_run_core_neither_parses_flags_nor_prints() -> None:
+@pytest.mark.parametrize("layer", ["runner", "importers"])
+def test_the_run_core_neither_parses_flags_nor_prints(layer: str) -> None:
     """runner/ is what the CLI and the editor share: it returns and raises; commands/ (the
-    terminal) and server/ (the client) decide what to show."""
+    terminal) and server/ (the client) decide what to show. importers/ likewise: the
+    `import` command prints, the converters return texts and raise."""
     wrong = [
         f"{path.relative_to(PACKAGE.parent)}:{line} {what}"
-        for path in sorted((PACKAGE / "runner").rglob("*.py"))
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
         for line, what in _front_end_uses(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert wrong == []

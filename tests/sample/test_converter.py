@@ -1,5 +1,6 @@
-"""scripts/convert_convfinqa.py: the committed subset, pages and agent.yaml are exactly what the
-converter writes, and its selection and mapping rules hold on small hand-written dialogues."""
+"""scripts/convert_convfinqa.py (a wrapper of holodeck_lsp/importers/convfinqa): the committed
+subset, pages and agent.yaml are exactly what the converter writes, and its selection and
+mapping rules hold on small hand-written dialogues."""
 
 from __future__ import annotations
 
@@ -243,7 +244,9 @@ def test_a_missing_split_names_the_splits_there_are(tmp_path: Path) -> None:
     source.write_text(json.dumps({"train": [], "test": []}), encoding="utf-8")
     with pytest.raises(SystemExit) as raised:
         converter().main(["--source", str(source), "--out", str(tmp_path / "o.json")])
-    assert str(raised.value.code) == f"error: {source} has no 'dev' split; it has: train, test"
+    assert str(raised.value.code) == (
+        f"error: {source} has no 'dev' split; it has: train, test (use --split)"
+    )
     assert not (tmp_path / "o.json").exists()
 
 
@@ -253,7 +256,7 @@ def test_a_missing_source_is_a_clear_message(tmp_path: Path) -> None:
         converter().main(["--source", str(missing), "--out", str(tmp_path / "o.json")])
     message = str(raised.value.code)
     assert message.startswith(f"error: {missing}: no such file")
-    assert "--source" in message
+    assert "ConvFinQA JSON file" in message
 
 
 # -- the whole split (--n all) ---------------------------------------------------------------

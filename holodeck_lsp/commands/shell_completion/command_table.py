@@ -169,6 +169,21 @@ COMMANDS: tuple[Command, ...] = (
         ),
         positional=RUN_OR_FILE,
     ),
+    # `import DATASET FILE`: the first word is a dataset (offered as choices); the options
+    # are those of every dataset together (commands/import_/).
+    Command(
+        "import",
+        "a public benchmark as a test suite",
+        (
+            _HELP,
+            Option(("--out",), FILE, "the suite's folder"),
+            Option(("--split",), TEXT, "which split of the file"),
+            Option(("--n",), TEXT, "how many dialogues, or all"),
+            Option(("--ids",), TEXT, "exactly these records"),
+            Option(("--force",), help="replace an agent.yaml not written by the importer"),
+        ),
+        positional=("convfinqa",),
+    ),
     Command(
         "completion",
         "print a shell completion script",

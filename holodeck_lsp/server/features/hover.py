@@ -1,6 +1,7 @@
 """Hover: what the thing under the cursor means, as Markdown.
 
 * a key: the field's description, type and default, from the schema models;
+* an imported case's name: the benchmark record it came from (config/import_source.py);
 * an argument matcher (`fuzzy:` / `regex:`) or a literal argument value: the exact matching
   rules, with examples (they are easy to guess wrong: fuzzy is not edit distance);
 * an expected tool's name: the declared tool, and for a function tool its Python signature
@@ -58,7 +59,27 @@ def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
             text = _reference_markdown(parsed, reference)
             if text is not None:
                 return text
-    return _field_markdown(parsed, path)
+    field = _field_markdown(parsed, path)
+    source = _source_markdown(parsed, path)
+    if source is not None:
+        return source if field is None else f"{source}\n\n---\n\n{field}"
+    return field
+
+
+def _source_markdown(parsed: Parsed, path: Sequence[str | int]) -> str | None:
+    """On an imported case's name: the benchmark record it was made from, read from the
+    `# <dataset>: <id> (<detail>)` comment the importer wrote above the case."""
+    from holodeck_lsp.config.import_source import case_source
+
+    if len(path) != 3 or path[0] != "test_cases" or path[2] != "name":
+        return None
+    index = path[1]
+    if not isinstance(index, int):
+        return None
+    source = case_source(parsed.document.text, parsed.document.root, index)
+    if source is None:
+        return None
+    return f"**imported from `{source.dataset}`**: record `{source.record_id}` ({source.detail})"
 
 
 # -- references ----------------------------------------------------------------------------

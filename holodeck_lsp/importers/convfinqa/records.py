@@ -1,0 +1,116 @@
+"""Reading a ConvFinQA file: one split's records, each checked for the fields the conversion
+reads, so bad input is one sentence naming the file and the record — never a KeyError from
+deep inside the conversion.
+
+The file is the dataset's own JSON: `{"dev": [record, …], …}` (the shared copy holds the dev
+split). A record is `{"id", "doc": {"pre_text", "post_text", "table"}, "dialogue":
+{"conv_questions", "conv_answers", "turn_program"}, "features"}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+Record = Mapping[str, Any]
+
+#: What `doc` must hold: (field, the type it must have, that type's name in messages).
+_DOC_FIELDS = (("pre_text", str, "text"), ("post_text", str, "text"), ("table", dict, "mapping"))
+_DIALOGUE_FIELDS = ("conv_questions", "conv_answers", "turn_program")
+
+
+class BadSource(ValueError):
+    """The source cannot be converted; the message names the file, the record and the fix."""
+
+
+def load_split(source: Path, split: str) -> list[Record]:
+    """The records of `split` in `source`, each checked (BadSource otherwise)."""
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadSource(f"{source}: no such file (pass the ConvFinQA JSON file)") from None
+    except IsADirectoryError:
+        raise BadSource(f"{source}: is a folder (pass the ConvFinQA JSON file in it)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadSource(f"{source}: cannot be read: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        hint = " (the file ends early: truncated?)" if error.pos >= len(text.rstrip()) else ""
+        raise BadSource(
+            f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: "
+            f"{error.msg}{hint}; download the file again"
+        ) from None
+    if not isinstance(data, dict):
+        raise BadSource(
+            f'{source}: expected a JSON object of splits ({{"dev": [...]}}), '
+            f"found a {type(data).__name__}"
+        )
+    if split not in data:
+        splits = ", ".join(map(str, data)) or "none"
+        raise BadSource(f"{source} has no {split!r} split; it has: {splits} (use --split)")
+    records = data[split]
+    if not isinstance(records, list):
+        raise BadSource(f"{source}: split {split!r} is not a list of records")
+    for index, record in enumerate(records):
+        problem = record_problem(record)
+        if problem is not None:
+            raise BadSource(f"{source}: {_which(record, index, split)}: {problem}")
+    return records
+
+
+def _which(record: object, index: int, split: str) -> str:
+    record_id = record.get("id") if isinstance(record, dict) else None
+    named = f" ({record_id!r})" if isinstance(record_id, str) else ""
+    return f"record {index}{named} of split {split!r}"
+
+
+def record_problem(record: object) -> str | None:
+    """What is missing or malformed in one record, or None when it can be converted."""
+    if not isinstance(record, dict):
+        return f"is a {type(record).__name__}, not a JSON object"
+    if not isinstance(record.get("id"), str) or not record["id"]:
+        return 'has no "id" (text)'
+    for field in ("doc", "dialogue"):
+        if not isinstance(record.get(field), dict):
+            return f"has no {field!r} object"
+    if "features" not in record:
+        return 'has no "features"'
+    for name, kind, kind_name in _DOC_FIELDS:
+        if not isinstance(record["doc"].get(name), kind):
+            return f"has no doc.{name} ({kind_name})"
+    table = record["doc"]["table"]
+    if not all(isinstance(rows, dict) for rows in table.values()):
+        return "has a doc.table column that is not a mapping of row names to values"
+    dialogue = record["dialogue"]
+    lengths = []
+    for name in _DIALOGUE_FIELDS:
+        values = dialogue.get(name)
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return f"has no dialogue.{name} (a list of text)"
+        lengths.append(len(values))
+    if len(set(lengths)) != 1 or lengths[0] == 0:
+        counts = ", ".join(f"{n} {name}" for n, name in zip(lengths, _DIALOGUE_FIELDS, strict=True))
+        return f"its dialogue needs one question, answer and program per turn; it has {counts}"
+    return None
+
+
+def find_ids(
+    records: Sequence[Record], wanted: Sequence[str], source: Path, split: str
+) -> list[Record]:
+    """The records named by `wanted`, in that order; BadSource names an unknown id (with the
+    closest known one)."""
+    import difflib
+
+    by_id = {record["id"]: record for record in records}
+    chosen = []
+    for record_id in wanted:
+        record = by_id.get(record_id)
+        if record is None:
+            close = difflib.get_close_matches(record_id, list(by_id), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise BadSource(f"{source}: split {split!r} has no record with id {record_id!r}{hint}")
+        chosen.append(record)
+    return chosen
