@@ -65,12 +65,27 @@ def agent_tokens_line(report: TestReport) -> str | None:
     if usage is None or usage.total_tokens == 0:
         return None
     cached = f", {usage.cache_read_tokens:,} read from cache" if usage.cache_read_tokens else ""
-    # No price list is kept: prices change and differ by contract, a wrong cost is worse
-    # than none. The count is what a bill is computed from.
     return (
         f"agent tokens: {usage.total_tokens:,} ({usage.prompt_tokens:,} prompt, "
-        f"{usage.completion_tokens:,} completion{cached}); cost not computed (no price list)"
+        f"{usage.completion_tokens:,} completion{cached}); {cost_text(report)}"
     )
+
+
+def cost_text(report: TestReport) -> str:
+    """`cost 0.0421 USD (prices as of 2026-12-01)`, or why there is none: a model the price
+    list has no price for (a guessed price would be worse than none)."""
+    unpriced = report.environment.get("cost_not_computed")
+    cost = report.summary.cost_usd
+    if unpriced or cost is None:
+        whose = f" (no price for {unpriced})" if unpriced else ""
+        return f"cost not computed{whose}"
+    as_of = report.environment.get("prices_as_of")
+    return f"cost {usd(cost)}" + (f" (prices as of {as_of})" if as_of else "")
+
+
+def usd(amount: float) -> str:
+    """Cents for a bill, four decimals for the fractions of a cent a small run costs."""
+    return f"{amount:.2f} USD" if amount >= 10 else f"{amount:.4f} USD"
 
 
 def judge_tokens_line(report: TestReport) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 from holodeck_lsp.runner.limits.backoff import backoff_delay
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
+from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
 
@@ -122,7 +123,8 @@ def limited_transport(
     cls = _classes.get(module.__name__)
     if cls is None:
         cls = _classes[module.__name__] = _transport_class(module)
-    return cls(limiter, inner or module.AsyncHTTPTransport(), retry_budget, rng)
+    # Built by hand, so httpx no longer reads the proxies of the environment: we do.
+    return cls(limiter, inner or env_proxy_transport(module), retry_budget, rng)
 
 
 def _transport_class(module: ModuleType) -> type:
