@@ -7,6 +7,7 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 from __future__ import annotations
 
 from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.runner.pricing.costs import usd
 from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -83,9 +84,7 @@ def cost_text(report: TestReport) -> str:
     return f"cost {usd(cost)}" + (f" (prices as of {as_of})" if as_of else "")
 
 
-def usd(amount: float) -> str:
-    """Cents for a bill, four decimals for the fractions of a cent a small run costs."""
-    return f"{amount:.2f} USD" if amount >= 10 else f"{amount:.4f} USD"
+
 
 
 def judge_tokens_line(report: TestReport) -> str | None:

@@ -4,9 +4,8 @@ setting the run's limiters from them and from holodeck-lsp.yaml before the run s
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
 from collections.abc import Mapping
+from pathlib import Path
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_usd
 from holodeck_lsp.config.limits_config import configured_limits

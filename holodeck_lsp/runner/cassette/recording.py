@@ -46,9 +46,7 @@ class RecordingSession:
             raise
         except Exception as error:
             errored = isinstance(error, BackendProviderError)  # replayed as errored, too
-            self._add(
-                message, None, error=describe_error(error), started=started, errored=errored
-            )
+            self._add(message, None, error=describe_error(error), started=started, errored=errored)
             raise
         self._add(message, result, error=None, started=started)
         return result

@@ -29,7 +29,8 @@ def proxy_for(url_scheme: str, host: str, proxies: dict[str, str]) -> str | None
     proxy = proxies.get(url_scheme) or proxies.get("all")
     if proxy is None:
         return None
-    if "no" in proxies and urllib.request.proxy_bypass_environment(host, proxies):
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
+    if "no" in proxies and bypass(host, proxies):
         return None
     return proxy
 
