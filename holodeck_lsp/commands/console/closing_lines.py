@@ -84,9 +84,6 @@ def cost_text(report: TestReport) -> str:
     return f"cost {usd(cost)}" + (f" (prices as of {as_of})" if as_of else "")
 
 
-
-
-
 def judge_tokens_line(report: TestReport) -> str | None:
     """`judge tokens: N (agent: M)` — what grading cost, apart from the agent's answers; a
     replay says the verdicts (and their tokens) were recorded."""

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.limits.bucket import Bucket
+from holodeck_lsp.runner.limits.pacing import Pace
 from holodeck_lsp.runner.limits.window import Window
 
 
@@ -41,6 +42,7 @@ class EndpointLimiter:
         self.requests = Bucket(limits.rpm) if limits.rpm else None
         self.tokens = Bucket(limits.tpm) if limits.tpm else None
         self.counts = EndpointCounts()
+        self.pace = Pace()
         self._paused_until = 0.0
 
     async def acquire(self) -> float:
@@ -55,6 +57,11 @@ class EndpointLimiter:
             if self.tokens is not None:
                 await self.tokens.take(0)  # waits while the bucket is in debt
             sent_at = await self.window.acquire()
+            try:
+                await self.pace.wait_turn()
+            except BaseException:
+                self.window.release("other", sent_at)
+                raise
         finally:
             self.counts.waiting -= 1
         self.counts.requests += 1
@@ -73,6 +80,9 @@ class EndpointLimiter:
         limit used up): the endpoint's requests wait that long before they are sent."""
         if outcome == "limited":
             self.counts.limited += 1
+            self.pace.limited()
+        elif outcome == "ok":
+            self.pace.succeeded()
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:

@@ -72,9 +72,11 @@ class Retrying:
                 return response
             hint = retry_after(response.headers)
             if status == 429:
-                # The provider says when it takes requests again: every request to the
-                # endpoint waits that long, not only this one (no storm when it ends).
-                self.limiter.release("limited", sent_at, pause=hint)
+                # This request waits the server's hint (below); the endpoint's other
+                # requests are paced from now (pacing.py), and all of them wait only when
+                # the answer says a limit is used up until a reset (`limit_reset`): a 429's
+                # Retry-After for one request stopping all 64 would idle the run.
+                self.limiter.release("limited", sent_at, pause=limit_reset(response.headers))
             else:
                 self.limiter.release("other", sent_at)
             if not budget.take():
