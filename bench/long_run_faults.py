@@ -53,6 +53,9 @@ class WeatherFake:
     def __init__(self, rps: float, burst: int, faults: float, seed: int) -> None:
         self.rps, self.burst, self.faults = rps, burst, faults
         self.seen: Counter[str] = Counter()
+        #: When the first request arrived and the last answer left (the run's span at the
+        #: server: the child's start-up, SDK import included, is outside it).
+        self.first = self.last = 0.0
         self._random = random.Random(seed)
         self._tokens = float(burst)
         self._refilled = time.monotonic()
@@ -89,6 +92,8 @@ class WeatherFake:
             return web.json_response({"data": []})  # the preflight's probe, /models
         body = await request.json()
         self.seen["requests"] += 1
+        if not self.first:
+            self.first = time.monotonic()
         if self._random.random() < self.faults:
             kind = self._random.choice(("429", "503", "drop"))
             self.seen[kind] += 1
@@ -104,6 +109,7 @@ class WeatherFake:
             self.seen["429-limit"] += 1
             return _too_many(wait)
         self.seen["answered"] += 1
+        self.last = time.monotonic()
         question = str(body["messages"][-1]["content"])
         number = int(question.removeprefix("n"))
         answer = str(number + 1) if number % 7 == 0 else str(number)
@@ -165,6 +171,7 @@ def suite(folder: Path, port: int, cases: int) -> Path:
 class Run:
     label: str
     wall_s: float
+    span_s: float
     exit_code: int
     requests: int
     answered: int
@@ -198,7 +205,9 @@ def run_once(label: str, args: argparse.Namespace, faults: float, seed: int, out
         command = [str(BIN / "holodeck-lsp"), "run", str(agent), "--parallel", str(args.parallel)]
         command += ["--report-json", str(report), "--no-save", "--progress", "totals"]
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=args.timeout
+        )
         wall = time.perf_counter() - started
     finally:
         fake.stop()
@@ -210,6 +219,7 @@ def run_once(label: str, args: argparse.Namespace, faults: float, seed: int, out
     return Run(
         label=label,
         wall_s=round(wall, 2),
+        span_s=round(fake.last - fake.first, 2),
         exit_code=done.returncode,
         requests=seen["requests"],
         answered=seen["answered"],
@@ -232,12 +242,17 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=1)
     parser.add_argument("--faults", type=float, default=0.3)
     parser.add_argument("--seeds", type=int, default=3, help="faulty runs, one seed each")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="long_run_faults-") as tmp:
         out = Path(tmp)
         clean = run_once("fault-free", args, 0.0, 0, out)
-        faulty = [run_once(f"faults-seed{s}", args, args.faults, s, out) for s in range(args.seeds)]
+        print(f"fault-free: {clean.wall_s}s", file=sys.stderr, flush=True)
+        faulty = []
+        for seed in range(args.seeds):
+            faulty.append(run_once(f"faults-seed{seed}", args, args.faults, seed, out))
+            print(f"seed {seed}: {faulty[-1].wall_s}s", file=sys.stderr, flush=True)
     bound = args.cases / args.rps
     rows = []
     for run in [clean, *faulty]:
@@ -247,6 +262,7 @@ def main() -> int:
                 **{k: v for k, v in asdict(run).items() if k != "verdicts"},
                 "lower_bound_s": bound,
                 "wall_vs_bound": round(run.wall_s / bound, 2),
+                "span_vs_bound": round(run.span_s / bound, 2),
                 "429_per_request": round(run.per_request_429, 3),
                 "verdicts_differing": differing,
             }
@@ -260,7 +276,8 @@ def main() -> int:
         print(f"lower bound {bound:.1f}s")
         for row in rows:
             print(
-                f"  {row['label']:>14}: {row['wall_s']:6.2f}s ({row['wall_vs_bound']:.2f}x)  "
+                f"  {row['label']:>14}: wall {row['wall_s']:6.2f}s ({row['wall_vs_bound']:.2f}x), "
+                f"requests' span {row['span_s']:6.2f}s ({row['span_vs_bound']:.2f}x)  "
                 f"requests {row['requests']}  429s/request {row['429_per_request']:.3f} "
                 f"(limit {row['limited_429']}, fault {row['fault_429']})  503 {row['fault_503']}"
                 f"  drops {row['fault_drop']}  errored turns {row['errored_turns']}  "
@@ -268,7 +285,7 @@ def main() -> int:
             )
     worst = rows[1:] or rows
     ok = all(
-        r["wall_vs_bound"] <= 1.3
+        r["span_vs_bound"] <= 1.3
         and r["429_per_request"] < 0.5
         and r["verdicts_differing"] == 0
         and r["errored_turns"] == 0

@@ -5,7 +5,7 @@ server that allows 20 a second, even a window of 1 sends as fast as answers come
 every other request is refused. So, once an endpoint has answered 429, its sends are paced:
 the spacing becomes one over the rate the endpoint *did* answer in the last second (while it
 refuses, what it lets through is its limit), 5 % slower, and at most once per `COOL_DOWN`
-a 429 widens it further. Each success narrows it by `PROBE` (the rate creeps back up, so a
+a 429 widens it further (without a measured rate, by half; never past `CEILING`). Each success narrows it by `PROBE` (the rate creeps back up, so a
 limit that was raised is found again); a spacing under `FLOOR` is dropped (unpaced).
 Sends take their slots in order, so 64 waiting requests leave one by one, not in a burst.
 """
@@ -21,11 +21,15 @@ WINDOW_SECONDS = 1.0
 #: How much slower than the measured rate a 429 makes the pace.
 MARGIN = 1.05
 #: A success narrows the spacing by this share.
-PROBE = 0.005
+PROBE = 0.01
 #: Seconds between two widenings (the 429s of one burst are one overload).
 COOL_DOWN = 0.5
-#: Below this spacing (seconds) sends are not paced at all.
+#: Below this spacing (seconds) sends are not paced at all; above `CEILING` never paced
+#: slower (a provider that answers nothing for long is the retry budget's to give up on).
 FLOOR = 0.0005
+CEILING = 1.0
+#: The first widening without a measured rate.
+START_SPACING = 0.01
 
 
 class Pace:
@@ -64,6 +68,7 @@ class Pace:
         if len(recent) >= 2:
             span = max(now - recent[0], 1e-3)
             measured = span / len(recent)  # seconds per answered request
-        else:
-            measured = max(self.spacing * 2, 0.05)  # nothing answered: halve the rate
-        self.spacing = max(self.spacing * MARGIN, measured * MARGIN)
+            spacing = max(self.spacing, measured) * MARGIN
+        else:  # too few answers to measure: slow down by half again
+            spacing = max(self.spacing * 1.5, START_SPACING)
+        self.spacing = min(CEILING, spacing)
