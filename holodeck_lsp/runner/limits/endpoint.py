@@ -81,8 +81,8 @@ class EndpointLimiter:
         if outcome == "limited":
             self.counts.limited += 1
             self.pace.limited()
-        elif outcome == "ok":
-            self.pace.succeeded()
+        else:
+            self.pace.answered()
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:
