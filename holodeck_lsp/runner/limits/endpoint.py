@@ -56,12 +56,11 @@ class EndpointLimiter:
                 await self.requests.take()
             if self.tokens is not None:
                 await self.tokens.take(0)  # waits while the bucket is in debt
+            # The pace before the window: a paced slot is kept while an answer is awaited,
+            # so the time to answer does not add to the spacing (a window of 1 still sends
+            # at the paced rate when answers come faster than the spacing).
+            await self.pace.wait_turn()
             sent_at = await self.window.acquire()
-            try:
-                await self.pace.wait_turn()
-            except BaseException:
-                self.window.release("other", sent_at)
-                raise
         finally:
             self.counts.waiting -= 1
         self.counts.requests += 1

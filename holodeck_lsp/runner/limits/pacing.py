@@ -65,7 +65,7 @@ class Pace:
         self._widened_at = now
         recent = [t for t in self._answers if t >= now - HORIZON]
         if len(recent) >= 2:
-            measured = (now - recent[0]) / len(recent)  # seconds per answer
+            measured = (recent[-1] - recent[0]) / (len(recent) - 1)  # seconds per answer
             spacing = max(self.spacing, measured)
         else:  # too few answers to measure: slow down by half again
             spacing = max(self.spacing * 1.5, START_SPACING)
