@@ -122,3 +122,12 @@ def test_an_unpriced_model_has_no_cost_and_no_partial_total() -> None:
     assert priced.results[1].cost_usd is None
     assert priced.summary.cost_usd is None  # a partial sum would read as the run's cost
     assert priced.environment["cost_not_computed"] == "ollama:llama3"
+
+
+def test_the_matrix_table_has_a_cost_row() -> None:
+    from holodeck_lsp.commands.console.matrix_table import matrix_lines
+
+    models = ["openai:gpt-4o", "ollama:llama3"]
+    priced = priced_report(_report(models), shipped_prices(), "openai:gpt-4o")
+    [row] = [line for line in matrix_lines(priced) if line.strip().startswith("cost")]
+    assert row.split() == ["cost", "0.0070", "USD", "-"]  # `-`: no price, not computed
