@@ -130,4 +130,4 @@ def test_the_matrix_table_has_a_cost_row() -> None:
     models = ["openai:gpt-4o", "ollama:llama3"]
     priced = priced_report(_report(models), shipped_prices(), "openai:gpt-4o")
     [row] = [line for line in matrix_lines(priced) if line.strip().startswith("cost")]
-    assert row.split() == ["cost", "0.0070", "USD", "-"]  # `-`: no price, not computed
+    assert row.split() == ["cost", "0.007000", "USD", "-"]  # `-`: no price, not computed
