@@ -25,3 +25,13 @@ def positive_seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return value
+
+
+def positive_usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be an amount in USD, e.g. 2.50") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be a positive amount in USD, e.g. 2.50")
+    return value

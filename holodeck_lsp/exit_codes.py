@@ -19,7 +19,8 @@ EXIT_BAD_INPUT = 2
 #: unreadable cassette), or report / runs cannot write their output.
 EXIT_CANNOT_RUN = 3
 #: `run`: no case failed, but some case errored (429 after the retry budget, 5xx, connection
-#: lost): the suite was not fully measured. A failed case wins (1).
+#: lost), or a budget (`--max-cost`, `--max-turns`) stopped the run before every case started:
+#: the suite was not fully measured. A failed case wins (1).
 EXIT_ERRORED = 4
 
 Codes = tuple[tuple[int, str], ...]
@@ -44,7 +45,8 @@ RUN_EXIT_CODES: Codes = (
     (
         EXIT_ERRORED,
         "no case failed, but some errored: the provider could not answer (429 after the "
-        "retry budget, 5xx, connection lost): not measured, run them again",
+        "retry budget, 5xx, connection lost), or --max-cost / --max-turns stopped the run "
+        "early: not measured, run them again",
     ),
 )
 COMPARE_EXIT_CODES: Codes = (

@@ -78,6 +78,13 @@ class RunRequest:
     #: The cases `selection` plans to, when the caller planned them already (the CLI does,
     #: for its first line): planned once per run, not once per layer.
     planned: tuple[PlannedCase, ...] | None = None
+    #: Budgets (`--max-cost USD`, `--max-turns N`): no case starts once it would pass them;
+    #: the cases in flight finish and the run is stopped early (runner/run_budget/).
+    max_cost: float | None = None
+    max_turns: int | None = None
+    #: holodeck-lsp.yaml `prices:` (`provider:model` -> {input, output} USD per 1M tokens),
+    #: over the shipped price list.
+    prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 class RunCannotStart(Exception):
@@ -102,3 +109,5 @@ class RunOutcome:
     unreachable: str | None = None
     #: With `fail_fast`: the label of the case whose failure stopped the run.
     stopped_after: str | None = None
+    #: With a budget: why the run stopped starting cases (`stopped: --max-cost …`).
+    stop_reason: str | None = None

@@ -54,6 +54,7 @@ from holodeck_lsp.runner.models.model_matrix import (
     with_model,
 )
 from holodeck_lsp.runner.models.run_models import combination_refusal
+from holodeck_lsp.runner.run_budget.session_budget import SessionBudget, budget_refusal
 from holodeck_lsp.runner.run_request import (
     Answers,
     Live,
@@ -139,6 +140,11 @@ class RunSession:
                 _close_quietly(opened)
             raise
         environment["judges"] = lanes[0].judges.mode.value
+        refusal = budget_refusal(request, [opened.label for opened in lanes])
+        if refusal is not None:
+            for opened in lanes:
+                _close_quietly(opened)
+            raise RunCannotStart(refusal)
         return cls(request, lanes, planned, redactor, environment)
 
     @property
@@ -168,6 +174,11 @@ class RunSession:
         )
         if sink is not None and options.parallel == 1:
             sink = OneCaseAtATime(sink)
+        # The meter prices each result before the caller's sinks see it (runner/run_budget/).
+        sessions = len(self._lanes) * request.repeat * len(self.planned)
+        budget = SessionBudget.start(request, sink, self._lanes[0].label, sessions)
+        sink = budget.meter
+        options = budget.options(options)
         stopper: FailFast | None = None
         if request.fail_fast:
             cancel = cancel if cancel is not None else asyncio.Event()
@@ -194,7 +205,7 @@ class RunSession:
             recording = self.redactor.model(cassette)
         unreachable = _unreachable(self._lanes, self.redactor)
         return RunOutcome(
-            report=self.redactor.report(report),
+            report=self.redactor.report(budget.report(report)),
             recording=recording,
             unreachable=unreachable,
             stopped_after=(
@@ -202,6 +213,7 @@ class RunSession:
                 if stopper is not None and stopper.stopped_after is not None
                 else None
             ),
+            stop_reason=budget.reason,
         )
 
     async def aclose(self) -> None:

@@ -131,6 +131,9 @@ class TurnResult(_Result):
         description="The provider could not complete the agent call (429 after the retry "
         "budget, 5xx, connection lost, HTTP timeout): not measured, neither passed nor failed.",
     )
+    cost_usd: float | None = Field(
+        default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
+    )
     grader_details: dict[str, Any] | None = None
 
 
@@ -168,6 +171,9 @@ class TestResult(_Result):
         default=False,
         description="Some turn errored (the provider, not the agent) and no turn failed: the "
         "case is not measured and counts in neither passed nor failed.",
+    )
+    cost_usd: float | None = Field(
+        default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
     )
 
     def turn_results(self) -> list[TurnResult]:
@@ -219,6 +225,11 @@ class ReportSummary(_Result):
     judge_token_usage: TokenUsage | None = Field(
         default=None, description="Tokens LLM judges spent grading (apart from the agent's)."
     )
+    cost_usd: float | None = Field(
+        default=None,
+        ge=0.0,
+        description="The agent's tokens at the price list; None: some model has no price.",
+    )
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> Self:
@@ -254,4 +265,9 @@ class TestReport(_Result):
         default=False,
         description="The run was stopped (Ctrl-C) before every case finished; turns never sent "
         "are `skipped`.",
+    )
+    stop_reason: str | None = Field(
+        default=None,
+        description="Why the run stopped starting cases early (a `--max-cost` / `--max-turns` "
+        "budget); the run is `interrupted` and can be resumed.",
     )

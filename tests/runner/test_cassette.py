@@ -62,7 +62,7 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "agent", "model", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 3, "agent")
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 4, "agent")
     assert data["model"] is None  # recorded through a bare backend: who answered is not known
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
@@ -71,7 +71,8 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     ]
     first = data["cases"][0]["turns"][0]
     assert list(first) == [
-        "input", "response", "tool_calls", "token_usage", "error", "duration_ms", "judgements"
+        "input", "response", "tool_calls", "token_usage", "error", "errored", "duration_ms",
+        "judgements",
     ]  # fmt: skip
     assert first["judgements"] == []  # no judged metric in this suite
     assert first["tool_calls"] == [
@@ -170,7 +171,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 4}', "has version 4"),
+        ('{"format": "holodeck-cassette", "version": 5}', "has version 5"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
@@ -183,7 +184,7 @@ def test_unreadable_cassettes_say_why(tmp_path: Path, content: str, message: str
         load_cassette(tmp_path / "absent.json")
 
 
-def test_a_version_1_cassette_still_replays_and_is_written_as_version_3(tmp_path: Path) -> None:
+def test_a_version_1_cassette_still_replays_and_is_written_as_version_4(tmp_path: Path) -> None:
     """Version 2 added `judgements`, version 3 `model`; a version 1 file reads as a cassette
     without them."""
     old = {
@@ -199,5 +200,5 @@ def test_a_version_1_cassette_still_replays_and_is_written_as_version_3(tmp_path
     cassette = load_cassette(path)
     assert cassette.cases[0].turns[0].judgements == []
     data = json.loads(cassette.render())
-    assert data["version"] == 3 and data["cases"][0]["turns"][0]["judgements"] == []
+    assert data["version"] == 4 and data["cases"][0]["turns"][0]["judgements"] == []
     assert data["model"] is None

@@ -89,7 +89,8 @@ def test_the_folder_is_enough_and_quiet_prints_only_the_summary(
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 2 and lines[1].startswith("2 passed, 0 failed")
     assert lines[0] == (
-        "agent tokens: 12 (9 prompt, 3 completion); cost not computed (no price list)"
+        # at the shipped price list (runner/pricing/prices.json)
+        "agent tokens: 12 (9 prompt, 3 completion); cost 0.000003 USD (prices as of 2026-12-01)"
     )
 
 

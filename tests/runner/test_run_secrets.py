@@ -80,6 +80,6 @@ async def test_the_aggregate_progress_display_masks_secrets_too(
         tmp_path,
     )
     assert done.status == 1, done.err
-    assert " cases" in done.out and "turns/s" in done.out  # the totals line was printed
+    assert " cases" in done.out and "turns/min" in done.out  # the totals line was printed
     assert " FAILED (" in done.out and MASK in done.out  # a failure quoting the key, masked
     assert_masked(done.out, done.err)

@@ -7,6 +7,7 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 from __future__ import annotations
 
 from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.runner.pricing.costs import usd
 from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -67,12 +68,22 @@ def agent_tokens_line(report: TestReport) -> str | None:
     if usage is None or usage.total_tokens == 0:
         return None
     cached = f", {usage.cache_read_tokens:,} read from cache" if usage.cache_read_tokens else ""
-    # No price list is kept: prices change and differ by contract, a wrong cost is worse
-    # than none. The count is what a bill is computed from.
     return (
         f"agent tokens: {usage.total_tokens:,} ({usage.prompt_tokens:,} prompt, "
-        f"{usage.completion_tokens:,} completion{cached}); cost not computed (no price list)"
+        f"{usage.completion_tokens:,} completion{cached}); {cost_text(report)}"
     )
+
+
+def cost_text(report: TestReport) -> str:
+    """`cost 0.0421 USD (prices as of 2026-12-01)`, or why there is none: a model the price
+    list has no price for (a guessed price would be worse than none)."""
+    unpriced = report.environment.get("cost_not_computed")
+    cost = report.summary.cost_usd
+    if unpriced or cost is None:
+        whose = f" (no price for {unpriced})" if unpriced else ""
+        return f"cost not computed{whose}"
+    as_of = report.environment.get("prices_as_of")
+    return f"cost {usd(cost)}" + (f" (prices as of {as_of})" if as_of else "")
 
 
 def judge_tokens_line(report: TestReport) -> str | None:

@@ -19,6 +19,7 @@ import unicodedata
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.runner.execution.executor import WALL_TIME_KEY
+from holodeck_lsp.runner.pricing.costs import usd
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -82,6 +83,7 @@ def matrix_lines(
             ["flaky turns"] + [str(rates[m].flaky_turns) if m in rates else "-" for m in models]
         )
     totals.append(["agent tokens"] + [_tokens(report.results, m) for m in models])
+    totals.append(["cost"] + [_cost(report, m) for m in models])
     totals.append(["wall time"] + [_wall(report, m) for m in models])
     title = _title(len(models), repeats)
     table = _render([[title, *models], *rows, *totals], header_rows=1, rule_before=len(rows) + 1)
@@ -117,6 +119,12 @@ def _cell(rate: Rate | None, repeats: int, marks: tuple[str, str]) -> str:
 def _tokens(results: list[TestResult], model: str) -> str:
     usage = agent_usage(result for result in results if (result.model or "") == model)
     return f"{usage.total_tokens:,}" if usage is not None else "-"
+
+
+def _cost(report: TestReport, model: str) -> str:
+    """The model's cost at the price list; `-` for a model with no price (not computed)."""
+    summary = report.model_summaries.get(model, report.summary)
+    return usd(summary.cost_usd) if summary.cost_usd is not None else "-"
 
 
 def _wall(report: TestReport, model: str) -> str:

@@ -8,8 +8,12 @@ So, as pytest and cargo do, a large run shows totals, and only what needs attent
 
 * on a terminal, one status line redrawn in place (`\\r`, at most 10 times a second)::
 
-      [█████████░░░░░░░░░░░] 171/371 cases (3 failed) · 598/1297 turns · 590 ✓ 8 ✗
-          · 64 running · 1m12s · 8.3 turns/s · ETA 1m24s        (one line, cut to the width)
+      [█████████░░░░░░░░░░░] 171/371 cases (3 failed, 1 errored) · 598/1297 turns
+          · 590 ✓ 8 ✗ · 64 running · 9 waiting on rate limit · 1m12s · 498 turns/min
+          · ETA 1m24s · 1,204,113 tokens · 0.4213 USD       (one line, cut to the width)
+
+  (the waiting count is shown while requests wait for the endpoint's limiter, runner/limits/;
+  the cost is the agent's tokens at the price list, "cost n/a" for a model with no price);
 
   with each failed case printed above it as it finishes (the passed ones only count);
 * without one (a pipe, a CI log: no `\\r`, every line is kept), the same totals as a plain line
@@ -32,6 +36,8 @@ from holodeck_lsp.commands.console.case_progress import TerminalProgress, case_p
 from holodeck_lsp.commands.console.results_list import results_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.runner.execution.events import CaseRef
+from holodeck_lsp.runner.limits import registry
+from holodeck_lsp.runner.pricing.costs import usd
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.terminal import Palette
 
@@ -105,6 +111,9 @@ class AggregateProgress(TerminalProgress):
     interval: float = 10.0
     clock: Callable[[], float] = time.monotonic
     width: int | None = None
+    #: Requests waiting now for an endpoint's limiter (room in its window, a pause a 429
+    #: asked for, an rpm bucket): what makes a rate-limited run slow, shown apart.
+    waiting: Callable[[], int] = lambda: registry.totals().waiting
     _started: float = field(default=0.0, init=False)
     _last_draw: float | None = field(default=None, init=False)
     _cases_done: int = field(default=0, init=False)
@@ -115,6 +124,9 @@ class AggregateProgress(TerminalProgress):
     _turns_errored: int = field(default=0, init=False)
     _cases_errored: int = field(default=0, init=False)
     _running_now: int = field(default=0, init=False)
+    _tokens: int = field(default=0, init=False)
+    _cost: float = field(default=0.0, init=False)
+    _unpriced: bool = field(default=False, init=False)
     _bar_shown: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +142,12 @@ class AggregateProgress(TerminalProgress):
 
     def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
         self._turns_done += 1
+        if turn.token_usage is not None:
+            self._tokens += turn.token_usage.total_tokens
+            if turn.cost_usd is None:
+                self._unpriced = True
+            else:
+                self._cost += turn.cost_usd
         if turn.passed:
             self._turns_passed += 1
         elif turn.errored:
@@ -174,10 +192,11 @@ class AggregateProgress(TerminalProgress):
     # -- drawing ------------------------------------------------------------------------------
 
     def status_line(self) -> str:
-        """The totals: cases and turns done of planned, ✓ / ✗ turns, running, elapsed, rate,
-        and the time left at that rate."""
+        """The totals: cases and turns done of planned, ✓ / ✗ turns, running, waiting on a
+        rate limit, elapsed, rate, the time left at that rate, tokens and cost so far."""
         elapsed = self.clock() - self._started
         rate = self._turns_done / elapsed if elapsed > 0 else 0.0
+        per_minute = rate * 60
         left = self.turns - self._turns_done
         eta = "0s" if left <= 0 else duration(left / rate) if rate > 0 else "?"
         dot = " | " if self._ascii else " · "
@@ -194,10 +213,18 @@ class AggregateProgress(TerminalProgress):
             f"{self._turns_done}/{self.turns} turns",
             marks,
             f"{self._running_now} running",
+        ]
+        waiting = self.waiting()
+        if waiting:
+            parts.append(f"{waiting} waiting on rate limit")
+        parts += [
             duration(elapsed),
-            f"{rate:.1f} turns/s",
+            f"{per_minute:.1f} turns/min" if per_minute < 10 else f"{per_minute:.0f} turns/min",
             f"ETA {eta}",
         ]
+        if self._tokens:
+            parts.append(f"{self._tokens:,} tokens")
+            parts.append("cost n/a" if self._unpriced else usd(self._cost))
         return dot.join(parts)
 
     def _bar(self) -> str:

@@ -4,9 +4,10 @@ setting the run's limiters from them and from holodeck-lsp.yaml before the run s
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 
-from holodeck_lsp.argument_types import non_negative
+from holodeck_lsp.argument_types import non_negative, positive_int, positive_usd
 from holodeck_lsp.config.limits_config import configured_limits
 from holodeck_lsp.config.models_config import ModelsConfigError
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
@@ -22,6 +23,20 @@ def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
         help="retries one turn may make on 429 / 5xx / dropped connections before the turn is "
         f"errored (default: retry_budget in holodeck-lsp.yaml, else $HOLODECK_RETRY_BUDGET, "
         f"else {DEFAULT_RETRY_BUDGET})",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=positive_usd,
+        metavar="USD",
+        help="start no case once the agent's cost would pass USD (estimated from the cost per "
+        "turn so far, at the price list or holodeck-lsp.yaml `prices`); the cases in flight "
+        "finish, and the run is stored as stopped early",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=positive_int,
+        metavar="N",
+        help="start no case once the turns sent would pass N; the cases in flight finish",
     )
 
 
@@ -45,3 +60,11 @@ def configure_limits(args: argparse.Namespace, agent_path: Path) -> str | None:
     }
     configure(LimitSettings(retry_budget=budget, limits=limits))
     return None
+
+
+def configured_prices(agent_path: Path) -> Mapping[str, Mapping[str, float]]:
+    """holodeck-lsp.yaml `prices:` (already validated by `configure_limits`)."""
+    try:
+        return configured_limits(agent_path.parent).prices
+    except ModelsConfigError:
+        return {}

@@ -32,7 +32,7 @@ from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import choose_display
 from holodeck_lsp.commands.run.baseline import baseline_comparison
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
-from holodeck_lsp.commands.run.long_run_flags import configure_limits
+from holodeck_lsp.commands.run.long_run_flags import configure_limits, configured_prices
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.run_status import run_status
@@ -177,6 +177,9 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         models=matrix.models,
         repeat=matrix.repeat,
         planned=tuple(planned),
+        max_cost=args.max_cost,
+        max_turns=args.max_turns,
+        prices=configured_prices(path),
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
@@ -208,7 +211,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
             recording=outcome.recording,
             mode=session.mode,
             replay_of=args.replay,
-            interrupted=ctrl_c.pressed,
+            interrupted=ctrl_c.pressed or outcome.stop_reason is not None,
             models=(model_label(session.agent),),
             warn=warn,
         )
@@ -228,7 +231,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     stopped = (
         f"stopped after the first failure, {outcome.stopped_after} (--fail-fast)"
         if outcome.stopped_after is not None
-        else None
+        else outcome.stop_reason
     )
     lines = closing_lines(
         report, elapsed, unreachable=outcome.unreachable, stopped_early=stopped, palette=palette
@@ -247,7 +250,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         from holodeck_lsp.commands.run.baseline import print_comparison
 
         return print_comparison(comparison, out=stream, palette=palette)
-    return run_status(report.summary)
+    return run_status(report.summary, stopped_early=outcome.stop_reason is not None)
 
 
 def _display(

@@ -1,5 +1,7 @@
 """The exit status of a finished run from its summary: a failed case (1) wins over an errored
-one (4, the provider's weather: not measured), which wins over success (0)."""
+one (4, the provider's weather: not measured), which wins over success (0). A run a budget
+stopped early (`--max-cost`, `--max-turns`) is not fully measured either: 4 unless a case
+failed."""
 
 from __future__ import annotations
 
@@ -7,9 +9,9 @@ from holodeck_lsp.exit_codes import EXIT_ERRORED, EXIT_OK, EXIT_TEST_FAILED
 from holodeck_lsp.schema.results import ReportSummary
 
 
-def run_status(summary: ReportSummary) -> int:
+def run_status(summary: ReportSummary, *, stopped_early: bool = False) -> int:
     if summary.failed:
         return EXIT_TEST_FAILED
-    if summary.errored:
+    if summary.errored or stopped_early:
         return EXIT_ERRORED
     return EXIT_OK

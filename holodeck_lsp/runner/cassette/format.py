@@ -7,7 +7,7 @@
                                            "error": str|null}],
                            "token_usage": {"prompt_tokens": int, "completion_tokens": int,
                                            "total_tokens": int}|null,
-                           "error": str|null, "duration_ms": int,
+                           "error": str|null, "errored": bool, "duration_ms": int,
                            "judgements": [{"metric": str, "kind": str, "input": str,
                                            "model": str, "score": float|null,
                                            "reason": str|null, "error": str|null,
@@ -15,7 +15,9 @@
                                            "latency_ms": int, "calls": int}]}]}]}
 
 Version 2 added `judgements` (what the LLM judges said about the turn); a version 1 file
-is read as a cassette without judgements.
+is read as a cassette without judgements. Version 4 added `errored`: the turn's `error` was
+the provider's (429 after the retry budget, 5xx, connection lost), so a replay reports it
+errored, not failed, as the recorded run did; older files read as `errored: false`.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import TokenUsage
 
 FORMAT: Final = "holodeck-cassette"
-VERSION: Final = 3
+VERSION: Final = 4
 #: Versions this holodeck-lsp reads (1: before judgements were recorded).
-READABLE_VERSIONS: Final = (1, 2, 3)
+READABLE_VERSIONS: Final = (1, 2, 3, 4)
 #: How a judged metric without a usable recording starts its error (not a verdict).
 STALE_PREFIXES = ("judge recording is stale", "no judge recording")
 
@@ -90,6 +92,8 @@ class CassetteTurn(_Strict):
     tool_calls: list[CassetteToolCall] = Field(default_factory=list)
     token_usage: CassetteUsage | None = None
     error: str | None = None
+    #: `error` was the provider's, not the agent's (version 4): replayed as errored.
+    errored: bool = False
     duration_ms: int = Field(default=0, ge=0)
     judgements: list[CassetteJudgement] = Field(default_factory=list)
 
@@ -102,7 +106,7 @@ class CassetteCase(_Strict):
 
 class Cassette(_Strict):
     format: Literal["holodeck-cassette"] = FORMAT
-    version: Literal[1, 2, 3] = VERSION
+    version: Literal[1, 2, 3, 4] = VERSION
     agent: str
     #: Who answered, `provider:name` (version 3); a replay answers as that model, so its
     #: results and its judges' defaults are that model's. None: not known (older files).

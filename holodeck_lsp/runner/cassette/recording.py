@@ -8,7 +8,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.runner.backends.base import AgentBackend, AgentSession, SendResult, TurnFile
+from holodeck_lsp.runner.backends.base import (
+    AgentBackend,
+    AgentSession,
+    BackendProviderError,
+    SendResult,
+    TurnFile,
+)
 from holodeck_lsp.runner.backends.json_values import json_safe
 from holodeck_lsp.runner.cassette.format import (
     Cassette,
@@ -39,7 +45,8 @@ class RecordingSession:
                 self._add(message, None, error=reason, started=started)
             raise
         except Exception as error:
-            self._add(message, None, error=describe_error(error), started=started)
+            errored = isinstance(error, BackendProviderError)  # replayed as errored, too
+            self._add(message, None, error=describe_error(error), started=started, errored=errored)
             raise
         self._add(message, result, error=None, started=started)
         return result
@@ -48,7 +55,13 @@ class RecordingSession:
         await self._inner.close()
 
     def _add(
-        self, message: str, result: SendResult | None, *, error: str | None, started: float
+        self,
+        message: str,
+        result: SendResult | None,
+        *,
+        error: str | None,
+        started: float,
+        errored: bool = False,
     ) -> None:
         usage = result.token_usage if result is not None else None
         self._case.turns.append(
@@ -66,6 +79,7 @@ class RecordingSession:
                 ],
                 token_usage=cassette_usage(usage),
                 error=error,
+                errored=errored,
                 duration_ms=round((time.perf_counter() - started) * 1000),
             )
         )

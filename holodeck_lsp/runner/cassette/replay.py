@@ -13,6 +13,7 @@ from holodeck_lsp.runner.backends.base import (
     AgentSession,
     BackendError,
     BackendInitError,
+    BackendProviderError,
     BackendSessionError,
     BackendTimeoutError,
     SendResult,
@@ -53,7 +54,7 @@ class ReplaySession:
                 f"{_quote(turn.input)}, file {_quote(message)}); record it again"
             )
         if turn.error is not None:
-            raise self._recorded_failure(index, turn.error)
+            raise self._recorded_failure(index, turn.error, errored=turn.errored)
         return SendResult(
             response=turn.response or "",
             tool_invocations=tuple(
@@ -72,7 +73,7 @@ class ReplaySession:
     async def close(self) -> None:
         return None
 
-    def _recorded_failure(self, index: int, error: str) -> BackendError:
+    def _recorded_failure(self, index: int, error: str, *, errored: bool = False) -> BackendError:
         """The same failure the recorded run saw. The format keeps no `recoverable` flag, so
         it is inferred: a failed turn that ended the recording while the file has more turns
         killed the session — unless the turn before it failed too (then the two-failures
@@ -83,6 +84,8 @@ class ReplaySession:
         last = index == len(turns) - 1
         previous_failed = index > 0 and turns[index - 1].error is not None
         dead = last and self._file_turns > len(turns) and not previous_failed
+        if errored:  # the provider's refusal when recording: not measured then, nor now
+            return BackendProviderError(error, recoverable=not dead)
         return BackendSessionError(error, recoverable=not dead)
 
 

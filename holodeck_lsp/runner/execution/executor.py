@@ -15,7 +15,7 @@ import asyncio
 import os
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +58,10 @@ class RunOptions:
     config_path: Path | None = None
     #: Extra entries for the report's `environment`.
     environment: Mapping[str, str] = field(default_factory=dict)
+    #: Asked as each case takes its slot: a reason not to start it (a `--max-cost` budget,
+    #: runner/run_budget/), else None. A case not started is left out of the report (the run
+    #: is stopped early, and resumable), the cases in flight finish.
+    may_start: Callable[[CaseRef], str | None] | None = None
 
     @classmethod
     def for_agent(
@@ -204,9 +208,13 @@ async def run_lanes(
     #: Per lane: when its first session started and its last one finished (wall time).
     spans: list[list[float]] = [[] for _ in lanes]
 
-    async def one(context: RunContext, item: PlannedCase, ref: CaseRef, lane: int) -> TestResult:
+    async def one(
+        context: RunContext, item: PlannedCase, ref: CaseRef, lane: int
+    ) -> TestResult | None:
         case_run = CaseRun(context, item, ref)
         async with gate:
+            if options.may_start is not None and options.may_start(ref) is not None:
+                return None
             spans[lane].append(time.perf_counter())
             await case_run.converse()
         # Outside the gate: the next case is sent while this one's judges answer.
@@ -215,7 +223,7 @@ async def run_lanes(
         finally:
             spans[lane].append(time.perf_counter())
 
-    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult]] = {}
+    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult | None]] = {}
     # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
     # (start_order.py); `sequence` keeps the file-order number progress shows.
     lengths = [item.sent_turns for _, _, _, item in work]
@@ -253,6 +261,7 @@ async def run_lanes(
         for lane in range(len(lanes))
         for number in range(1, repeat + 1)
         for position, item in enumerate(planned)
+        if not _never_started(tasks[(lane, number, position)])
     ]
     environment = {
         "python": platform.python_version(),
@@ -292,11 +301,19 @@ def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
     return result.model_copy(update={"model": model, "repeat": repeat})
 
 
-def _result_of(task: asyncio.Task[TestResult], item: PlannedCase) -> TestResult:
+def _never_started(task: asyncio.Task[TestResult | None]) -> bool:
+    return (
+        task.done() and not task.cancelled() and task.exception() is None and task.result() is None
+    )
+
+
+def _result_of(task: asyncio.Task[TestResult | None], item: PlannedCase) -> TestResult:
     """The case's result; if even the case's own guard failed, a failed result saying why."""
     error = task.exception() if not task.cancelled() else asyncio.CancelledError("cancelled")
     if error is None:
-        return task.result()
+        result = task.result()
+        assert result is not None  # never-started cases are left out before
+        return result
     reason = f"skipped: the case crashed: {type(error).__name__}: {error}"
     specs = turn_specs(item.case)
     first = item.graded_turn or 0

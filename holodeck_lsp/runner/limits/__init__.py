@@ -8,6 +8,7 @@ One concept per module:
 - `backoff`: exponential backoff with full jitter, never shorter than the server's hint;
 - `budget`: the retry budget of one turn (every HTTP request of the turn draws on it);
 - `window`: the adaptive number of requests in flight to one endpoint (AIMD);
+- `pacing`: the adaptive spacing between sends once an endpoint has answered 429;
 - `bucket`: explicit `rpm` / `tpm` limits as token buckets;
 - `endpoint`: one endpoint's limiter (window + buckets + pause), and what it counts;
 - `registry`: the limiters of the process by endpoint and model, and the settings

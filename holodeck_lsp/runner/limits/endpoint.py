@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.limits.bucket import Bucket
+from holodeck_lsp.runner.limits.pacing import Pace
 from holodeck_lsp.runner.limits.window import Window
 
 
@@ -41,6 +42,7 @@ class EndpointLimiter:
         self.requests = Bucket(limits.rpm) if limits.rpm else None
         self.tokens = Bucket(limits.tpm) if limits.tpm else None
         self.counts = EndpointCounts()
+        self.pace = Pace()
         self._paused_until = 0.0
 
     async def acquire(self) -> float:
@@ -54,6 +56,10 @@ class EndpointLimiter:
                 await self.requests.take()
             if self.tokens is not None:
                 await self.tokens.take(0)  # waits while the bucket is in debt
+            # The pace before the window: a paced slot is kept while an answer is awaited,
+            # so the time to answer does not add to the spacing (a window of 1 still sends
+            # at the paced rate when answers come faster than the spacing).
+            await self.pace.wait_turn()
             sent_at = await self.window.acquire()
         finally:
             self.counts.waiting -= 1
@@ -73,6 +79,9 @@ class EndpointLimiter:
         limit used up): the endpoint's requests wait that long before they are sent."""
         if outcome == "limited":
             self.counts.limited += 1
+            self.pace.limited()
+        else:
+            self.pace.answered()
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:

@@ -20,6 +20,7 @@ from typing import Any
 from holodeck_lsp.runner.limits.backoff import backoff_delay
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
+from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
 
@@ -71,9 +72,11 @@ class Retrying:
                 return response
             hint = retry_after(response.headers)
             if status == 429:
-                # The provider says when it takes requests again: every request to the
-                # endpoint waits that long, not only this one (no storm when it ends).
-                self.limiter.release("limited", sent_at, pause=hint)
+                # This request waits the server's hint (below); the endpoint's other
+                # requests are paced from now (pacing.py), and all of them wait only when
+                # the answer says a limit is used up until a reset (`limit_reset`): a 429's
+                # Retry-After for one request stopping all 64 would idle the run.
+                self.limiter.release("limited", sent_at, pause=limit_reset(response.headers))
             else:
                 self.limiter.release("other", sent_at)
             if not budget.take():
@@ -122,7 +125,8 @@ def limited_transport(
     cls = _classes.get(module.__name__)
     if cls is None:
         cls = _classes[module.__name__] = _transport_class(module)
-    return cls(limiter, inner or module.AsyncHTTPTransport(), retry_budget, rng)
+    # Built by hand, so httpx no longer reads the proxies of the environment: we do.
+    return cls(limiter, inner or env_proxy_transport(module), retry_budget, rng)
 
 
 def _transport_class(module: ModuleType) -> type:

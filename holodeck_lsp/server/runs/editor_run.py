@@ -86,10 +86,11 @@ async def run_in_worker(
     handle: RunHandle,
     on_turn: Callable[[CaseRef, TurnResult], None],
     on_case: Callable[[CaseRef, TestResult], None],
+    on_start: Callable[[CaseRef], None] | None = None,
 ) -> RunOutcome:
     """Run the session in a worker thread (see `worker_thread`); the callbacks are called on
     the server's loop, each finished case's before this returns."""
-    sink = ServerSink(asyncio.get_running_loop(), on_turn, on_case)
+    sink = ServerSink(asyncio.get_running_loop(), on_turn, on_case, on_start)
 
     async def in_worker() -> RunOutcome:
         cancel = asyncio.Event()
@@ -164,12 +165,15 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     )
 
     def on_case(ref: CaseRef, result: TestResult) -> None:
+        progress.case_finished(ref)
         if not regrade and (result.turns is None or turn is None):
             runner.answers.setdefault(uri, {})[ref.index] = result
         runner.finished(uri, ref.index, document.case_texts.get(ref.index), result, turn, regrade)
 
     try:
-        outcome = await run_in_worker(session, handle, progress.turn_finished, on_case)
+        outcome = await run_in_worker(
+            session, handle, progress.turn_finished, on_case, progress.case_started
+        )
     except Exception as error:
         await session.aclose()
         detail = str(error) if isinstance(error, RunFailed) else f"{type(error).__name__}: {error}"

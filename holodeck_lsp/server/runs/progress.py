@@ -1,6 +1,7 @@
 """`window/workDoneProgress` for a run: created when the client supports it, begun before the
 run's backend is built (which may take seconds importing an SDK) with the report `starting
-backend…`, then one report per finished turn; cancellable — cancelling the progress cancels
+backend…`, then one report per finished turn (with the run's totals on a long run:
+progress_totals.py); cancellable — cancelling the progress cancels
 the run (the executor still returns the partial report, with the rest skipped as
 `cancelled`; cancelled while the backend starts, no case is run)."""
 
@@ -14,6 +15,7 @@ from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.runs.inline_results import mark
+from holodeck_lsp.server.runs.progress_totals import RunTotals
 from holodeck_lsp.server.runs.worker_thread import RunHandle
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ class RunProgress:
         self._total = total_turns
         self._done = 0
         self._token: str | None = None
+        self.totals = RunTotals(total_turns)
 
     async def begin(self, title: str, handle: RunHandle) -> None:
         window = self._server.client_capabilities.window
@@ -60,17 +63,26 @@ class RunProgress:
     def planned(self, total_turns: int) -> None:
         """The backend is up: the run's turns are counted from here."""
         self._total = total_turns
+        self.totals = RunTotals(total_turns)
         self.report(f"running {total_turns} turn{'s' if total_turns != 1 else ''}…")
+
+    def case_started(self, ref: CaseRef) -> None:
+        self.totals.case_started()
+
+    def case_finished(self, ref: CaseRef) -> None:
+        self.totals.case_finished()
 
     def turn_finished(self, ref: CaseRef, result: TurnResult) -> None:
         self._done += 1
+        self.totals.turn_finished(result)
         if self._token is None:
             return
+        totals = "".join(f" · {part}" for part in self.totals.parts())
         self._server.work_done_progress.report(
             self._token,
             types.WorkDoneProgressReport(
                 message=f"{ref.label} turn {result.turn_index} {mark(result)} "
-                f"({self._done}/{self._total})",
+                f"({self._done}/{self._total}){totals}",
                 percentage=min(100, self._done * 100 // max(1, self._total)),
                 cancellable=True,
             ),

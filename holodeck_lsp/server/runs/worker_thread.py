@@ -50,11 +50,14 @@ class ServerSink:
         loop: asyncio.AbstractEventLoop,
         on_turn: Callable[[CaseRef, TurnResult], None],
         on_case: Callable[[CaseRef, TestResult], None],
+        on_start: Callable[[CaseRef], None] | None = None,
     ) -> None:
         self._loop, self._on_turn, self._on_case = loop, on_turn, on_case
+        self._on_start = on_start
 
     def case_started(self, case: CaseRef) -> None:
-        return None
+        if self._on_start is not None:
+            self._loop.call_soon_threadsafe(self._on_start, case)
 
     def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
         self._loop.call_soon_threadsafe(self._on_turn, case, turn)

@@ -31,13 +31,15 @@ async def test_run_all_and_progress(client: LanguageClient, tmp_path: Path) -> N
     [reports] = client.progress_reports.values()
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
     messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
-    # Begun before the backend is built ("starting backend…"), then one report per turn.
+    # Begun before the backend is built ("starting backend…"), then one report per turn with
+    # the tokens and cost so far (12 tokens a turn, 10 prompt + 2 completion, at gpt-4o-mini's
+    # 0.15 / 0.60 USD per million: 0.0000027 USD a turn).
     assert messages == [
         "starting backend…",
         "running 3 turns…",
-        "two-turns turn 0 ✓ (1/3)",
-        "two-turns turn 1 ✗ (2/3)",
-        "single turn 0 ✓ (3/3)",
+        "two-turns turn 0 ✓ (1/3) · 12 tokens · 0.000003 USD",
+        "two-turns turn 1 ✗ (2/3) · 24 tokens · 0.000005 USD",
+        "single turn 0 ✓ (3/3) · 36 tokens · 0.000008 USD",
     ]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert reports[-1].message == "1 passed, 1 failed"

@@ -1,0 +1,85 @@
+"""runner/limits/pacing.py: an endpoint's sends are paced once it answered 429, at the rate
+it answered; random 429s do not compound into a crawl; answers let the rate creep back."""
+
+from __future__ import annotations
+
+import pytest
+
+from holodeck_lsp.runner.limits import pacing
+from holodeck_lsp.runner.limits.pacing import CEILING, Pace
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    found = Clock()
+    monkeypatch.setattr(pacing.time, "monotonic", found)
+    return found
+
+
+def _answers(pace: Pace, clock: Clock, count: int, every: float) -> None:
+    for _ in range(count):
+        clock.now += every
+        pace.answered()
+
+
+def test_unpaced_until_a_429_then_at_the_rate_answered(clock: Clock) -> None:
+    pace = Pace()
+    _answers(pace, clock, 20, 0.05)  # 20 answers a second
+    assert pace.spacing == 0.0
+    pace.limited()
+    assert pace.spacing == pytest.approx(0.05, rel=0.01)
+
+
+def test_random_429s_do_not_compound(clock: Clock) -> None:
+    pace = Pace()
+    _answers(pace, clock, 20, 0.05)
+    for _ in range(30):  # a random 429 after every 9 answers, for a while
+        _answers(pace, clock, 9, 0.05)
+        pace.limited()
+    assert pace.spacing <= 0.05 * 1.05  # still about the rate answered, not 1.05 ** 30 of it
+
+
+def test_answers_let_the_rate_creep_back_and_unpace(clock: Clock) -> None:
+    pace = Pace()
+    _answers(pace, clock, 20, 0.05)
+    pace.limited()
+    before = pace.spacing
+    _answers(pace, clock, 10, 0.05)
+    assert pace.spacing == pytest.approx(before * 0.99**10)
+    _answers(pace, clock, 2000, 0.001)
+    assert pace.spacing == 0.0
+
+
+def test_nothing_answered_slows_by_half_up_to_the_ceiling(clock: Clock) -> None:
+    pace = Pace()
+    for _ in range(40):
+        clock.now += 2.0  # past the cool-down each time
+        pace.limited()
+    assert pace.spacing == CEILING
+
+
+async def test_sends_leave_one_by_one_at_the_spacing() -> None:
+    import asyncio
+    import time
+
+    pace = Pace()
+    pace.spacing = 0.02
+    started = time.monotonic()
+    sent: list[float] = []
+
+    async def send() -> None:
+        await pace.wait_turn()
+        sent.append(time.monotonic() - started)
+
+    await asyncio.gather(*(send() for _ in range(6)))
+    # Each leaves at its slot, not in a burst (slots are absolute: a late wake-up on a busy
+    # machine does not push the later ones back).
+    assert all(at >= number * 0.02 - 0.002 for number, at in enumerate(sent)), sent
