@@ -10,7 +10,6 @@ context protects against, say) is recorded on that turn and never loses another'
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Mapping, Sequence
 
 from holodeck_lsp.engine.code_graders import stops_the_case

@@ -104,7 +104,9 @@ class GraderContext:
     def __post_init__(self) -> None:
         invocations = tuple(freeze(call) for call in self.tool_invocations)
         object.__setattr__(self, "tool_invocations", invocations)
-        earlier = tuple(tuple(freeze(call) for call in turn) for turn in self.earlier_tool_invocations)
+        earlier = tuple(
+            tuple(freeze(call) for call in turn) for turn in self.earlier_tool_invocations
+        )
         object.__setattr__(self, "earlier_tool_invocations", earlier)
         if self.retrieval_context is not None:
             object.__setattr__(self, "retrieval_context", tuple(self.retrieval_context))

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from holodeck_lsp.importers import ImportInputError
 from holodeck_lsp.importers.bfcl.calls import Call, parse_call
+from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.source import SourceFile
 
 #: The stateful classes of the multi-turn categories -> their multi_turn_func_doc file and the
@@ -42,6 +42,8 @@ class BfclRecord:
     missed_function: dict[int, list[str]]
     excluded_function: list[str]
     raw: dict[str, Any]
+    #: Where its ground truth is (`file: line N`), for messages about it.
+    answer_where: str = ""
 
 
 def _lines(file: SourceFile) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -69,7 +71,9 @@ def read_records(category: str, questions: SourceFile, answers: SourceFile) -> l
         if raw["id"] not in truth:
             raise ImportInputError(f"{where}: has no ground truth in {answers.label}")
         answer_line, answer = truth[raw["id"]]
-        records.append(_record(category, raw, answer, where, f"{answers.label}: line {answer_line}"))
+        records.append(
+            _record(category, raw, answer, where, f"{answers.label}: line {answer_line}")
+        )
     return records
 
 
@@ -119,4 +123,5 @@ def _record(
         missed_function=missed,
         excluded_function=list(raw.get("excluded_function") or []),
         raw=raw,
+        answer_where=answer_where,
     )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from holodeck_lsp.importers import ImportInputError
+from holodeck_lsp.importers.bfcl.errors import ImportInputError
 
 #: BFCL's multi-turn categories, in BFCL's order.
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")

@@ -9,9 +9,9 @@ import keyword
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from holodeck_lsp.importers import ImportInputError
 from holodeck_lsp.importers.bfcl.calls import Call
-from holodeck_lsp.importers.bfcl.records import BfclRecord
+from holodeck_lsp.importers.bfcl.errors import ImportInputError
+from holodeck_lsp.importers.bfcl.records import CLASSES, BfclRecord
 from holodeck_lsp.importers.bfcl.tool_docs import ToolDoc
 
 #: The input of a miss_func turn where BFCL sends no message, only the withheld function.
@@ -21,15 +21,23 @@ MISSING_FUNCTION_TURN = (
 METRIC_NAME = "bfcl_equivalent"
 
 
+def _no_env(json_text: str) -> str:
+    """HoloDeck substitutes `${VAR}` into the file's text before parsing it, with no escape,
+    and BFCL's texts hold some (`at ${price} per share`). `\\x24` is `$` in a YAML
+    double-quoted string, which every `${` here is in: the value keeps its `${`, and the
+    substitution no longer sees one."""
+    return json_text.replace("${", "\\x24{")
+
+
 def _q(text: str) -> str:
     """A YAML double-quoted scalar (JSON's string syntax is a subset of YAML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    return _no_env(json.dumps(text, ensure_ascii=False))
 
 
 def _flow(value: Any) -> str:
     """A literal argument as YAML flow (JSON is YAML; strings always quoted, so `no` stays a
     string under YAML 1.1 too)."""
-    return json.dumps(value, ensure_ascii=False)
+    return _no_env(json.dumps(value, ensure_ascii=False))
 
 
 def expected_tools(record: BfclRecord, turn: int, docs: Mapping[str, ToolDoc]) -> list[str]:
@@ -55,17 +63,22 @@ def expected_tools(record: BfclRecord, turn: int, docs: Mapping[str, ToolDoc]) -
     return lines
 
 
-def _named(record: BfclRecord, turn: int, call: Call, docs: Mapping[str, ToolDoc]) -> dict[str, Any]:
+def _named(
+    record: BfclRecord, turn: int, call: Call, docs: Mapping[str, ToolDoc]
+) -> dict[str, Any]:
     doc = docs.get(call.name)
     if doc is None:
         raise ImportInputError(
-            f"record {record.id}: turn {turn}: ground-truth call {call.name}(…) is not a "
-            f"function of its classes ({', '.join(record.involved_classes)})"
+            f"{record.answer_where} (record {record.id}): turn {turn}: ground-truth call "
+            f"{call.name}(…) is not a function of its classes "
+            f"({', '.join(record.involved_classes)}); fix the record or its involved_classes"
         )
     try:
         return call.named(doc.order)
     except ValueError as error:
-        raise ImportInputError(f"record {record.id}: turn {turn}: {error}") from None
+        raise ImportInputError(
+            f"{record.answer_where} (record {record.id}): turn {turn}: {error}"
+        ) from None
 
 
 def turn_input(record: BfclRecord, turn: int) -> str:
@@ -78,10 +91,11 @@ def turn_input(record: BfclRecord, turn: int) -> str:
 
 
 def case_yaml(record: BfclRecord, docs: Mapping[str, ToolDoc]) -> list[str]:
-    classes = ", ".join(record.involved_classes)
+    # The comment directly above the case names its source record (the editor's hover
+    # reads `# <dataset>: <id> (<detail>)`); the name is the id too, which the tools use.
     lines = [
+        f"  # bfcl: {record.id} ({record.category})",
         f"  - name: {_q(record.id)}",
-        f"    # BFCL record {record.id} (category {record.category}; classes: {classes})",
         "    turns:",
     ]
     for turn in range(len(record.turns)):
@@ -96,7 +110,7 @@ def case_yaml(record: BfclRecord, docs: Mapping[str, ToolDoc]) -> list[str]:
 
 
 AGENT_HEADER = """\
-# {name}: {count} BFCL multi-turn records ({turns} turns) as HoloDeck multi-turn tests.
+# {name} — {count} BFCL multi-turn records ({turns} turns) as HoloDeck multi-turn tests.
 # Written by `holodeck-lsp import bfcl` ({categories}); regenerate rather than edit by hand.
 # Each case's name is its BFCL record id: tools.py and bfcl_grader.py find the record's
 # initial_config and ground truth in data/ by it (docs/importing.md).
@@ -170,7 +184,14 @@ def agent_yaml(
     cases: list[str] = []
     for record in records:
         cases += case_yaml(record, by_name)
-    return header + "\n".join(lines) + "\n" + METRICS.format(metric=METRIC_NAME) + "\n".join(cases) + "\n"
+    return (
+        header
+        + "\n".join(lines)
+        + "\n"
+        + METRICS.format(metric=METRIC_NAME)
+        + "\n".join(cases)
+        + "\n"
+    )
 
 
 _ANNOTATIONS = {
@@ -228,9 +249,12 @@ def tools_py(docs: Sequence[ToolDoc]) -> str:
         ]
         arguments = ", ".join(f"{p!r}: {p}" for p in doc.parameters)
         summary = doc.description.replace("\\", "\\\\").replace('"""', "'''")
+        # The `# definition:` line sends the editor's go-to-definition to BFCL's method.
         parts.append(
             f"\n\ndef {doc.name}({', '.join(params)}) -> str:\n"
             f'    """{summary}"""\n'
+            f"    # definition: bfcl_classes/{CLASSES[doc.class_name][1]}.py "
+            f"{doc.class_name}.{doc.name}\n"
             f"    return _call({doc.name!r}, {{{arguments}}})\n"
         )
     return "".join(parts)

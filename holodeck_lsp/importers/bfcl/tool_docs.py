@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from holodeck_lsp.importers import ImportInputError
+from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.source import SourceFile
 
 _TYPES = {"dict": "object", "float": "number", "tuple": "array"}

@@ -74,9 +74,16 @@ def _read_records() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for questions in sorted(DATA.glob("BFCL_v*_multi_turn_*.json")):
         category = questions.stem.split("_multi_turn_", 1)[1]
-        truth = {r["id"]: r["ground_truth"] for r in _json_lines(DATA / "possible_answer" / questions.name)}
+        truth = {
+            r["id"]: r["ground_truth"]
+            for r in _json_lines(DATA / "possible_answer" / questions.name)
+        }
         for record in _json_lines(questions):
-            found[record["id"]] = {**record, "category": category, "ground_truth": truth[record["id"]]}
+            found[record["id"]] = {
+                **record,
+                "category": category,
+                "ground_truth": truth[record["id"]],
+            }
     return found
 
 
@@ -138,7 +145,9 @@ def as_text(value: Any) -> str:
     return str(value)
 
 
-def execute(instances: Mapping[str, Any], name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
+def execute(
+    instances: Mapping[str, Any], name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> str:
     """One call on `instances`, its result as BFCL's checker would record it."""
     if name in REFUSED:
         return f"Error during execution: Function call {name} is not allowed."
@@ -149,8 +158,11 @@ def execute(instances: Mapping[str, Any], name: str, args: tuple[Any, ...], kwar
             owner = method
     if owner is None:
         return f"Error during execution: name '{name}' is not defined"
+    # Copies, as BFCL's eval of the call's text makes fresh values: a method keeps the lists
+    # it is given (post_tweet's mentions) and later calls change them in place.
+    args, kwargs = copy.deepcopy(tuple(args)), copy.deepcopy(dict(kwargs))
     try:
-        return as_text(owner(*args, **dict(kwargs)))
+        return as_text(owner(*args, **kwargs))
     except Exception as error:
         return f"Error during execution: {error}"
 

@@ -1,0 +1,1 @@
+"""`holodeck-lsp import DATASET …`: a public benchmark's files as a HoloDeck test suite."""
