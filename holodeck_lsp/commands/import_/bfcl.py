@@ -51,6 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only these record ids, comma-separated (multi_turn_base_0,…)",
     )
     parser.add_argument(
+        "--classes",
+        default=None,
+        metavar="LIST",
+        help="only records whose classes are all among these, comma-separated "
+        "(GorillaFileSystem,TwitterAPI,…): fewer tools, one agent file",
+    )
+    parser.add_argument(
         "--name", default="bfcl-multi-turn", help="the agents' name (default: bfcl-multi-turn)"
     )
     parser.add_argument(
@@ -65,7 +72,8 @@ def run(options: argparse.Namespace) -> int:
 
     categories = _CATEGORIES if options.categories == "all" else _split(options.categories)
     ids = frozenset(_split(options.ids)) if options.ids else None
-    selection = Selection(categories, options.n, ids, options.name)
+    classes = frozenset(_split(options.classes)) if options.classes else None
+    selection = Selection(categories, options.n, ids, options.name, classes)
     try:
         suite = import_bfcl(options.path, selection)
     except ImportInputError as error:

@@ -49,10 +49,21 @@ class Selection:
     #: Only these record ids (None: all), in the files' order.
     ids: frozenset[str] | None = None
     name: str = "bfcl-multi-turn"
+    #: Only records whose classes are all among these (None: any), e.g. to fit one file.
+    classes: frozenset[str] | None = None
+
+#: Upstream HoloDeck's limit of tools per agent.
+MAX_TOOLS = 50
 
 
 def import_bfcl(path: Path, selection: Selection) -> ImportedSuite:
     """The suite of `selection` from the wheel, folder or file at `path`."""
+    strange = sorted((selection.classes or frozenset()) - set(CLASSES))
+    if strange:
+        raise ImportInputError(
+            f"unknown class {', '.join(strange)} in --classes: the multi-turn classes are "
+            f"{', '.join(CLASSES)}"
+        )
     unknown = [c for c in selection.categories if c not in CATEGORIES]
     if unknown:
         raise ImportInputError(
@@ -62,17 +73,22 @@ def import_bfcl(path: Path, selection: Selection) -> ImportedSuite:
     files = read_source(path, selection.categories)
     records = _chosen(files, selection)
     docs = _tool_docs(files, records)
-    # One agent file per combination of classes: upstream allows 50 tools per agent and all
-    # eight classes have 161; a combination has at most 39. The files share tools.py & data/.
+    # One agent.yaml when the records' classes have at most 50 tools (upstream's limit per
+    # agent); else one agent file per combination of classes (all eight have 128 tools, a
+    # combination at most 39). The files share tools.py, data/ and the grader.
     groups: dict[tuple[str, ...], list[BfclRecord]] = {}
-    for record in records:
-        groups.setdefault(_group(record), []).append(record)
+    if sum(len(docs[name]) for name in docs) <= MAX_TOOLS:
+        groups[tuple(docs)] = records
+    else:
+        for record in records:
+            groups.setdefault(_group(record), []).append(record)
     files_out: dict[str, str] = {}
     for classes, members in groups.items():
-        stem = "+".join(CLASSES[name][1] for name in classes)
+        single = len(groups) == 1
+        stem = "agent" if single else "+".join(CLASSES[name][1] for name in classes)
         offered = [doc for name in classes for doc in docs[name]]
-        title = f"{selection.name}: {', '.join(classes)}"
-        files_out[f"{stem}.agent.yaml"] = agent_yaml(title, members, offered, selection.categories)
+        title = selection.name if single else f"{selection.name}: {', '.join(classes)}"
+        files_out["agent.yaml" if single else f"{stem}.agent.yaml"] = agent_yaml(title, members, offered, selection.categories)
     files_out["tools.py"] = tools_py([doc for name in docs for doc in docs[name]])
     for category in selection.categories:
         chosen = [r for r in records if r.category == category]
@@ -94,6 +110,8 @@ def _chosen(files: BfclFiles, selection: Selection) -> list[BfclRecord]:
         found = read_records(category, files.questions[category], files.answers[category])
         if selection.ids is not None:
             found = [r for r in found if r.id in selection.ids]
+        if selection.classes is not None:
+            found = [r for r in found if set(r.involved_classes) <= selection.classes]
         records += found[: selection.n] if selection.n is not None else found
     if selection.ids is not None:
         missing = sorted(selection.ids - {r.id for r in records})
@@ -138,5 +156,5 @@ def summary(suite: ImportedSuite) -> str:
     return (
         f"{len(suite.records)} records ({turns} turns, categories {categories}), "
         f"{sum(map(len, suite.tools.values()))} tools of {len(suite.tools)} classes, "
-        f"{sum(name.endswith('.agent.yaml') for name in suite.files)} agent files"
+        f"{sum(name.endswith('agent.yaml') for name in suite.files)} agent file(s)"
     )
