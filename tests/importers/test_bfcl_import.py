@@ -56,7 +56,7 @@ def test_every_record_becomes_a_case_with_its_turns_and_source_comment(tmp_path:
         first = " ".join(m["content"] for m in questions[0])
         assert cases[record_id]["turns"][0]["input"].split() == first.split()
     texts = "\n".join(p.read_text() for p in out.glob("*agent.yaml"))
-    assert "  # bfcl: multi_turn_base_0 (base)\n  - name: \"multi_turn_base_0\"" in texts
+    assert '  # bfcl: multi_turn_base_0 (base)\n  - name: "multi_turn_base_0"' in texts
     assert "  # bfcl: multi_turn_miss_func_0 (miss_func)\n" in texts
     # the suite carries BFCL's classes with their licence, and its data in BFCL's layout
     assert (out / "bfcl_classes" / "LICENSE").is_file()

@@ -52,6 +52,7 @@ class Selection:
     #: Only records whose classes are all among these (None: any), e.g. to fit one file.
     classes: frozenset[str] | None = None
 
+
 #: Upstream HoloDeck's limit of tools per agent.
 MAX_TOOLS = 50
 
@@ -88,7 +89,8 @@ def import_bfcl(path: Path, selection: Selection) -> ImportedSuite:
         stem = "agent" if single else "+".join(CLASSES[name][1] for name in classes)
         offered = [doc for name in classes for doc in docs[name]]
         title = selection.name if single else f"{selection.name}: {', '.join(classes)}"
-        files_out["agent.yaml" if single else f"{stem}.agent.yaml"] = agent_yaml(title, members, offered, selection.categories)
+        file_name = "agent.yaml" if single else f"{stem}.agent.yaml"
+        files_out[file_name] = agent_yaml(title, members, offered, selection.categories)
     files_out["tools.py"] = tools_py([doc for name in docs for doc in docs[name]])
     for category in selection.categories:
         chosen = [r for r in records if r.category == category]
