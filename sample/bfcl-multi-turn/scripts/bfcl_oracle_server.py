@@ -137,9 +137,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8766, help="0 picks a free one (default 8766)")
+    parser.add_argument(
+        "--suite", type=Path, default=SAMPLE_DIR, help="another imported suite (default: this one)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no request log")
     args = parser.parse_args(argv)
-    dialogues = load_dialogues()
+    dialogues = load_dialogues(args.suite)
     plan = json.dumps({rid: len(turns) for rid, turns in dialogues.items()})
     server = make_server(args.host, args.port, BfclOracle(dialogues), plan, args.quiet)  # type: ignore[arg-type]
     host, port = server.server_address[:2]
