@@ -11,12 +11,14 @@ bench/out/import_bfcl/ it measures, min and median over `--repeat` runs after a 
 2. `holodeck-lsp check` of the 200-record base suite (a fresh process, all its agent files);
 3. replaying that suite: its cassettes are recorded once against the sample's oracle (one per
    agent file: a cassette holds one agent's run), then every agent file is replayed, graded
-   by both views, in one process (`cli.main` per file) and timed as a whole.
+   by both views, in one process (`cli.main` per file) and timed as a whole. A turn with
+   more than 5 calls fails against the oracle (Semantic Kernel stops offering tools after 5
+   auto-invocations), so not every case passes; the replay grades them all the same.
 
 Targets (median): import of 800 <= 5 s; check of 200 <= 2 s; replay of 200 <= 10 s.
 Exit status 1 if a target fails (`--no-fail`: 0).
 
-    .venv/bin/python bench/import_bfcl.py --wheel bfcl_eval-2026.3.23-py3-none-any.whl [--repeat 5]
+    .venv/bin/python bench/import_bfcl.py --wheel bfcl_eval-*.whl [--repeat 5] [--pyc]
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ OUT = ROOT / "bench" / "out" / "import_bfcl"
 ORACLE = ROOT / "sample" / "bfcl-multi-turn" / "scripts" / "bfcl_oracle_server.py"
 BIN = Path(sys.executable).parent
 TARGETS = {"import_800": 5.0, "check_200": 2.0, "replay_200": 10.0}
+#: The timed processes' environment (--pyc: bytecode cached, as an installed package has it).
+CHILD_ENV: dict[str, str] = dict(os.environ)
 
 IMPORT = (
     "import argparse, sys\n"
@@ -53,14 +57,14 @@ REPLAY = (
     "start = time.perf_counter(); bad = 0\n"
     "for agent in sys.argv[1:]:\n"
     "    cassette = agent.replace('.agent.yaml', '.cassette.json')\n"
-    "    bad += main(['run', agent, '--no-save', '--quiet', '--replay', cassette]) != 0\n"
+    "    bad += main(['run', agent, '--no-save', '--quiet', '--replay', cassette]) not in (0, 1)\n"
     "print(time.perf_counter() - start, bad)\n"
 )
 
 
 def timed(command: list[str], **kwargs: object) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, **kwargs)  # type: ignore[call-overload]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=CHILD_ENV, **kwargs)  # type: ignore[call-overload]
     return time.perf_counter() - start
 
 
@@ -93,11 +97,14 @@ def record_cassettes(suite: Path) -> list[Path]:
         agents = sorted(suite.glob("*agent.yaml"))
         for agent in agents:
             cassette = str(agent).replace(".agent.yaml", ".cassette.json")
-            subprocess.run(
+            # exit 1 is fine: a turn with more than 5 calls fails against the oracle (Semantic
+            # Kernel stops offering tools after 5 auto-invocations); the replay is timed anyway
+            done = subprocess.run(
                 [str(BIN / "holodeck-lsp"), "run", str(agent), "--no-save", "--quiet",
                  "--parallel", "16", "--record", cassette],
-                check=True, env=env, stdout=subprocess.DEVNULL,
+                env=env, stdout=subprocess.DEVNULL,
             )  # fmt: skip
+            assert done.returncode in (0, 1), f"{agent}: exit {done.returncode}"
         return agents
     finally:
         proc.terminate()
@@ -109,7 +116,15 @@ def main() -> int:
     parser.add_argument("--wheel", type=Path, required=True, help="the bfcl-eval wheel")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-fail", action="store_true")
+    parser.add_argument(
+        "--pyc", action="store_true", help="let the timed processes cache bytecode (OUT/pycache)"
+    )
     args = parser.parse_args()
+    if args.pyc:
+        CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(OUT / "pycache")
+    elif os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set: every process compiles its modules (see --pyc)")
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, float]] = {}
 
@@ -140,10 +155,10 @@ def main() -> int:
     def replay() -> float:
         done = subprocess.run(
             [sys.executable, "-c", REPLAY, *map(str, agents)],
-            check=True, capture_output=True, text=True,
+            check=True, capture_output=True, text=True, env=CHILD_ENV,
         )  # fmt: skip
         seconds, bad = done.stdout.split()[-2:]
-        assert bad == "0", f"{bad} agent files did not pass on replay"
+        assert bad == "0", f"{bad} agent files could not be replayed"
         return float(seconds)
 
     results["replay_200"] = measure(

@@ -106,23 +106,31 @@ def _offered(tool: str, offered: Sequence[str]) -> str:
 class BfclOracle:
     def __init__(self, dialogues: dict[str, list[Turn]]) -> None:
         self.dialogues = dialogues
-        self._by_first = {turns[0].input.strip(): rid for rid, turns in dialogues.items()}
+        # Records may open alike (BFCL reuses first requests): all of them, told apart later.
+        self._by_first: dict[str, list[str]] = {}
+        for rid, turns in dialogues.items():
+            self._by_first.setdefault(turns[0].input.strip(), []).append(rid)
         self._index = {rid: n for n, rid in enumerate(dialogues)}
 
-    def next_step(self, events: Sequence[Event], tools: Sequence[str]) -> CallTool | Answer:
-        texts = [e.text.strip() for e in events if isinstance(e, UserText)]
-        record = next((self._by_first[t] for t in texts if t in self._by_first), None)
-        if record is None:
-            first = texts[0][:80] if texts else ""
-            raise OracleError(f"the oracle only knows the sample's BFCL records, not {first!r}")
-        turns = self.dialogues[record]
-        inputs = [turn.input.strip() for turn in turns]
-        asked = 0  # the record's inputs seen so far, in order
+    def _asked(self, texts: Sequence[str], record: str) -> int:
+        """How many of the record's inputs the user texts hold, in order."""
+        inputs = [turn.input.strip() for turn in self.dialogues[record]]
+        asked = 0
         for text in texts:
             if asked < len(inputs) and text == inputs[asked]:
                 asked += 1
-        if asked == 0:
-            raise OracleError(f"no turn of {record} in the request")
+        return asked
+
+    def next_step(self, events: Sequence[Event], tools: Sequence[str]) -> CallTool | Answer:
+        texts = [e.text.strip() for e in events if isinstance(e, UserText)]
+        candidates = next((self._by_first[t] for t in texts if t in self._by_first), None)
+        if candidates is None:
+            first = texts[0][:80] if texts else ""
+            raise OracleError(f"the oracle only knows the suite's BFCL records, not {first!r}")
+        # The record whose inputs the conversation follows furthest (ties: the first).
+        record = max(candidates, key=lambda rid: (self._asked(texts, rid), -candidates.index(rid)))
+        asked = self._asked(texts, record)
+        turns = self.dialogues[record]
         turn = asked - 1
         prefix = f"call_{self._index[record]}_{turn}_"
         made = {e.id for e in events if isinstance(e, ToolCalled)}
