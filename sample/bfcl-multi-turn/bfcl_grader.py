@@ -82,12 +82,7 @@ def grade_turn(
     agent_results = [
         bfcl_state.execute(model, name, (), args) for made in agent_turns for name, args in made
     ]
-    truth = bfcl_state.new_instances(entry)
-    truth_results: list[str] = []
-    for index, parsed in enumerate(truth_turns):
-        results = [bfcl_state.execute(truth, name, a, k) for name, a, k in parsed]
-        if index == turn:
-            truth_results = results
+    truth, truth_results = _truth_after(entry["id"], turn, entry)
     differences = bfcl_state.state_differences(model, truth)
     if differences:
         where = "; ".join(f"{name}: {', '.join(attrs)}" for name, attrs in differences.items())
@@ -104,6 +99,26 @@ def grade_turn(
             details,
         )
     return True, "same state and every ground-truth result, as BFCL's checker requires", details
+
+
+#: (record id, turn) -> the ground truth's instances after turns 0..turn and that turn's
+#: results. The ground truth does not depend on the agent, so each turn of a record is
+#: replayed once per process however many models, repeats and re-grades ask; the instances
+#: are only read after this (compared with the agent's).
+_TRUTH: dict[tuple[str, int], tuple[dict[str, Any], list[str]]] = {}
+
+
+def _truth_after(
+    record_id: str, turn: int, entry: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    key = (record_id, turn)
+    if key not in _TRUTH:
+        truth = bfcl_state.new_instances(entry)
+        results: list[str] = []
+        for parsed in [_parse(texts) for texts in entry["ground_truth"][: turn + 1]]:
+            results = [bfcl_state.execute(truth, name, a, k) for name, a, k in parsed]
+        _TRUTH[key] = (truth, results)
+    return _TRUTH[key]
 
 
 def _parse(texts: list[str]) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
