@@ -139,3 +139,14 @@ def test_live_cases_keep_their_own_state_under_parallel_64_and_a_model_matrix(
         calls += sum(len(turn) for turn in got)
         assert all(_metric(turn)["passed"] for turn in case["turns"])
     assert calls > 200  # the oracle made every ground-truth call, through the real tools
+
+
+def test_the_sample_is_what_the_importer_writes() -> None:
+    """The sample's agent file, tools and data came from `import bfcl`; its copied files
+    (state, grader, BFCL's classes with their licence) are the importer's current ones."""
+    from holodeck_lsp.importers.bfcl.importer import COPIED, SUITE_FILES
+
+    for relative in COPIED:
+        assert (SAMPLE / relative).read_text() == (SUITE_FILES / relative).read_text(), relative
+    text = (SAMPLE / "agent.yaml").read_text()
+    assert text.count("  # bfcl: multi_turn_base_") == 20
