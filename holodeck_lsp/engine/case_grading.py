@@ -9,6 +9,7 @@ context protects against, say) is recorded on that turn and never loses another'
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from holodeck_lsp.engine.code_graders import stops_the_case
@@ -121,6 +122,10 @@ def grade_case(
         )
         if stopped is not None:
             outcome = TurnOutcome(skipped=True, skip_reason=stopped)
+        elif spec.index and not outcome.earlier_tool_invocations:
+            # As the case runner hands them to code graders: every earlier turn's calls.
+            earlier = tuple(tuple(o.tool_invocations) for o in outcomes[: spec.index])
+            outcome = dataclasses.replace(outcome, earlier_tool_invocations=earlier)
         metrics = turn_metrics(agent, case, spec.index)
         graded = grade_case_turn(
             agent, case, spec, outcome, graders=graders, options=options, metrics=metrics

@@ -84,6 +84,8 @@ class TurnOutcome:
     #: The provider could not complete the call (`errors` says how): not measured, so
     #: nothing is graded.
     errored: bool = False
+    #: The tool calls of the case's earlier turns, turn by turn (for code graders).
+    earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,7 @@ def _grade_metric(
         turn_index=spec.index,
         test_case_name=case_name,
         turn_config=spec.turn_config,  # the context freezes its own deep copy
+        earlier_tool_invocations=outcome.earlier_tool_invocations,
     )
     return run_code_grader(grader, metric, context, timeout=options.grader_timeout)
 

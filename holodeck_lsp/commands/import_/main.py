@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from holodeck_lsp.commands._common import fail
-from holodeck_lsp.commands.import_ import convfinqa
+from holodeck_lsp.commands.import_ import bfcl, convfinqa
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, IMPORT_EXIT_CODES, epilog
 
 PROG = "holodeck-lsp import"
@@ -36,7 +36,7 @@ class Importer(Protocol):
 
 
 #: The datasets, in the order the help lists them.
-IMPORTERS: tuple[Importer, ...] = (convfinqa,)
+IMPORTERS: tuple[Importer, ...] = (convfinqa, bfcl)
 
 
 def dataset_names() -> list[str]:

@@ -141,7 +141,7 @@ def _signature(path: Path, source: str, node: _FunctionNode) -> FunctionSignatur
     def text(expr: ast.expr | None) -> str | None:
         if expr is None:
             return None
-        return ast.get_source_segment(source, expr) or ast.unparse(expr)
+        return _segment(_source_lines(source), expr) or ast.unparse(expr)
 
     return FunctionSignature(
         name=node.name,
@@ -154,6 +154,37 @@ def _signature(path: Path, source: str, node: _FunctionNode) -> FunctionSignatur
         name_col=name_col,
         is_async=isinstance(node, ast.AsyncFunctionDef),
     )
+
+
+@lru_cache(maxsize=8)
+def _source_lines(source: str) -> tuple[str, ...]:
+    """The lines as `ast` counts them (\\r\\n, \\r, \\n; not form feeds), ends kept: split
+    once per file. `ast.get_source_segment` splits the whole file on every call, which made a
+    tools.py of 128 functions (an imported BFCL suite) take seconds to check."""
+    lines: list[str] = []
+    start = 0
+    for end in _LINE_END.finditer(source):
+        lines.append(source[start : end.end()])
+        start = end.end()
+    if start < len(source):
+        lines.append(source[start:])
+    return tuple(lines)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _segment(lines: tuple[str, ...], node: ast.expr) -> str | None:
+    """`ast.get_source_segment` on pre-split lines (columns are UTF-8 byte offsets)."""
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None or end_line > len(lines):
+        return None
+    first, last = node.lineno - 1, end_line - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset : end_col].decode()
+    head = lines[first].encode()[node.col_offset :].decode()
+    tail = lines[last].encode()[:end_col].decode()
+    return head + "".join(lines[first + 1 : last]) + tail
 
 
 def _parameters(args: ast.arguments, text: _SourceText) -> tuple[Parameter, ...]:

@@ -79,6 +79,7 @@ class GraderContext:
     * `retrieval_context`: the turn's RAG context, if any.
     * `turn_index`: 0-based; a single-turn case is turn 0.
     * `test_case_name`: the case's `name:`, if it has one.
+    * `earlier_tool_invocations` (holodeck-lsp only): each earlier turn's tool calls.
     * `turn_config`: the turn's raw configuration (grader-specific keys included), as a
       `FrozenDict`; nested mappings are `FrozenDict`s and lists `FrozenList`s (read-only
       subclasses of dict and list, so they compare equal to plain data and `json.dumps`).
@@ -96,10 +97,17 @@ class GraderContext:
     turn_index: int
     test_case_name: str | None
     turn_config: Mapping[str, Any]
+    #: holodeck-lsp's addition after upstream's fields: the tool calls of the case's earlier
+    #: turns, turn by turn (empty on turn 0), for graders that replay the whole conversation.
+    earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
 
     def __post_init__(self) -> None:
         invocations = tuple(freeze(call) for call in self.tool_invocations)
         object.__setattr__(self, "tool_invocations", invocations)
+        earlier = tuple(
+            tuple(freeze(call) for call in turn) for turn in self.earlier_tool_invocations
+        )
+        object.__setattr__(self, "earlier_tool_invocations", earlier)
         if self.retrieval_context is not None:
             object.__setattr__(self, "retrieval_context", tuple(self.retrieval_context))
         # A FrozenDict, not a MappingProxyType: upstream hands graders a `dict`, and graders

@@ -44,6 +44,7 @@ from holodeck_lsp.engine.turn_grading import (
     TurnSpec,
     judge_inputs,
 )
+from holodeck_lsp.runner.agent_code.case_scope import CaseScope, entered_case
 from holodeck_lsp.runner.backends.base import (
     AgentBackend,
     AgentSession,
@@ -137,6 +138,15 @@ class CaseRun:
         """Send the case's turns (what holds one of the run's `parallel` case slots); the
         judges may still be grading when this returns."""
         self._notify("case_started", self.ref)
+        # A fresh scope per case run: stateful function tools keep their state in it, and the
+        # session (opened inside) and every tool call inherit it (agent_code/case_scope.py).
+        scope = CaseScope(
+            self.planned.case.name, self.planned.index, self.context.model, self.ref.repeat
+        )
+        with entered_case(scope):
+            await self._converse_in_scope()
+
+    async def _converse_in_scope(self) -> None:
         session: AgentSession | None = None
         specs = turn_specs(self.planned.case)[: self.planned.sent_turns]
         try:
@@ -197,8 +207,14 @@ class CaseRun:
         state = _SessionState()
         first_graded = self.planned.graded_turn or 0
         context_errors: list[str] = []
+        #: Each earlier turn's tool calls, context turns included: graders that replay the
+        #: whole conversation (a stateful benchmark's) read them from the context.
+        earlier: list[tuple[Any, ...]] = []
         for spec in specs:
             outcome = await self._send(session, spec, state)
+            if earlier:
+                outcome = replace(outcome, earlier_tool_invocations=tuple(earlier))
+            earlier.append(tuple(outcome.tool_invocations))
             spec = self._with_retrieved(spec, outcome)
             if spec.index < first_graded:
                 # A context turn of `--turn N`: not graded, but its failure makes turn N's

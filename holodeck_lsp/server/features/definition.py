@@ -1,8 +1,9 @@
 """Go to definition: from an expected tool's name, a tool's `name:` or `function:` to the
-function tool's `def`; from a `grader:` value to the grader's definition; from a value naming a
-file (`file:`, `test_cases_file:`, a case's files' `path:`) to that file. Files are found and
-parsed statically (never imported). Answers null when the text does not parse or the target
-cannot be found."""
+function tool's `def` (or, for a wrapper with a `# definition:` line, the method it forwards
+to: definition_delegate.py); from a `grader:` value to the grader's definition; from a value
+naming a file (`file:`, `test_cases_file:`, a case's files' `path:`) to that file. Files are
+found and parsed statically (never imported). Answers null when the text does not parse or the
+target cannot be found."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
         reference_at,
         tool_function,
     )
+    from holodeck_lsp.server.features.definition_delegate import delegated
 
     agent_dir = parsed.agent_dir
     if agent_dir is not None and not at.on_key and names_file(at.path):
@@ -66,6 +68,10 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
     function = tool_function(tool, agent_dir)
     if function is None:
         return None
+    # A wrapper that names the method it forwards to (an imported BFCL suite's tools.py).
+    forwarded = delegated(function.path, function.line)
+    if forwarded is not None:
+        return forwarded
     start = function.name_col
     return function.path, function.line, start, start + len(function.name)
 
