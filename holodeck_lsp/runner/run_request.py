@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from holodeck_lsp.runner.cassette import Cassette
+from holodeck_lsp.runner.execution.early_stop import StopReason
+from holodeck_lsp.runner.execution.events import CaseJournal, CaseKey
 from holodeck_lsp.runner.models.model_matrix import ModelRef
 from holodeck_lsp.runner.selection import PlannedCase, Selection
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport
+from holodeck_lsp.schema.results import TestReport, TestResult
 
 # -- where the answers come from --------------------------------------------------------------
 
@@ -78,6 +80,10 @@ class RunRequest:
     #: The cases `selection` plans to, when the caller planned them already (the CLI does,
     #: for its first line): planned once per run, not once per layer.
     planned: tuple[PlannedCase, ...] | None = None
+    #: Where each case session that finished is kept as it finishes (the run's journal).
+    journal: CaseJournal | None = None
+    #: A resumed run: the case sessions it has already (from its journal), not run again.
+    finished: Mapping[CaseKey, TestResult] = field(default_factory=dict)
 
 
 class RunCannotStart(Exception):
@@ -102,3 +108,8 @@ class RunOutcome:
     unreachable: str | None = None
     #: With `fail_fast`: the label of the case whose failure stopped the run.
     stopped_after: str | None = None
+    #: Why the run stopped before every case had run (None: it did not); such a run is
+    #: unfinished and `run --resume` runs the rest.
+    stopped: StopReason | None = None
+    #: What the stop's cause said (a budget's figures), secrets masked.
+    stop_detail: str = ""
