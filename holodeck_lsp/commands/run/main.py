@@ -36,11 +36,15 @@ from holodeck_lsp.commands.run.long_run_flags import configure_limits, resume_va
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.resume_run import (
-    RunJournal,
+    is_unfinished,
     open_journal,
+    recorded,
     resume_plan,
     resume_refusal,
+    resuming_line,
+    sessions_left,
     unfinished_line,
+    why,
 )
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
@@ -192,7 +196,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         note = matrix_note(matrix, model_label(agent))
         print(_first_line(agent, path, answers, planned, note), flush=True)
         if plan is not None:
-            print(_resuming_line(plan, len(planned), matrix), flush=True)
+            print(resuming_line(plan, len(planned), matrix), flush=True)
     try:
         journal = open_journal(args, agent, path, selection, matrix, planned, plan, started_at)
     except OSError as error:
@@ -240,7 +244,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     journal.close()
     elapsed = time.perf_counter() - started
     stopped = outcome.stopped or (StopReason.INTERRUPTED if ctrl_c.pressed else None)
-    unfinished = _unfinished(
+    unfinished = is_unfinished(
         stopped, journal, len(planned) * max(1, len(matrix.models)) * matrix.repeat
     )
     if unfinished:  # stopped early: a partial run, and every output says so
@@ -291,8 +295,8 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     )
     if unfinished and saved is not None and stopped is not None:
         sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
-        done = len(journal.finished.keys() | _recorded(journal))
-        lines.append(unfinished_line(report.run_id or "", done, sessions, _why(stopped)))
+        done = len(journal.finished.keys() | recorded(journal))
+        lines.append(unfinished_line(report.run_id or "", done, sessions, why(stopped)))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
     if outcome.unreachable is not None:
@@ -323,15 +327,7 @@ def _display(
     """A line per case for a small run, an aggregate bar for a large one (progress_bar.py)."""
     # Every case runs once per model per repeat: the totals count those sessions (those a
     # resumed run has already aside).
-    labels = [ref.label for ref in matrix.models] if len(matrix.models) > 1 else [None]
-    repeats = list(range(1, matrix.repeat + 1)) if matrix.repeat > 1 else [None]
-    left = [
-        case
-        for label in labels
-        for number in repeats
-        for case in planned
-        if (case.index, label, number) not in finished
-    ]
+    left = sessions_left(planned, matrix, finished)
     turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in left)
     parallel = resolve_parallelism(parallel_flag, agent, os.environ)
     return choose_display(
@@ -343,36 +339,6 @@ def _display(
         mode=args.progress,
         verbose=args.verbose,
     )
-
-
-def _unfinished(stopped: StopReason | None, journal: RunJournal, sessions: int) -> bool:
-    """Stopped early with case sessions left (with a journal: some not journaled)."""
-    if stopped is None:
-        return False
-    if journal.journal is None:
-        return True
-    return len(journal.finished.keys() | _recorded(journal)) < sessions
-
-
-def _recorded(journal: RunJournal) -> set[CaseKey]:
-    return journal.journal.recorded if journal.journal is not None else set()
-
-
-def _why(stopped: StopReason) -> str:
-    return {
-        StopReason.INTERRUPTED: "interrupted",
-        StopReason.FAIL_FAST: "stopped by --fail-fast",
-        StopReason.BUDGET: "stopped by a budget",
-        StopReason.CRASHED: "the process died",
-    }[stopped]
-
-
-def _resuming_line(plan: ResumePlan, cases: int, matrix: RunModels) -> str:
-    sessions = cases * max(1, len(matrix.models)) * matrix.repeat
-    left = sessions - len(plan.finished)
-    extra = f", {plan.retried} errored run again" if plan.retried else ""
-    forced = f" (--force: {', '.join(plan.changed)} changed)" if plan.changed else ""
-    return f"resuming run {plan.run.id}: {left} of {sessions} case sessions left{extra}{forced}"
 
 
 def _print_warnings(path: Path, diagnostics: list[Any]) -> None:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from holodeck_lsp.commands._common import warn
+from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.models.run_models import RunModels
 from holodeck_lsp.runner.run_history.fingerprint import fingerprint
@@ -150,3 +152,48 @@ def unfinished_line(run_id: str, done: int, total: int, why: str) -> str:
 
 def _pid() -> int:
     return os.getpid()
+
+
+def is_unfinished(stopped: StopReason | None, journal: RunJournal, sessions: int) -> bool:
+    """Stopped early with case sessions left (with a journal: some not journaled)."""
+    if stopped is None:
+        return False
+    if journal.journal is None:
+        return True
+    return len(journal.finished.keys() | recorded(journal)) < sessions
+
+
+def recorded(journal: RunJournal) -> set[CaseKey]:
+    return journal.journal.recorded if journal.journal is not None else set()
+
+
+def why(stopped: StopReason) -> str:
+    return {
+        StopReason.INTERRUPTED: "interrupted",
+        StopReason.FAIL_FAST: "stopped by --fail-fast",
+        StopReason.BUDGET: "stopped by a budget",
+        StopReason.CRASHED: "the process died",
+    }[stopped]
+
+
+def resuming_line(plan: ResumePlan, cases: int, matrix: RunModels) -> str:
+    sessions = cases * max(1, len(matrix.models)) * matrix.repeat
+    left = sessions - len(plan.finished)
+    extra = f", {plan.retried} errored run again" if plan.retried else ""
+    forced = f" (--force: {', '.join(plan.changed)} changed)" if plan.changed else ""
+    return f"resuming run {plan.run.id}: {left} of {sessions} case sessions left{extra}{forced}"
+
+
+def sessions_left(
+    planned: list[PlannedCase], matrix: RunModels, finished: Mapping[CaseKey, object]
+) -> list[PlannedCase]:
+    """The case sessions still to run (one per model per repeat), in the executor's keys."""
+    labels = [ref.label for ref in matrix.models] if len(matrix.models) > 1 else [None]
+    repeats: list[int | None] = list(range(1, matrix.repeat + 1)) if matrix.repeat > 1 else [None]
+    return [
+        case
+        for label in labels
+        for number in repeats
+        for case in planned
+        if (case.index, label, number) not in finished
+    ]
