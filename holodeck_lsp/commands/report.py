@@ -114,7 +114,20 @@ def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
 
     agent_file = None if agent.is_dir() else agent.name
     try:
-        return resolve(ref, runs_folder(agent), agent_file).load_report()
+        run = resolve(ref, runs_folder(agent), agent_file)
+        report = run.load_report()
+        if run.unfinished:
+            from holodeck_lsp.runner.run_history.unfinished import (
+                journal_progress,
+                resume_command,
+            )
+
+            done, total = journal_progress(run.folder)
+            warn(
+                f"run {run.id} is unfinished ({done}/{total} case sessions finished): the "
+                f"report shows only what ran; finish it with `{resume_command(run.id)}`"
+            )
+        return report
     except (RunNotFound, RunUnreadable) as error:
         fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
         return None
