@@ -207,6 +207,7 @@ async def test_retry_errored_runs_only_the_errored_cases_again(
     assert [r["passed"] for r in final["results"]] == [n != WRONG for n in range(CASES)]
 
 
+@pytest.mark.slow
 async def test_a_matrix_with_repeats_resumes_to_the_uninterrupted_report(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
