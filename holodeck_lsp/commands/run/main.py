@@ -296,7 +296,10 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     if unfinished and saved is not None and stopped is not None:
         sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
         done = len(journal.finished.keys() | recorded(journal))
-        lines.append(unfinished_line(report.run_id or "", done, sessions, why(stopped)))
+        # Before the summary line, which stays the last one.
+        lines.insert(
+            len(lines) - 1, unfinished_line(report.run_id or "", done, sessions, why(stopped))
+        )
     stream.write("\n".join(lines) + "\n")
     stream.flush()
     if outcome.unreachable is not None:
