@@ -37,14 +37,13 @@ from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.resume_run import (
     is_unfinished,
+    journal_error,
     open_journal,
-    recorded,
     resume_plan,
     resume_refusal,
     resuming_line,
     sessions_left,
     unfinished_line,
-    why,
 )
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
@@ -200,11 +199,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     try:
         journal = open_journal(args, agent, path, selection, matrix, planned, plan, started_at)
     except OSError as error:
-        return fail(
-            EXIT_CANNOT_RUN,
-            f"cannot append to the journal of run {plan.run.id if plan else ''} "
-            f"({error.strerror or error}); make {path.parent / '.holodeck'} writable",
-        )
+        return fail(EXIT_CANNOT_RUN, journal_error(plan, path, error))
     started_at = journal.started
     request = RunRequest(
         agent,
@@ -295,11 +290,8 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     )
     if unfinished and saved is not None and stopped is not None:
         sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
-        done = len(journal.finished.keys() | recorded(journal))
         # Before the summary line, which stays the last one.
-        lines.insert(
-            len(lines) - 1, unfinished_line(report.run_id or "", done, sessions, why(stopped))
-        )
+        lines.insert(-1, unfinished_line(report.run_id or "", journal, sessions, stopped))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
     if outcome.unreachable is not None:

@@ -145,9 +145,18 @@ def open_journal(
         return RunJournal(None, now)
 
 
-def unfinished_line(run_id: str, done: int, total: int, why: str) -> str:
+def unfinished_line(run_id: str, journal: RunJournal, total: int, stopped: StopReason) -> str:
     """The closing line of a run that stopped early with a journal."""
-    return f"unfinished {done}/{total} ({why}) — resume with `{resume_command(run_id)}`"
+    done = len(journal.finished.keys() | recorded(journal))
+    return f"unfinished {done}/{total} ({why(stopped)}) — resume with `{resume_command(run_id)}`"
+
+
+def journal_error(plan: ResumePlan | None, path: Path, error: OSError) -> str:
+    which = f"run {plan.run.id}" if plan is not None else "the run"
+    return (
+        f"cannot write the journal of {which} ({error.strerror or error}); make "
+        f"{path.parent / '.holodeck'} writable"
+    )
 
 
 def _pid() -> int:
