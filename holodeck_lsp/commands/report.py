@@ -129,7 +129,20 @@ def _stored_or_file(ref: str, agent: Path) -> TestReport | None:
 
     try:
         history = one_history(agent)
-        return resolve(ref, history.folder, history.agent_file).load_report()
+        run = resolve(ref, history.folder, history.agent_file)
+        report = run.load_report()
+        if run.unfinished:
+            from holodeck_lsp.runner.run_history.unfinished import (
+                journal_progress,
+                resume_command,
+            )
+
+            done, total = journal_progress(run.folder)
+            warn(
+                f"run {run.id} is unfinished ({done}/{total} case sessions finished): the "
+                f"report shows only what ran; finish it with `{resume_command(run.id)}`"
+            )
+        return report
     except (AgentNotChosen, RunNotFound, RunUnreadable) as error:
         fail(EXIT_BAD_INPUT, f"{error} (or pass a JSON report file)")
         return None

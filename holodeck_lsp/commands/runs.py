@@ -120,7 +120,19 @@ def listing_lines(place: History, listing: Listing) -> list[str]:
 def _row(run: StoredRun, several_agents: bool) -> list[str]:
     meta = run.meta
     notes = [*(f"tag:{name}" for name in run.tags)]
-    if meta.interrupted:
+    if run.unfinished:
+        from holodeck_lsp.runner.run_history.unfinished import (
+            RUNNING,
+            journal_progress,
+            resume_command,
+        )
+
+        done, total = journal_progress(run.folder)
+        if meta.stopped == RUNNING:
+            notes.append(f"running {done}/{total}")
+        else:
+            notes.append(f"unfinished {done}/{total} — resume with `{resume_command(run.id)}`")
+    elif meta.interrupted:
         notes.append("partial")
     if meta.mode == "replay":
         notes.append("replay")

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from holodeck_lsp.runner.cassette import Cassette
+from holodeck_lsp.runner.execution.early_stop import StopReason
+from holodeck_lsp.runner.execution.events import CaseJournal, CaseKey
 from holodeck_lsp.runner.models.model_matrix import ModelRef
 from holodeck_lsp.runner.selection import PlannedCase, Selection
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TestReport
+from holodeck_lsp.schema.results import TestReport, TestResult
 
 # -- where the answers come from --------------------------------------------------------------
 
@@ -85,6 +87,10 @@ class RunRequest:
     #: holodeck-lsp.yaml `prices:` (`provider:model` -> {input, output} USD per 1M tokens),
     #: over the shipped price list.
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    #: Where each case session that finished is kept as it finishes (the run's journal).
+    journal: CaseJournal | None = None
+    #: A resumed run: the case sessions it has already (from its journal), not run again.
+    finished: Mapping[CaseKey, TestResult] = field(default_factory=dict)
 
 
 class RunCannotStart(Exception):
@@ -111,3 +117,8 @@ class RunOutcome:
     stopped_after: str | None = None
     #: With a budget: why the run stopped starting cases (`stopped: --max-cost …`).
     stop_reason: str | None = None
+    #: Why the run stopped before every case had run (None: it did not); such a run is
+    #: unfinished and `run --resume` runs the rest.
+    stopped: StopReason | None = None
+    #: What the stop's cause said (a budget's figures), secrets masked.
+    stop_detail: str = ""

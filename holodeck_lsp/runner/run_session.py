@@ -42,6 +42,7 @@ from holodeck_lsp.runner.cassette import (
     ReplayBackend,
     load_cassette,
 )
+from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import ProgressSink
 from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
@@ -67,7 +68,12 @@ from holodeck_lsp.runner.run_request import (
 )
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, SelectionError, plan_cases
-from holodeck_lsp.runner.session_progress import FailFast, MaskedProgress, OneCaseAtATime
+from holodeck_lsp.runner.session_progress import (
+    FailFast,
+    Journaling,
+    MaskedProgress,
+    OneCaseAtATime,
+)
 from holodeck_lsp.schema.agent import Agent
 
 _log = logging.getLogger(__name__)
@@ -152,9 +158,15 @@ class RunSession:
         return self._environment["mode"]
 
     async def run(
-        self, progress: ProgressSink | None = None, cancel: asyncio.Event | None = None
+        self,
+        progress: ProgressSink | None = None,
+        cancel: asyncio.Event | None = None,
+        early_stop: EarlyStop | None = None,
     ) -> RunOutcome:
-        """Run the planned cases; `progress` sees masked results. Raises `RunFailed`."""
+        """Run the planned cases; `progress` sees masked results. Raises `RunFailed`.
+
+        `early_stop` (made from `cancel` when not given) is how anything stops the run early
+        (runner/execution/early_stop.py); the outcome says why it stopped, if it did."""
         request = self.request
         grading = (
             GradingOptions(grader_timeout=request.grader_timeout)
@@ -179,10 +191,13 @@ class RunSession:
         budget = SessionBudget.start(request, sink, self._lanes[0].label, sessions)
         sink = budget.meter
         options = budget.options(options)
+        cancel = early_stop.cancel if early_stop is not None else cancel or asyncio.Event()
+        early_stop = early_stop if early_stop is not None else EarlyStop(cancel)
         stopper: FailFast | None = None
         if request.fail_fast:
-            cancel = cancel if cancel is not None else asyncio.Event()
             sink = stopper = FailFast(sink, cancel)
+        if request.journal is not None:
+            sink = Journaling(sink, request.journal, cancel, self.redactor)
         try:
             report = await run_lanes(
                 [opened.lane for opened in self._lanes],
@@ -193,6 +208,8 @@ class RunSession:
                 options=options,
                 progress=sink,
                 cancel=cancel,
+                finished=request.finished,
+                early_stop=early_stop,
             )
         except Exception as error:
             raise RunFailed(self.redactor.text(f"{type(error).__name__}: {error}")) from error
@@ -204,7 +221,12 @@ class RunSession:
             _add_judgements(cassette, self.judges)
             recording = self.redactor.model(cassette)
         unreachable = _unreachable(self._lanes, self.redactor)
+        stopped = early_stop.stopped
+        if stopper is not None and stopper.stopped_after is not None:
+            stopped = StopReason.FAIL_FAST
         return RunOutcome(
+            stopped=stopped,
+            stop_detail=self.redactor.text(early_stop.detail),
             report=self.redactor.report(budget.report(report)),
             recording=recording,
             unreachable=unreachable,

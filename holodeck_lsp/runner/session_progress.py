@@ -1,19 +1,59 @@
 """The progress sinks a run session puts in front of its caller's: one masks secrets in every
 result handed on, one stops the run at the first failed case (`--fail-fast`), one shows the
-cases one after the other when they run one at a time (`--parallel 1`)."""
+cases one after the other when they run one at a time (`--parallel 1`), one journals every case
+that finished (so a crash loses none of them)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Callable
 
-from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.events import CaseJournal, CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.schema.results import TestResult, TurnResult
 
 #: One session of a case (`CaseRef.key`).
 _Key = tuple[int, str | None, int | None]
+_log = logging.getLogger(__name__)
+
+
+class Journaling:
+    """Journals each case session that finished whole, then passes the event on. A case
+    finishing after the run was cancelled may have been cut short (turns skipped as
+    `cancelled`): it is not journaled, so a resume runs it again. Put first in the chain, so
+    the case whose failure stops a `--fail-fast` run is journaled before it sets `cancel`."""
+
+    def __init__(
+        self,
+        inner: ProgressSink | None,
+        journal: CaseJournal,
+        cancel: asyncio.Event,
+        redactor: Redactor,
+    ) -> None:
+        self._inner = inner
+        self._journal: CaseJournal | None = journal
+        self._cancel = cancel
+        self._redactor = redactor
+
+    def case_started(self, case: CaseRef) -> None:
+        if self._inner is not None:
+            self._inner.case_started(case)
+
+    def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
+        if self._inner is not None:
+            self._inner.turn_finished(case, turn)
+
+    def case_finished(self, case: CaseRef, result: TestResult) -> None:
+        if self._journal is not None and not self._cancel.is_set():
+            try:
+                self._journal.record(case.key, self._redactor.model(result))
+            except OSError:  # a full disk: the run goes on, only a crash would now lose cases
+                _log.warning("the run's journal cannot be written any more", exc_info=True)
+                self._journal = None
+        if self._inner is not None:
+            self._inner.case_finished(case, result)
 
 
 class FailFast:

@@ -40,6 +40,44 @@ def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_resume_flags(parser: argparse.ArgumentParser) -> None:
+    from holodeck_lsp.commands.run.resume_run import LATEST_UNFINISHED
+
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const=LATEST_UNFINISHED,
+        metavar="RUN",
+        help="finish a stored run that stopped early (Ctrl-C, a crash, --fail-fast): run only "
+        "its cases not finished yet, under the same run id (default: the latest unfinished "
+        "run of the agent file)",
+    )
+    parser.add_argument(
+        "--retry-errored",
+        action="store_true",
+        help="with --resume: also run again the cases with an errored turn (the provider "
+        "failed); works on a finished run too",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --resume: resume even though the agent file, its tools or graders "
+        "changed since the run started",
+    )
+
+
+def resume_value_first(argv: list[str]) -> list[str]:
+    """`run --resume agent.yaml`: argparse would take the path for RUN. A `--resume` followed
+    by something that exists on disk (run ids never do) is moved to the end instead."""
+    from pathlib import Path
+
+    out = list(argv)
+    for position, token in enumerate(out[:-1]):
+        if token == "--resume" and Path(out[position + 1]).exists():
+            return [*out[:position], *out[position + 1 :], "--resume"]
+    return out
+
+
 def configure_limits(args: argparse.Namespace, agent_path: Path) -> str | None:
     """Set the limiters for this agent's run; returns why they cannot be set (a bad
     holodeck-lsp.yaml), or None."""

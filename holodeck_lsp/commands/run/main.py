@@ -32,9 +32,23 @@ from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.commands.console.totals_bar import choose_display
 from holodeck_lsp.commands.run.baseline import baseline_comparison
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
-from holodeck_lsp.commands.run.long_run_flags import configure_limits, configured_prices
+from holodeck_lsp.commands.run.long_run_flags import (
+    configure_limits,
+    configured_prices,
+    resume_value_first,
+)
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
+from holodeck_lsp.commands.run.resume_run import (
+    is_unfinished,
+    journal_error,
+    open_journal,
+    resume_plan,
+    resume_refusal,
+    resuming_line,
+    sessions_left,
+    unfinished_line,
+)
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
 from holodeck_lsp.config.diagnostics import Severity
@@ -46,6 +60,8 @@ from holodeck_lsp.exit_codes import (
     EXIT_OK,
     EXIT_TEST_FAILED,
 )
+from holodeck_lsp.runner.execution.early_stop import StopReason
+from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.execution.executor import resolve_parallelism
 from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import (
@@ -56,6 +72,7 @@ from holodeck_lsp.runner.models.run_models import (
 )
 from holodeck_lsp.runner.run_history import after_run, retention
 from holodeck_lsp.runner.run_history import last_failed as last_run
+from holodeck_lsp.runner.run_history.resume import ResumePlan, ResumeRefused
 from holodeck_lsp.runner.run_session import (
     Answers,
     Live,
@@ -82,7 +99,7 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
     parser = run_parser()
     try:
         # Intermixed: options may come before or after the path.
-        args = parser.parse_intermixed_args(argv)
+        args = parser.parse_intermixed_args(resume_value_first(argv))
     except SystemExit as exit_:  # --help (0) or a usage error (2)
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.record and args.replay:
@@ -98,6 +115,9 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
     paths = agent_files(args.paths)
     if paths is None:
         return EXIT_BAD_INPUT
+    refusal = resume_refusal(args, len(paths))
+    if refusal is not None:
+        return fail(EXIT_BAD_INPUT, refusal)
     if len(paths) > 1:
         # Each agent has its own cases, cassette and reports: one file of each cannot hold them.
         single = [name for name, value in PER_AGENT_OPTIONS if getattr(args, value) is not None]
@@ -138,18 +158,31 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     agent = loaded.agent
     if not agent.test_cases:
         return fail(EXIT_BAD_INPUT, f"{path} has no test cases to run")
-    selection = _selection(args, path)
+    plan: ResumePlan | None = None
+    if args.resume is not None:
+        try:
+            plan = resume_plan(args, agent, path)
+        except ResumeRefused as error:
+            return fail(EXIT_BAD_INPUT, str(error))
+    # A resumed run runs what its journal says it runs: the same cases, models, repeats.
+    selection = plan.header.selection if plan is not None else _selection(args, path)
     try:
         planned = plan_cases(agent, selection)
     except SelectionError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    replay = args.replay
+    if plan is not None and plan.header.replay_of is not None:
+        replay = Path(plan.header.replay_of)
+    parallel = args.parallel
+    if plan is not None and parallel is None:
+        parallel = plan.header.parallel
 
     try:
         matrix = resolve_run_models(
-            args.model,
-            args.repeat,
+            (plan.header.models or None) if plan is not None else args.model,
+            plan.header.repeat if plan is not None else args.repeat,
             path.parent,
-            replaying=args.replay is not None,
+            replaying=replay is not None,
             recording=args.record is not None,
         )
     except RunModelsError as error:
@@ -160,17 +193,24 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
 
     _configure_logs()
     started_at = datetime.now().astimezone()
-    answers: Answers = Replay(args.replay) if args.replay else Live(record=bool(args.record))
+    answers: Answers = Replay(replay) if replay else Live(record=bool(args.record))
     # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
     if not args.quiet:
         note = matrix_note(matrix, model_label(agent))
         print(_first_line(agent, path, answers, planned, note), flush=True)
+        if plan is not None:
+            print(resuming_line(plan, len(planned), matrix), flush=True)
+    try:
+        journal = open_journal(args, agent, path, selection, matrix, planned, plan, started_at)
+    except OSError as error:
+        return fail(EXIT_CANNOT_RUN, journal_error(plan, path, error))
+    started_at = journal.started
     request = RunRequest(
         agent,
         path,
         answers=answers,
         selection=selection,
-        parallel=args.parallel,
+        parallel=parallel,
         grader_timeout=args.grader_timeout,
         rejudge=args.rejudge,
         fail_fast=args.fail_fast,
@@ -180,23 +220,36 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         max_cost=args.max_cost,
         max_turns=args.max_turns,
         prices=configured_prices(path),
+        journal=journal.journal,
+        finished=journal.finished,
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.
         session = RunSession.open(request)
     except RunCannotStart as error:
+        journal.discard()  # a run that never started leaves no folder behind
         return fail(EXIT_CANNOT_RUN, str(error))
     freeze_startup_heap()  # the SDKs are imported now: no full collections over them
     redactor = session.redactor
     stream = RedactedStream(sys.stdout, redactor)
-    progress = None if args.quiet else _display(args, agent, planned, matrix, stream, palette)
+    progress = (
+        None
+        if args.quiet
+        else _display(args, agent, planned, matrix, stream, palette, journal.finished, parallel)
+    )
     started = time.perf_counter()
     try:
         outcome = asyncio.run(_run(session, progress, ctrl_c))
     except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
+        journal.close()
         return fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
+    journal.close()
     elapsed = time.perf_counter() - started
-    if ctrl_c.pressed:  # stopped by the user: a partial run, and every output says so
+    stopped = outcome.stopped or (StopReason.INTERRUPTED if ctrl_c.pressed else None)
+    unfinished = is_unfinished(
+        stopped, journal, len(planned) * max(1, len(matrix.models)) * matrix.repeat
+    )
+    if unfinished:  # stopped early: a partial run, and every output says so
         outcome = dataclasses.replace(
             outcome, report=outcome.report.model_copy(update={"interrupted": True})
         )
@@ -211,8 +264,10 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
             recording=outcome.recording,
             mode=session.mode,
             replay_of=args.replay,
-            interrupted=ctrl_c.pressed or outcome.stop_reason is not None,
+            interrupted=unfinished,
             models=(model_label(session.agent),),
+            run_id=journal.run_id,
+            stopped=stopped.value if unfinished and stopped is not None else None,
             warn=warn,
         )
         if stored is not None:
@@ -228,14 +283,22 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     if saved is not None and not args.quiet:
         stream.write(saved)
     last_run.save(path, report)
-    stopped = (
+    fail_fast_note = (
         f"stopped after the first failure, {outcome.stopped_after} (--fail-fast)"
         if outcome.stopped_after is not None
         else outcome.stop_reason
     )
     lines = closing_lines(
-        report, elapsed, unreachable=outcome.unreachable, stopped_early=stopped, palette=palette
+        report,
+        elapsed,
+        unreachable=outcome.unreachable,
+        stopped_early=fail_fast_note,
+        palette=palette,
     )
+    if unfinished and saved is not None and stopped is not None:
+        sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
+        # Before the summary line, which stays the last one.
+        lines.insert(-1, unfinished_line(report.run_id or "", journal, sessions, stopped))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
     if outcome.unreachable is not None:
@@ -260,16 +323,19 @@ def _display(
     matrix: RunModels,
     stream: TextStream,
     palette: Palette,
+    finished: dict[CaseKey, Any],
+    parallel_flag: int | None,
 ) -> TerminalProgress:
     """A line per case for a small run, an aggregate bar for a large one (progress_bar.py)."""
-    # Every case runs once per model per repeat: the totals count those sessions.
-    sessions = max(1, len(matrix.models)) * matrix.repeat
-    turns = sessions * sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
-    parallel = resolve_parallelism(args.parallel, agent, os.environ)
+    # Every case runs once per model per repeat: the totals count those sessions (those a
+    # resumed run has already aside).
+    left = sessions_left(planned, matrix, finished)
+    turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in left)
+    parallel = resolve_parallelism(parallel_flag, agent, os.environ)
     return choose_display(
         stream,
         palette,
-        cases=sessions * len(planned),
+        cases=len(left),
         turns=turns,
         parallel=parallel,
         mode=args.progress,

@@ -10,7 +10,7 @@ from pathlib import Path
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_seconds
 from holodeck_lsp.commands.console.totals_bar import PROGRESS_CHOICES
 from holodeck_lsp.commands.report_formats import REPORT_FORMATS
-from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags
+from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags, add_resume_flags
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner.backends.providers import provider_names
 from holodeck_lsp.terminal import COLOR_CHOICES
@@ -157,4 +157,5 @@ def run_parser() -> argparse.ArgumentParser:
         help="seconds a code grader may run (default $HOLODECK_GRADER_TIMEOUT or 30)",
     )
     add_long_run_flags(parser)
+    add_resume_flags(parser)
     return parser

@@ -9,6 +9,9 @@ from typing import Protocol
 
 from holodeck_lsp.schema.results import TestResult, TurnResult
 
+#: One session of a case: (index in test_cases, model in a matrix, repeat with --repeat N).
+CaseKey = tuple[int, str | None, int | None]
+
 
 @dataclass(frozen=True, slots=True)
 class CaseRef:
@@ -44,7 +47,7 @@ class CaseRef:
         return label
 
     @property
-    def key(self) -> tuple[int, str | None, int | None]:
+    def key(self) -> CaseKey:
         """One session of a case (the same case runs once per model and repeat)."""
         return (self.index, self.model, self.repeat)
 
@@ -57,3 +60,9 @@ class ProgressSink(Protocol):
     def turn_finished(self, case: CaseRef, turn: TurnResult) -> None: ...
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None: ...
+
+
+class CaseJournal(Protocol):
+    """Keeps each finished case session for good (runner/run_history/journal.py)."""
+
+    def record(self, key: CaseKey, result: TestResult) -> None: ...

@@ -31,7 +31,8 @@ from holodeck_lsp.runner.agent_code.grader_loading import (
 )
 from holodeck_lsp.runner.backends.base import AgentBackend
 from holodeck_lsp.runner.execution.case_runner import CaseRun, RunContext
-from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
+from holodeck_lsp.runner.execution.events import CaseKey, CaseRef, ProgressSink
 from holodeck_lsp.runner.execution.start_order import start_order
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
@@ -41,6 +42,7 @@ from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
 
 PARALLEL_ENV = "HOLODECK_PARALLEL_TEST_CASES"
+
 #: In a matrix, `environment[WALL_TIME_KEY + model]`: milliseconds from the model's first
 #: session start to its last session's end (the models share the run's `parallel` slots).
 WALL_TIME_KEY = "wall_time_ms:"
@@ -157,10 +159,16 @@ async def run_lanes(
     options: RunOptions | None = None,
     progress: ProgressSink | None = None,
     cancel: asyncio.Event | None = None,
+    finished: Mapping[CaseKey, TestResult] | None = None,
+    early_stop: EarlyStop | None = None,
 ) -> TestReport:
     """Every selected case once per lane (model) and `repeat` times, each an independent
     session, all in one pool of `parallel` slots; results ordered by model, then repeat,
     then file order. The lanes' agents differ in `model:` only (same cases, same graders).
+
+    `finished`: sessions a resumed run already has (by `CaseRef.key`): not run again, their
+    results put in their place, so the report is the one an uninterrupted run makes.
+    `early_stop` draining: the cases not started yet are reported skipped, never run.
     """
     if not lanes:
         raise ValueError("run_lanes needs at least one lane")
@@ -203,18 +211,30 @@ async def run_lanes(
         for number in range(1, repeat + 1)
         for lane in range(len(lanes))
     ]
-    total = len(work)
+    finished = finished or {}
+
+    def key_of(lane: int, number: int, item: PlannedCase) -> CaseKey:
+        return (item.index, lanes[lane].label if matrix else None, number if repeat > 1 else None)
+
+    keys = [key_of(lane, number, item) for lane, number, _, item in work]
+    # Only what is left is run, and progress counts only that (`[3/163]` of a resumed run).
+    left = [sequence for sequence, key in enumerate(keys) if key not in finished]
+    total = len(left)
 
     #: Per lane: when its first session started and its last one finished (wall time).
     spans: list[list[float]] = [[] for _ in lanes]
 
-    async def one(
-        context: RunContext, item: PlannedCase, ref: CaseRef, lane: int
-    ) -> TestResult | None:
+    async def one(context: RunContext, item: PlannedCase, ref: CaseRef, lane: int) -> TestResult:
         case_run = CaseRun(context, item, ref)
         async with gate:
-            if options.may_start is not None and options.may_start(ref) is not None:
-                return None
+            if options.may_start is not None and (early_stop is None or not early_stop.stopping):
+                refusal = options.may_start(ref)  # a budget (runner/run_budget/)
+                if refusal is not None:
+                    if early_stop is None:
+                        return _not_started(item, refusal)
+                    early_stop.stop(StopReason.BUDGET, refusal, finish_in_flight=True)
+            if early_stop is not None and early_stop.stopping and not cancel.is_set():
+                return _not_started(item, early_stop.detail or "the run stopped early")
             spans[lane].append(time.perf_counter())
             await case_run.converse()
         # Outside the gate: the next case is sent while this one's judges answer.
@@ -223,14 +243,15 @@ async def run_lanes(
         finally:
             spans[lane].append(time.perf_counter())
 
-    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult | None]] = {}
+    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult]] = {}
     # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
     # (start_order.py); `sequence` keeps the file-order number progress shows.
-    lengths = [item.sent_turns for _, _, _, item in work]
-    for sequence in start_order(lengths, options.parallel):
+    lengths = [work[sequence][3].sent_turns for sequence in left]
+    for order in start_order(lengths, options.parallel):
+        sequence = left[order]
         lane, number, position, item = work[sequence]
         ref = CaseRef(
-            position=sequence + 1,
+            position=order + 1,
             total=total,
             index=item.index,
             name=item.case.name,
@@ -254,14 +275,15 @@ async def run_lanes(
         cancelled.cancel()
     results = [
         _stamped(
-            _result_of(tasks[(lane, number, position)], item),
+            finished[key_of(lane, number, item)]
+            if key_of(lane, number, item) in finished
+            else _result_of(tasks[(lane, number, position)], item),
             lanes[lane].label,
             number if repeat > 1 else None,
         )
         for lane in range(len(lanes))
         for number in range(1, repeat + 1)
         for position, item in enumerate(planned)
-        if not _never_started(tasks[(lane, number, position)])
     ]
     environment = {
         "python": platform.python_version(),
@@ -301,20 +323,20 @@ def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
     return result.model_copy(update={"model": model, "repeat": repeat})
 
 
-def _never_started(task: asyncio.Task[TestResult | None]) -> bool:
-    return (
-        task.done() and not task.cancelled() and task.exception() is None and task.result() is None
-    )
-
-
-def _result_of(task: asyncio.Task[TestResult | None], item: PlannedCase) -> TestResult:
+def _result_of(task: asyncio.Task[TestResult], item: PlannedCase) -> TestResult:
     """The case's result; if even the case's own guard failed, a failed result saying why."""
     error = task.exception() if not task.cancelled() else asyncio.CancelledError("cancelled")
     if error is None:
-        result = task.result()
-        assert result is not None  # never-started cases are left out before
-        return result
-    reason = f"skipped: the case crashed: {type(error).__name__}: {error}"
+        return task.result()
+    return _skipped(item, f"skipped: the case crashed: {type(error).__name__}: {error}")
+
+
+def _not_started(item: PlannedCase, why: str) -> TestResult:
+    return _skipped(item, f"skipped: not started: {why}")
+
+
+def _skipped(item: PlannedCase, reason: str) -> TestResult:
+    """Every turn of the case skipped for `reason`."""
     specs = turn_specs(item.case)
     first = item.graded_turn or 0
     turns = [

@@ -34,6 +34,8 @@ def store_after_run(
     replay_of: Path | None = None,
     interrupted: bool = False,
     models: tuple[str, ...] = (),
+    run_id: str | None = None,
+    stopped: str | None = None,
     warn: Callable[[str], None],
 ) -> StoredRun | None:
     """Store the run; None (after one warning) when it cannot be stored."""
@@ -49,6 +51,8 @@ def store_after_run(
         interrupted=interrupted,
         git=git_state(agent_path.parent),
         models=models,
+        run_id=run_id,
+        stopped=stopped,
     )
     try:
         stored = save_run(run, redactor)

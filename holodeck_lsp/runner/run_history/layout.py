@@ -1,6 +1,7 @@
 """Where stored runs live and what their ids look like.
 
-    <agent file's folder>/.holodeck/runs/<id>/{run.json, report.json, recording.json}
+    <agent file's folder>/.holodeck/runs/<id>/{run.json, report.json, recording.json,
+                                               journal.jsonl}
     <agent file's folder>/.holodeck/runs/tags.json
 
 Ids are `YYYYMMDD-HHMMSS-xxxx`: the UTC start time, then four hex digits of the fraction of
@@ -25,6 +26,8 @@ RUN_FILE = "run.json"
 REPORT_FILE = "report.json"
 RECORDING_FILE = "recording.json"
 TAGS_FILE = "tags.json"
+#: A run's journal (runner/run_history/journal.py): written while it runs, kept after.
+JOURNAL_FILE = "journal.jsonl"
 #: Prefix of a run folder being written: renamed to its id once complete.
 PARTIAL_PREFIX = ".writing-"
 

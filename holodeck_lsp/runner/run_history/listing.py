@@ -14,10 +14,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from holodeck_lsp.runner.run_history.layout import REPORT_FILE, RUN_FILE, is_run_id
+from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, REPORT_FILE, RUN_FILE, is_run_id
 from holodeck_lsp.runner.run_history.metadata import FORMAT_VERSION, RunMetadata
 from holodeck_lsp.runner.run_history.stored import FIX, StoredRun
 from holodeck_lsp.runner.run_history.tags import TagError, read_tags, tags_by_run
+from holodeck_lsp.runner.run_history.unfinished import metadata_from_journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,9 @@ def read_metadata(entry: Path) -> RunMetadata | str:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if (entry / JOURNAL_FILE).is_file():  # its process died (or runs still): unfinished
+            found = metadata_from_journal(entry)
+            return found if not isinstance(found, str) else f"{found}; {FIX}"
         return f"{RUN_FILE} is missing; {FIX}"
     except (OSError, UnicodeDecodeError) as error:
         return f"{RUN_FILE} cannot be read ({error}); {FIX}"

@@ -46,6 +46,10 @@ class RunMetadata(BaseModel):
     git_commit: str | None = None
     git_dirty: bool | None = None
     interrupted: bool = False
+    stopped: str | None = Field(
+        default=None,
+        description="Why an interrupted run stopped early (runner/execution/early_stop.py).",
+    )
     holodeck_lsp_version: str
     cases: Counts
     turns: Counts

@@ -51,7 +51,7 @@ def keep_setting(flag: int | None, env: Mapping[str, str] | None = None) -> int:
 
 
 def prune(folder: Path, keep: int, agent_file: str | None = None) -> list[StoredRun]:
-    """Delete all but the newest `keep` untagged runs of each agent file (of `agent_file`
+    """Delete all but the newest `keep` untagged, finished runs of each agent file (of `agent_file`
     only, when given) in `folder`; the deleted runs, oldest first. 0 deletes nothing."""
     _sweep_abandoned(folder)
     if keep <= 0:
@@ -59,7 +59,8 @@ def prune(folder: Path, keep: int, agent_file: str | None = None) -> list[Stored
     listing = scan(folder, agent_file)
     by_agent: dict[str, list[StoredRun]] = {}
     for run in listing.runs:
-        if not run.tags:
+        # An unfinished run is kept until it is resumed (or deleted): it may be running now.
+        if not run.tags and not run.unfinished:
             by_agent.setdefault(run.meta.agent_file, []).append(run)
     doomed = [run for runs in by_agent.values() for run in runs[:-keep]]
     removed: list[StoredRun] = []

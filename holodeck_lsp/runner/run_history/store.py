@@ -51,6 +51,11 @@ class RunToStore:
     git: GitState | None = None
     #: `provider:name` of the model(s) run, when the report does not name them.
     models: tuple[str, ...] = ()
+    #: The run's id when its folder exists already (it kept a journal while it ran; a
+    #: resumed run): the files are written into it. None: a new id and folder.
+    run_id: str | None = None
+    #: Why it stopped early (runner/execution/early_stop.py), for run.json.
+    stopped: str | None = None
 
 
 def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
@@ -58,6 +63,8 @@ def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
     agent_dir = run.agent_path.parent
     runs = state_folder(agent_dir) / RUNS
     runs.mkdir(exist_ok=True)
+    if run.run_id is not None:
+        return _save_into(runs / run.run_id, run, redactor)
     taken = {entry.name for entry in runs.iterdir()}
     run_id = new_run_id(run.started, taken)
     report = run.report.model_copy(update={"run_id": run_id, "interrupted": run.interrupted})
@@ -91,6 +98,31 @@ def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
             shutil.rmtree(temporary, ignore_errors=True)
     stored = runs / run_id
     return StoredRun(stored, RunMetadata.model_validate_json((stored / RUN_FILE).read_bytes()))
+
+
+def _save_into(folder: Path, run: RunToStore, redactor: Redactor) -> StoredRun:
+    """Write the run's files into its existing folder (beside its journal): each file written
+    aside then renamed over the old one, run.json last — a listing reads run.json first, so
+    it sees the run as it was or as it is, never half of each. Raises OSError."""
+    run_id = folder.name
+    report = run.report.model_copy(update={"run_id": run_id, "interrupted": run.interrupted})
+    recordings = (
+        {RECORDING_FILE: run.recording} if run.recording is not None else recordings_of(report)
+    )
+    meta = _metadata(run, report, run_id)
+    files = {
+        REPORT_FILE: json_report.render(report),
+        **{name: cassette.render() for name, cassette in recordings.items()},
+        RUN_FILE: json.dumps(meta.model_dump(mode="json"), indent=2) + "\n",
+    }
+    for name, text in files.items():
+        aside = folder / f"{PARTIAL_PREFIX}{name}-{os.getpid()}"
+        try:
+            aside.write_text(redactor.text(text), encoding="utf-8")
+            aside.replace(folder / name)
+        finally:
+            aside.unlink(missing_ok=True)
+    return StoredRun(folder, RunMetadata.model_validate_json((folder / RUN_FILE).read_bytes()))
 
 
 def _renamed(temporary: Path, old_id: str, runs: Path, run: RunToStore, redactor: Redactor) -> str:
@@ -159,6 +191,7 @@ def _metadata(run: RunToStore, report: TestReport, run_id: str) -> RunMetadata:
         git_commit=run.git.commit if run.git is not None else None,
         git_dirty=run.git.dirty if run.git is not None else None,
         interrupted=run.interrupted,
+        stopped=run.stopped,
         holodeck_lsp_version=__version__,
         cases=Counts(passed=report.summary.passed, total=report.summary.total_tests),
         turns=Counts(passed=sum(t.passed for t in turns), total=len(turns)),

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from holodeck_lsp.runner.run_history.layout import RECORDING_FILE, REPORT_FILE
+from holodeck_lsp.runner.run_history.layout import (
+    JOURNAL_FILE,
+    RECORDING_FILE,
+    REPORT_FILE,
+    RUN_FILE,
+)
 from holodeck_lsp.runner.run_history.metadata import RunMetadata
 
 if TYPE_CHECKING:
@@ -57,6 +62,20 @@ class StoredRun:
     def partial(self) -> bool:
         return self.meta.interrupted
 
+    @property
+    def journal_path(self) -> Path:
+        return self.folder / JOURNAL_FILE
+
+    @property
+    def unfinished(self) -> bool:
+        """Stopped early, or its process died, with a journal to resume from."""
+        return self.meta.interrupted and self.journal_path.is_file()
+
+    @property
+    def never_stored(self) -> bool:
+        """Only a journal: the process died (or still runs) before storing the run."""
+        return not (self.folder / RUN_FILE).is_file()
+
     def load_report(self) -> TestReport:
         """The run's TestReport (masked when it was stored). Raises RunUnreadable."""
         from holodeck_lsp.schema.results import TestReport
@@ -64,6 +83,18 @@ class StoredRun:
         try:
             raw = json.loads(self.report_path.read_text(encoding="utf-8", errors="replace"))
         except FileNotFoundError:
+            if self.never_stored:
+                from holodeck_lsp.runner.run_history.unfinished import (
+                    journal_progress,
+                    resume_command,
+                )
+
+                done, total = journal_progress(self.folder)
+                raise RunUnreadable(
+                    f"run {self.id} is unfinished: its process stopped before the run ended "
+                    f"({done}/{total} case sessions finished), so it has no report yet; "
+                    f"finish it with `{resume_command(self.id)}`"
+                ) from None
             raise RunUnreadable(f"{self.folder}: {REPORT_FILE} is missing; {FIX}") from None
         except OSError as error:
             raise RunUnreadable(

@@ -31,7 +31,13 @@ def test_a_run_is_stored_with_report_recording_and_metadata(tmp_path: Path) -> N
     assert replay(tmp_path, cassette, "--report-json", str(tmp_path / "r.json")) == 0
     [folder] = run_folders(tmp_path)
     assert is_run_id(folder.name)
-    assert sorted(p.name for p in folder.iterdir()) == ["recording.json", "report.json", "run.json"]
+    # The journal the run kept while it ran stays beside the run (`run --resume` reads it).
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "journal.jsonl",
+        "recording.json",
+        "report.json",
+        "run.json",
+    ]
     meta = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     assert meta["format_version"] == 1 and meta["id"] == folder.name
     assert meta["agent_file"] == "agent.yaml" and meta["mode"] == "replay"

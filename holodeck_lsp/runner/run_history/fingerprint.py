@@ -1,0 +1,84 @@
+"""What a run's verdicts depend on, as one SHA-256 per file: the agent file, its test cases
+file, its instructions file and the Python code in the agent's folder (tools and code
+graders are imported from there, and may import their neighbours — so every `.py` in the
+folder counts, not only the ones `agent.yaml` names) plus tool files named outside it.
+
+A resumed run compares the fingerprint its journal recorded with today's: a changed file
+means the finished cases and the ones still to run would test different agents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.tools.function import FunctionTool
+
+#: Folders never part of the agent's code: state, environments, caches, VCS.
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages"})
+#: More Python files than this in the folder: only the named files are hashed (a
+#: monorepo's root is not the agent's code, and hashing it would slow every run's start).
+_MAX_PY_FILES = 2000
+
+Fingerprint = dict[str, str]
+
+
+def fingerprint(agent: Agent, agent_path: Path) -> Fingerprint:
+    """`{path relative to the agent's folder (posix): sha256}`; a missing file is `missing`."""
+    folder = agent_path.parent
+    files = [agent_path]
+    if agent.test_cases_file:
+        files.append(folder / agent.test_cases_file)
+    if agent.instructions.file:
+        files.append(folder / agent.instructions.file)
+    for tool in agent.tools or []:
+        if isinstance(tool, FunctionTool):
+            files.append(folder / tool.file)
+    files += _python_files(folder)
+    result: Fingerprint = {}
+    for path in files:
+        result.setdefault(_name(path, folder), _sha256(path))
+    return dict(sorted(result.items()))
+
+
+def changed(recorded: Fingerprint, now: Fingerprint) -> list[str]:
+    """The files whose content differs, appeared or disappeared, sorted."""
+    return sorted(
+        name for name in recorded.keys() | now.keys() if recorded.get(name) != now.get(name)
+    )
+
+
+def _python_files(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(current.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIPPED_DIRS:
+                continue  # .holodeck/, .venv/, .git/ and the like
+            if entry.is_dir() and not entry.is_symlink():
+                stack.append(entry)
+            elif entry.suffix == ".py":
+                found.append(entry)
+                if len(found) > _MAX_PY_FILES:
+                    return []
+    return found
+
+
+def _name(path: Path, folder: Path) -> str:
+    try:
+        return path.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
