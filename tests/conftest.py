@@ -85,14 +85,27 @@ SLOW_FOLDERS = ("e2e", "extension", "editors")
 XDIST_GROUPS = {"e2e": "vscode", "extension": "vscode", "editors": "editors"}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Mark the tests of `SLOW_FOLDERS` slow, so `pytest -m "not slow"` skips them (the
     developer loop); other slow tests carry `@pytest.mark.slow` themselves. Put the tests
-    of `XDIST_GROUPS` in their group."""
+    of `XDIST_GROUPS` in their group. Here, as each item is collected, rather than in
+    pytest_collection_modifyitems: pytest-xdist's worker reads the groups in that hook, and
+    it may run before ours."""
+    parts = Path(item.path).relative_to(item.config.rootpath).parts
+    if len(parts) > 1 and parts[0] == "tests" and parts[1] in SLOW_FOLDERS:
+        item.add_marker(pytest.mark.slow)
+    if len(parts) > 1 and parts[0] == "tests" and parts[1] in XDIST_GROUPS:
+        item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[parts[1]]))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's worker has named the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """pytest-xdist 3.8 puts an item's group into its id by setting `item._nodeid`, which
+    pytest 9.2 no longer reads (the id is `item._id`): without this `--dist loadgroup` would
+    scatter a group over the workers. Remove once xdist sets the id pytest reads."""
     for item in items:
-        parts = Path(item.path).relative_to(item.config.rootpath).parts
-        if len(parts) > 1 and parts[0] == "tests" and parts[1] in SLOW_FOLDERS:
-            item.add_marker(pytest.mark.slow)
-        if len(parts) > 1 and parts[0] == "tests" and parts[1] in XDIST_GROUPS:
-            item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[parts[1]]))
+        renamed = vars(item).get("_nodeid")
+        if isinstance(renamed, str) and renamed != item.nodeid and hasattr(item, "_id"):
+            from _pytest.nodeid import coerce_node_id
+
+            item._id = coerce_node_id(renamed)
