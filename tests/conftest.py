@@ -1,11 +1,18 @@
-"""Fixtures shared across test folders: the fake API servers (real HTTP on 127.0.0.1)."""
+"""Fixtures shared across test folders: the fake API servers (real HTTP on 127.0.0.1); the
+check that the session leaves the checkout as it found it; what keeps parallel workers
+(pytest-xdist) from sharing state."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
+from tests import checkout_guard
 from tests.extension.npm_build import package_extension
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -35,19 +42,70 @@ def _no_preflight_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def packaged_extension() -> dict[str, str]:
-    """vscode-extension built once per session (npm ci + vsce package): outputs and `vsix`."""
-    return package_extension()
+def packaged_extension(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """vscode-extension built once per session (npm ci + vsce package) in a temporary copy:
+    outputs, the copy (`folder`) and `vsix`."""
+    return package_extension(tmp_path_factory.mktemp("build") / "vscode-extension")
 
+
+#: XDG_CACHE_HOME as the first test process found it ("" when unset), handed on to xdist's
+#: workers through the environment: for a test that installs into a fresh clone and should
+#: use the user's warm pip cache (tests/docs/test_doc_commands.py).
+USER_CACHE_HOME = "HOLODECK_TEST_USER_CACHE_HOME"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each process (the controller, every xdist worker) gets its own XDG_CACHE_HOME: the
+    language server caches its initialize answers there (server/early_handshake.py), and
+    servers of two workers writing one cache file would make tests depend on each other."""
+    checkout_guard.register(config)
+    os.environ.setdefault(USER_CACHE_HOME, os.environ.get("XDG_CACHE_HOME", ""))
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    cache = tempfile.mkdtemp(prefix=f"holodeck-lsp-test-cache-{worker}-")
+    config.stash[_CACHE] = cache
+    os.environ["XDG_CACHE_HOME"] = cache
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cache = config.stash.get(_CACHE, None)
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+_CACHE = pytest.StashKey[str]()
 
 #: Folders whose every test drives a real editor, browser or npm build: always `slow`.
 SLOW_FOLDERS = ("e2e", "extension", "editors")
 
+#: Under `pytest -n N --dist loadgroup` the tests of one group run on one worker, in order:
+#: the VS Code extension's build (one `npm ci` per session, tests/e2e's `npm ci` that two
+#: workers must not run at once) with the code-server and Chromium tests that use it; the
+#: Neovim and Emacs tests on another. Two browsers or editors starting at the same time on
+#: 2 cores starve each other into timeouts.
+XDIST_GROUPS = {"e2e": "vscode", "extension": "vscode", "editors": "editors"}
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Mark the tests of `SLOW_FOLDERS` slow, so `pytest -m "not slow"` skips them (the
-    developer loop); other slow tests carry `@pytest.mark.slow` themselves."""
+    developer loop); other slow tests carry `@pytest.mark.slow` themselves. Put the tests
+    of `XDIST_GROUPS` in their group. Here, as each item is collected, rather than in
+    pytest_collection_modifyitems: pytest-xdist's worker reads the groups in that hook, and
+    it may run before ours."""
+    parts = Path(item.path).relative_to(item.config.rootpath).parts
+    if len(parts) > 1 and parts[0] == "tests" and parts[1] in SLOW_FOLDERS:
+        item.add_marker(pytest.mark.slow)
+    if len(parts) > 1 and parts[0] == "tests" and parts[1] in XDIST_GROUPS:
+        item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[parts[1]]))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's worker has named the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """pytest-xdist 3.8 puts an item's group into its id by setting `item._nodeid`, which
+    pytest 9.2 no longer reads (the id is `item._id`): without this `--dist loadgroup` would
+    scatter a group over the workers. Remove once xdist sets the id pytest reads."""
     for item in items:
-        parts = item.path.relative_to(item.config.rootpath).parts
-        if len(parts) > 1 and parts[0] == "tests" and parts[1] in SLOW_FOLDERS:
-            item.add_marker(pytest.mark.slow)
+        renamed = vars(item).get("_nodeid")
+        if isinstance(renamed, str) and renamed != item.nodeid and hasattr(item, "_id"):
+            from _pytest.nodeid import coerce_node_id
+
+            item._id = coerce_node_id(renamed)

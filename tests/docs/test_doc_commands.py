@@ -2,7 +2,11 @@
 block is either run (fast: the holodeck-lsp commands with the installed script, the bench
 scripts' options against their --help; slow: README's quick start in a fresh clone), run by
 CI (README's test command, which .ci/run executes), or marked `<!-- illustrative: why -->`
-on the line above it."""
+on the line above it.
+
+Each block runs in its own copy of the checkout (the files git tracks, and new ones it does
+not ignore) under tmp_path, as a reader in a fresh clone would: the commands write reports
+and store runs (report.html, .holodeck/runs), and none of it may replace a user's files."""
 
 from __future__ import annotations
 
@@ -83,15 +87,37 @@ def _kind(program: str) -> str | None:
     return None
 
 
+def checkout_copy(into: Path) -> Path:
+    """The checkout's files (without .git, the venv, caches and build outputs) under `into`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0 or shutil.which("git") is None:
+        # Not a git checkout (an unpacked sdist): everything but what git would ignore.
+        ignore = shutil.ignore_patterns(".git", ".venv", "node_modules", "__pycache__", ".*cache")
+        shutil.copytree(ROOT, into, ignore=ignore)
+        return into
+    for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        source = ROOT / name
+        if name and source.is_file():  # a deleted, not yet committed file is still listed
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into
+
+
 @pytest.mark.parametrize("block", RUN, ids=str)
-def test_the_commands_run(block: Block) -> None:
+def test_the_commands_run(block: Block, tmp_path: Path) -> None:
+    workdir = checkout_copy(tmp_path / "checkout")
     for command in block.commands:
         words = shlex.split(command)
         kind = _kind(words[0])
         if kind == "holodeck":
             done = subprocess.run(
                 [str(BIN / "holodeck-lsp"), *words[1:]],
-                cwd=ROOT,
+                cwd=workdir,
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -101,11 +127,11 @@ def test_the_commands_run(block: Block) -> None:
             # are what a stale command gets: bad arguments, a missing path, cannot run.
             assert done.returncode in (0, 1), f"{block}: `{command}`\n{done.stderr[-2000:]}"
         elif kind == "python" and len(words) > 1 and words[1].endswith(".py"):
-            script = ROOT / words[1]
+            script = workdir / words[1]
             assert script.is_file(), f"{block}: {words[1]} does not exist"
             help_text = subprocess.run(
                 [sys.executable, str(script), "--help"],
-                cwd=ROOT,
+                cwd=workdir,
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -114,6 +140,21 @@ def test_the_commands_run(block: Block) -> None:
             assert help_text.returncode == 0, f"{block}: {words[1]} --help failed"
             for option in (word for word in words[2:] if word.startswith("--")):
                 assert option in help_text.stdout, f"{block}: {words[1]} has no {option}"
+
+
+def user_environment() -> dict[str, str]:
+    """The user's environment (pip's index settings and cache included), not this checkout's
+    test set-up: tests/conftest.py gives each test process its own XDG_CACHE_HOME, and pip
+    would then miss its warm cache."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "HOLODECK_PREFLIGHT", "XDG_CACHE_HOME")
+    }
+    user_cache = os.environ.get("HOLODECK_TEST_USER_CACHE_HOME")
+    if user_cache:
+        env["XDG_CACHE_HOME"] = user_cache
+    return env
 
 
 @pytest.mark.slow
@@ -134,12 +175,7 @@ def test_the_quick_start_works_in_a_fresh_clone(tmp_path: Path) -> None:
         text=True,
         timeout=1200,
         check=False,
-        # The user's environment (pip's index settings included), not this checkout's.
-        env={
-            key: value
-            for key, value in os.environ.items()
-            if key not in ("PYTHONPATH", "VIRTUAL_ENV", "HOLODECK_PREFLIGHT")
-        },
+        env=user_environment(),
     )
     # The replay ends with 1 on purpose (7 turns answered wrongly: README says so).
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]

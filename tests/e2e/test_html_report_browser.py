@@ -6,7 +6,7 @@ a 1,000-case page is interactive within 2 s; a hostile transcript runs nothing; 
 no cases renders. Two models (one with a hostile name) with repeats and a baseline: each
 model's chart bars equal its own numbers, flaky turns are marked, "regressions only" shows
 exactly the regressed turns and the detail says what changed. Screenshots go to
-e2e-artifacts/html-report/.
+html-report/ in the e2e artifacts folder (test_vscode_e2e.artifacts_dir).
 """
 
 from __future__ import annotations
@@ -47,8 +47,11 @@ HOSTILE = [
 
 def sample_report(tmp_path: Path) -> tuple[Path, TestReport]:
     out = tmp_path / "sample"
+    # A copy: the run is stored beside its agent (.holodeck/runs), never in the checkout.
+    agent = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, agent, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
     status = main(
-        ["run", str(SAMPLE), "--replay", str(SAMPLE / "cassettes" / "oracle.json"), "--quiet",
+        ["run", str(agent), "--replay", str(agent / "cassettes" / "oracle.json"), "--quiet",
          "--report-json", str(out / "report.json"), "--report-html", str(out / "sample.html")]
     )  # fmt: skip
     assert status == 1  # the recording answers 7 turns wrongly, on purpose

@@ -5,8 +5,8 @@ Each test runs one script of this folder (see README.md) and fails with its log.
 cached between runs: code-server installed by install_code_server.sh into
 ~/.cache/holodeck-e2e (about 90 s the first time, 0.5 s after), playwright-core by `npm ci`
 here, the .vsix built once per session (shared with tests/extension). Screenshots and logs of
-every run, passed or failed, are kept in `e2e-artifacts/` at the repository root
-($HOLODECK_E2E_ARTIFACTS to change it).
+every run, passed or failed, are kept in a temporary folder whose path every failure names
+(`$HOLODECK_E2E_ARTIFACTS` to choose one, as CI does to upload them) — never in the checkout.
 
 Skipped only when asked: HOLODECK_E2E=0. A missing tool (node, npm, Debian's chromium, the
 packages install_code_server.sh needs) is a failure that says how to install it.
@@ -14,9 +14,11 @@ packages install_code_server.sh needs) is a failure that says how to install it.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,8 +36,14 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@functools.cache
 def artifacts_dir() -> Path:
-    return Path(os.environ.get("HOLODECK_E2E_ARTIFACTS") or REPO / "e2e-artifacts")
+    """$HOLODECK_E2E_ARTIFACTS, else a folder of this test process's own under the system's
+    temporary folder (kept after the session, so the screenshots can be looked at)."""
+    chosen = os.environ.get("HOLODECK_E2E_ARTIFACTS", "").strip()
+    if chosen:
+        return Path(chosen)
+    return Path(tempfile.mkdtemp(prefix="holodeck-e2e-artifacts-"))
 
 
 @pytest.fixture(scope="module")
@@ -82,10 +90,16 @@ def run_script(e2e: dict[str, str], script: str, *extra: str) -> str:
             command, cwd=REPO, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, check=False
         )
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"{script} timed out after {SCRIPT_TIMEOUT}s:\n{error.stdout}\n{error.stderr}")
+        pytest.fail(
+            f"{script} timed out after {SCRIPT_TIMEOUT}s (screenshots and logs in "
+            f"{artifacts_dir()}):\n{error.stdout}\n{error.stderr}"
+        )
     output = f"{done.stdout}\n{done.stderr}"
     if done.returncode != 0:
-        pytest.fail(f"{script} failed (exit {done.returncode}):\n{output[-6000:]}")
+        pytest.fail(
+            f"{script} failed (exit {done.returncode}; screenshots and logs in "
+            f"{artifacts_dir()}):\n{output[-6000:]}"
+        )
     return output
 
 

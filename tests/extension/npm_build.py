@@ -1,6 +1,10 @@
 """Building the VS Code extension with the real tools (npm ci from the committed lockfile,
 `vsce package`), shared by the extension's own tests and the end-to-end tests that install the
-.vsix into a real VS Code. Failures are test failures that show npm's output."""
+.vsix into a real VS Code. Failures are test failures that show npm's output.
+
+The build runs in a copy of vscode-extension/ under the session's temporary folder: `npm ci`,
+`tsc` and `vsce package` write node_modules/, out/, dist/ and the .vsix, and none of that may
+land in the checkout (tests/checkout_guard.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ def npm() -> str:
     return found
 
 
-def run_npm(*args: str, cwd: Path = EXTENSION, timeout: int = 600) -> str:
+def run_npm(*args: str, cwd: Path, timeout: int = 600) -> str:
     env = {**os.environ, "HOLODECK_LSP": installed_server(), "CI": os.environ.get("CI", "true")}
     try:
         done = subprocess.run(
@@ -49,19 +53,24 @@ def run_npm(*args: str, cwd: Path = EXTENSION, timeout: int = 600) -> str:
     return output
 
 
-def vsix_path() -> Path:
-    package = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
-    return EXTENSION / f"{package['name']}-{package['version']}.vsix"
+def vsix_path(folder: Path) -> Path:
+    package = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    return folder / f"{package['name']}-{package['version']}.vsix"
 
 
-def package_extension() -> dict[str, str]:
-    """`npm ci` and `npm run package` from scratch (an old .vsix is removed first); their
-    outputs and the .vsix path (`vsix`)."""
-    vsix = vsix_path()
-    vsix.unlink(missing_ok=True)
-    outputs = {"ci": run_npm("ci", "--no-audit", "--no-fund")}
-    outputs["package"] = run_npm("run", "package")
+#: What a build (or a developer's own build in the checkout) leaves in vscode-extension/.
+BUILD_OUTPUTS = shutil.ignore_patterns("node_modules", "out", "dist", "*.vsix")
+
+
+def package_extension(into: Path) -> dict[str, str]:
+    """A copy of vscode-extension/ (its sources only) at `into`, then `npm ci` and `npm run
+    package` there; their outputs, the copy (`folder`) and the .vsix path (`vsix`)."""
+    shutil.copytree(EXTENSION, into, ignore=BUILD_OUTPUTS)
+    vsix = vsix_path(into)
+    outputs = {"ci": run_npm("ci", "--no-audit", "--no-fund", cwd=into)}
+    outputs["package"] = run_npm("run", "package", cwd=into)
     if not vsix.is_file():
         pytest.fail(f"`npm run package` did not write {vsix.name}:\n{outputs['package']}")
+    outputs["folder"] = str(into)
     outputs["vsix"] = str(vsix)
     return outputs

@@ -24,8 +24,8 @@ def built(packaged_extension: dict[str, str]) -> dict[str, str]:
     unit tests; their outputs by step."""
     return {
         **packaged_extension,
-        "typecheck": run_npm("run", "typecheck"),
-        "test": run_npm("test"),
+        "typecheck": run_npm("run", "typecheck", cwd=Path(packaged_extension["folder"])),
+        "test": run_npm("test", cwd=Path(packaged_extension["folder"])),
     }
 
 

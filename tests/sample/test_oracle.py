@@ -24,7 +24,6 @@ from holodeck_lsp.cli import main
 from holodeck_lsp.schema.results import TestReport
 from tests.sample.sample_support import (
     CASSETTE_MISTAKES,
-    CASSETTE_PATH,
     CASSETTE_SEED,
     GRADER_METRIC,
     SAMPLE_DIR,
@@ -109,14 +108,15 @@ def mistaken_oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle
     stop(proc)
 
 
-def run_live(server: Oracle, out: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, TestReport]:
-    """The sample's agent.yaml unchanged (provider ollama, no endpoint): OLLAMA_HOST points
-    the backend at the oracle, as the README's instructions do."""
+def run_live(
+    server: Oracle, sample: Path, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, TestReport]:
+    """The sample's agent.yaml unchanged (provider ollama, no endpoint) in a copy (`sample`,
+    where the run is stored): OLLAMA_HOST points the backend at the oracle, as the README's
+    instructions do."""
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{server.port}")
     with grader_imports_isolated():
-        status = main(
-            ["run", str(SAMPLE_DIR), "--report-json", str(out), "--parallel", "4", "--quiet"]
-        )
+        status = main(["run", str(sample), "--report-json", str(out), "--parallel", "4", "--quiet"])
     return status, read_report(out)
 
 
@@ -128,7 +128,7 @@ def test_a_live_run_against_the_oracle_passes_every_turn(
     oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert oracle.wrong == 0
-    status, report = run_live(oracle, tmp_path / "live.json", monkeypatch)
+    status, report = run_live(oracle, copy_sample(tmp_path), tmp_path / "live.json", monkeypatch)
     assert status == 0
     assert report.summary.total_turns == 34 and report.summary.passed_turns == 34
     assert report.environment["mode"] == "live"
@@ -233,10 +233,11 @@ def test_the_committed_cassette_is_a_faithful_recording(
     """Live against the oracle with the cassette's settings gives, turn by turn, the verdicts,
     answers and tool calls of replaying the cassette."""
     assert mistaken_oracle.wrong == 7
-    live_status, live = run_live(mistaken_oracle, tmp_path / "live.json", monkeypatch)
+    sample = copy_sample(tmp_path)
+    live_status, live = run_live(mistaken_oracle, sample, tmp_path / "live.json", monkeypatch)
     with grader_imports_isolated():
         replay_status = main(
-            ["run", str(SAMPLE_DIR), "--replay", str(CASSETTE_PATH),
+            ["run", str(sample), "--replay", str(sample / "cassettes" / "oracle.json"),
              "--report-json", str(tmp_path / "replay.json"), "--quiet"]
         )  # fmt: skip
     replay = read_report(tmp_path / "replay.json")

@@ -13,14 +13,13 @@ from holodeck_lsp.cli import main
 from holodeck_lsp.schema.results import TestReport, TurnResult
 from tests.sample.sample_support import (
     CASSETTE_MISTAKES,
-    CASSETTE_PATH,
     CASSETTE_SEED,
     GEVAL_METRIC,
     GRADER_METRIC,
     NUMERIC_METRIC,
-    SAMPLE_DIR,
     committed_subset,
     convfinqa,
+    copy_sample,
     grader_imports_isolated,
     has_steps,
     metric,
@@ -34,11 +33,12 @@ from tests.sample.sample_support import (
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, TestReport]:
     """One replay for the whole module: (exit status, report)."""
-    out = tmp_path_factory.mktemp("replay") / "report.json"
+    folder = tmp_path_factory.mktemp("replay")
+    sample, out = copy_sample(folder), folder / "report.json"  # the run is stored in the copy
     with grader_imports_isolated():
         status = main(
-            ["run", str(SAMPLE_DIR), "--replay", str(CASSETTE_PATH), "--report-json", str(out),
-             "--quiet"]
+            ["run", str(sample), "--replay", str(sample / "cassettes" / "oracle.json"),
+             "--report-json", str(out), "--quiet"]
         )  # fmt: skip
     return status, read_report(out)
 
