@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from holodeck_lsp.server import threads
 from holodeck_lsp.server.core import import_runner
-from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.cassette_setting import RunRefused, SettingsCassette
 from holodeck_lsp.server.runs.editor_run import open_session, run_in_worker
 from holodeck_lsp.server.runs.state import Runner
@@ -62,11 +61,14 @@ class RegradeOnEdit:
         if uri not in runner.answers and not runner.server.settings.cassette_path:
             runner.graded_texts.pop(uri, None)  # no answers to re-grade from
             return
-        parsed = parsed_documents(runner.server).peek(uri, analysis.version)
-        if parsed is None:
+        # The check's own parse of its version (the listener may hear of a check made before
+        # the server started only once the document has moved on: its texts are then the
+        # first sight every later edit is compared with).
+        document = analysis.document
+        if document is None or document.root is None:
             return
         # The cases' own text only: cheap on every check (the full locations are not needed).
-        texts = case_texts(parsed.document.root, parsed.document.text)
+        texts = case_texts(document.root, document.text)
         graded = runner.graded_texts.get(uri)
         if graded is None:
             runner.graded_texts[uri] = dict(texts)  # first sight: nothing was edited yet

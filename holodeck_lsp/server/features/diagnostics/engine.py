@@ -90,6 +90,7 @@ class DiagnosticsEngine:
         #: URI -> the check made before the server started (`server/early_diagnostics.py`),
         #: taken by the didOpen of the same version and text.
         self.prechecked: dict[str, Analysis] = {}
+        self._telling: set[asyncio.Future[None]] = set()
         self.check_listeners: list[CheckListener] = []
 
     # -- what a document is ------------------------------------------------------------------
@@ -147,10 +148,14 @@ class DiagnosticsEngine:
             if analysis is None:
                 self.schedule(uri, delay_s=0.0, slow=True)
                 return
-            # Checked before the server started (server/early_diagnostics.py): take that check
-            # now, so every request after this didOpen sees it — as it would have after a check.
+            # Checked before the server started (server/early_diagnostics.py), and already
+            # published: take it now, so that every request after this didOpen sees the version
+            # the client has seen; the listeners hear of it once the settings are in.
             self._last_checks[uri] = analysis
-            self._take(uri, analysis, slow=False)
+            self._take(uri, analysis, slow=False, tell=False)
+            told = asyncio.ensure_future(self._tell_when_settled(uri, analysis))
+            self._telling.add(told)
+            told.add_done_callback(self._telling.discard)
             self.schedule(uri, delay_s=0.0, slow=True, fast=False)
         else:
             for agent in self.agents_including(uri):
@@ -207,6 +212,11 @@ class DiagnosticsEngine:
         path = uri_to_path(uri)
         if path is None or analysis.texts.get(path_key(path)) != opened[0]:
             return None
+        # The same text, read from the same bytes twice: make it the very string the
+        # workspace holds, which the parse cache requires (`ParsedDocuments.offer`).
+        analysis.texts[path_key(path)] = opened[0]
+        if analysis.document is not None:
+            analysis.document.text = opened[0]
         return analysis
 
     def schedule(self, uri: str, *, delay_s: float, slow: bool, fast: bool = True) -> None:
@@ -221,9 +231,16 @@ class DiagnosticsEngine:
                 previous.cancel()
             self._slow[uri] = asyncio.ensure_future(self._run(uri, 0.0, slow=True))
 
+    async def _tell_when_settled(self, uri: str, analysis: Analysis) -> None:
+        await self.server.settings_read()  # as `_run`: the listeners read the settings
+        self._tell(uri, analysis)
+
     async def _run(self, uri: str, delay_s: float, *, slow: bool) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
+        # A check accepted before the workspace settings are in would tell the listeners
+        # (re-grading from `cassettePath`, the run lenses) about the defaults.
+        await self.server.settings_read()
         try:
             analysis = await self.check(uri, trusted=slow)
         except asyncio.CancelledError:
@@ -234,8 +251,9 @@ class DiagnosticsEngine:
         if analysis is not None:
             self._take(uri, analysis, slow=slow)
 
-    def _take(self, uri: str, analysis: Analysis, *, slow: bool) -> None:
-        """Accept and publish a check of `uri` (dropped if the document moved on since)."""
+    def _take(self, uri: str, analysis: Analysis, *, slow: bool, tell: bool = True) -> None:
+        """Accept and publish a check of `uri` (dropped if the document moved on since);
+        `tell`: and hand it to the check listeners."""
         if slow:
             self._verdicts[uri] = GraderVerdicts.of(analysis)
         if not self._is_current(uri, analysis.version):
@@ -248,6 +266,10 @@ class DiagnosticsEngine:
             self.push(result)
         elif slow:
             self._ask_for_refresh()
+        if tell:
+            self._tell(uri, analysis)
+
+    def _tell(self, uri: str, analysis: Analysis) -> None:
         for listener in self.check_listeners:
             try:
                 listener(uri, analysis)
