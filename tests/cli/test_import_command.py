@@ -117,7 +117,7 @@ def error_of(done: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_no_dataset_or_an_unknown_one_lists_the_datasets() -> None:
-    assert error_of(cli("import")) == "name the dataset to import: one of convfinqa"
+    assert error_of(cli("import")) == "name the dataset to import: one of convfinqa, bfcl"
     assert error_of(cli("import", "ConvFinQA", "x.json")) == (
         "unknown dataset 'ConvFinQA'; did you mean `convfinqa`? "
         "(datasets: convfinqa; see holodeck-lsp import --help)"

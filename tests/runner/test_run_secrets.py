@@ -56,13 +56,14 @@ async def test_the_cli_masks_every_secret_in_every_output(
     files = [path.read_text(encoding="utf-8") for path in out.values()]
     assert_masked(*files, done.out, done.err)
 
-    # The run history: the stored report, recording and run.json are masked as well.
+    # The run history: the stored report, recording, journal and run.json are masked as well.
     from holodeck_lsp.runner.run_history import resolve, runs_folder
 
     stored = resolve("latest", runs_folder(agent))
     saved = {path.name: path.read_text(encoding="utf-8") for path in stored.folder.iterdir()}
-    assert sorted(saved) == ["recording.json", "report.json", "run.json"]
-    assert MASK in saved["report.json"] and MASK in saved["recording.json"]  # secrets were there
+    assert sorted(saved) == ["journal.jsonl", "recording.json", "report.json", "run.json"]
+    for name in ("report.json", "recording.json", "journal.jsonl"):
+        assert MASK in saved[name], name  # the secrets were there, masked
     assert stored.load_recording().cases[0].turns[0].tool_calls[0].result == MASK
     assert_masked(*saved.values())
 

@@ -107,6 +107,8 @@ COMMANDS: tuple[Command, ...] = (
             Option(("--quiet",), help="print only the summary"),
             Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
             Option(("--retry-budget",), TEXT, "retries per turn on a provider's refusals"),
+            Option(("--max-cost",), TEXT, "USD: start no case that would pass it"),
+            Option(("--max-turns",), TEXT, "start no case that would pass N turns"),
             Option(("--resume",), RUN, "finish a run that stopped early"),
             Option(("--retry-errored",), help="with --resume: run errored cases again"),
             Option(("--force",), help="with --resume: even if the agent changed"),
