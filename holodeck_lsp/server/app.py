@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.server import threads
 from holodeck_lsp.server.core import HolodeckServer
@@ -30,13 +31,15 @@ from holodeck_lsp.server.features import (
 from holodeck_lsp.server.features.code_actions import actions as code_actions
 from holodeck_lsp.server.features.completion import candidates as completion
 from holodeck_lsp.server.features.diagnostics import pull, sync
-from holodeck_lsp.server.features.diagnostics.analysis import Analysis
 from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
 from holodeck_lsp.server.runs import commands as run_commands
 from holodeck_lsp.server.runs import test_discovery
 from holodeck_lsp.server.runs.regressions import regressions_of
 from holodeck_lsp.server.runs.run_actions import run_actions
+
+if TYPE_CHECKING:
+    from holodeck_lsp.server.features.diagnostics.analysis import Analysis
 
 
 def create_server(prechecked: dict[str, Analysis] | None = None) -> HolodeckServer:

@@ -152,7 +152,7 @@ class DiagnosticsEngine:
             # published: take it now, so that every request after this didOpen sees the version
             # the client has seen; the listeners hear of it once the settings are in.
             self._last_checks[uri] = analysis
-            self._take(uri, analysis, slow=False, tell=False)
+            self._take(uri, analysis, slow=False, tell=False, published=True)
             told = asyncio.ensure_future(self._tell_when_settled(uri, analysis))
             self._telling.add(told)
             told.add_done_callback(self._telling.discard)
@@ -251,9 +251,17 @@ class DiagnosticsEngine:
         if analysis is not None:
             self._take(uri, analysis, slow=slow)
 
-    def _take(self, uri: str, analysis: Analysis, *, slow: bool, tell: bool = True) -> None:
+    def _take(
+        self,
+        uri: str,
+        analysis: Analysis,
+        *,
+        slow: bool,
+        tell: bool = True,
+        published: bool = False,
+    ) -> None:
         """Accept and publish a check of `uri` (dropped if the document moved on since);
-        `tell`: and hand it to the check listeners."""
+        `tell`: and hand it to the check listeners; `published`: see `push`."""
         if slow:
             self._verdicts[uri] = GraderVerdicts.of(analysis)
         if not self._is_current(uri, analysis.version):
@@ -263,7 +271,7 @@ class DiagnosticsEngine:
             return
         result = self.accept(uri, analysis)
         if self.pushing:
-            self.push(result)
+            self.push(result, published=published)
         elif slow:
             self._ask_for_refresh()
         if tell:
@@ -350,17 +358,21 @@ class DiagnosticsEngine:
 
     # -- publishing --------------------------------------------------------------------------
 
-    def push(self, result: CheckResult) -> None:
+    def push(self, result: CheckResult, *, published: bool = False) -> None:
+        """Publish `result`; `published`: its own items are out already (published before the
+        server started, server/early_diagnostics.py) — only what the contributors add then
+        calls for a publish, so the client does not get the same list twice."""
         agent = result.agent_uri
         for target, items in result.by_uri.items():
             if target == agent:
                 if agent in self.open_agents:
-                    self._publish(
-                        agent, items + self.contributed(agent, result.version), result.version
-                    )
+                    contributed = self.contributed(agent, result.version)
+                    if contributed or not published:
+                        self._publish(agent, items + contributed, result.version)
             else:
                 self._include_items.setdefault(target, {})[agent] = items
-                self._publish_include(target)
+                if not published:
+                    self._publish_include(target)
         self._withdraw(agent, keep=set(result.by_uri))
 
     def contributed(self, uri: str, version: int | None) -> list[types.Diagnostic]:
