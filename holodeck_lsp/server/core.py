@@ -24,7 +24,7 @@ from holodeck_lsp.server.settings import Settings
 
 NAME = "holodeck-lsp"
 #: How long a request waits for the first workspace settings (`settings_read`).
-SETTINGS_TIMEOUT_S = 2.0
+SETTINGS_TIMEOUT_S = 5.0
 
 
 class HolodeckProtocol(LanguageServerProtocol):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.runner.limits import registry
-from holodeck_lsp.runner.pricing.costs import usd
-from holodeck_lsp.schema.results import TurnResult
+
+if TYPE_CHECKING:  # the report schema (pydantic) loads with the first run, not at start-up
+    from holodeck_lsp.schema.results import TurnResult
 
 #: Planned turns from which a run's reports carry in flight, rate and time left.
 LONG_RUN_TURNS = 20
@@ -74,6 +76,8 @@ class RunTotals:
             parts.append(f"{waiting} waiting on rate limit")
         if self.tokens:
             parts.append(f"{self.tokens:,} tokens")
+            from holodeck_lsp.runner.pricing.costs import usd
+
             parts.append("cost n/a" if self.unpriced else usd(self.cost))
         return parts
 
