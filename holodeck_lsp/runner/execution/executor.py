@@ -224,15 +224,19 @@ async def run_lanes(
     #: Per lane: when its first session started and its last one finished (wall time).
     spans: list[list[float]] = [[] for _ in lanes]
 
-    async def one(context: RunContext, item: PlannedCase, ref: CaseRef, lane: int) -> TestResult:
+    async def one(
+        context: RunContext, item: PlannedCase, ref: CaseRef, lane: int
+    ) -> TestResult | None:
         case_run = CaseRun(context, item, ref)
         async with gate:
-            if options.may_start is not None and (early_stop is None or not early_stop.stopping):
+            if options.may_start is not None:
                 refusal = options.may_start(ref)  # a budget (runner/run_budget/)
                 if refusal is not None:
-                    if early_stop is None:
-                        return _not_started(item, refusal)
-                    early_stop.stop(StopReason.BUDGET, refusal, finish_in_flight=True)
+                    # Left out of the report (it says why it stopped) and not journaled, so
+                    # `run --resume` runs it; the run is stopped: no other case starts.
+                    if early_stop is not None:
+                        early_stop.stop(StopReason.BUDGET, refusal, finish_in_flight=True)
+                    return None
             if early_stop is not None and early_stop.stopping and not cancel.is_set():
                 return _not_started(item, early_stop.detail or "the run stopped early")
             spans[lane].append(time.perf_counter())
@@ -243,7 +247,7 @@ async def run_lanes(
         finally:
             spans[lane].append(time.perf_counter())
 
-    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult]] = {}
+    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult | None]] = {}
     # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
     # (start_order.py); `sequence` keeps the file-order number progress shows.
     lengths = [work[sequence][3].sent_turns for sequence in left]
@@ -274,16 +278,18 @@ async def run_lanes(
     finally:
         cancelled.cancel()
     results = [
-        _stamped(
-            finished[key_of(lane, number, item)]
-            if key_of(lane, number, item) in finished
-            else _result_of(tasks[(lane, number, position)], item),
-            lanes[lane].label,
-            number if repeat > 1 else None,
-        )
+        _stamped(result, lanes[lane].label, number if repeat > 1 else None)
         for lane in range(len(lanes))
         for number in range(1, repeat + 1)
         for position, item in enumerate(planned)
+        if (
+            result := (
+                finished[key_of(lane, number, item)]
+                if key_of(lane, number, item) in finished
+                else _result_of(tasks[(lane, number, position)], item)
+            )
+        )
+        is not None  # a case a budget did not start
     ]
     environment = {
         "python": platform.python_version(),
@@ -323,8 +329,9 @@ def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
     return result.model_copy(update={"model": model, "repeat": repeat})
 
 
-def _result_of(task: asyncio.Task[TestResult], item: PlannedCase) -> TestResult:
-    """The case's result; if even the case's own guard failed, a failed result saying why."""
+def _result_of(task: asyncio.Task[TestResult | None], item: PlannedCase) -> TestResult | None:
+    """The case's result (None: a budget did not start it); if even the case's own guard
+    failed, a failed result saying why."""
     error = task.exception() if not task.cancelled() else asyncio.CancelledError("cancelled")
     if error is None:
         return task.result()

@@ -20,7 +20,8 @@ from tests.server.runs.run_suite import record_results
 pytestmark = pytest.mark.slow
 
 SAMPLE = Path(__file__).resolve().parents[3] / "sample" / "financial-assistant"
-_REPORT = re.compile(r"^(\S+) turn (\d+) [✓✗] \((\d+)/34\)$")
+#: `name turn N ✓ (done/34)`, then the run's totals (` · 12 turns/min · …`).
+_REPORT = re.compile(r"^(\S+) turn (\d+) [✓✗] \((\d+)/34\)(?: · .*)?$")
 
 
 async def test_the_editor_hears_turns_in_turn_order(client: LanguageClient, tmp_path: Path) -> None:
