@@ -2,9 +2,9 @@
 line, 2,000-deep `[[[…]]]`, CRLF, BOM, tabs, alias bombs, back to the original …) sent through
 didChange to the real server over stdio. After each edit hover and documentSymbol must answer
 within 3 s (a hang, not a latency figure: the suite runs on parallel workers sharing two cores;
-latency is measured in bench/lsp_latency.py), the version's diagnostics must arrive, and every published diagnostic range must lie
-inside the text of the version it was computed for. Set HOLODECK_FUZZ_SEED to reproduce another
-sequence; the seed is in every failure message."""
+latency is measured in bench/lsp_latency.py), the version's diagnostics must arrive, and every
+published diagnostic range must lie inside the text of the version it was computed for. Set
+HOLODECK_FUZZ_SEED to reproduce another sequence; the seed is in every failure message."""
 
 from __future__ import annotations
 
