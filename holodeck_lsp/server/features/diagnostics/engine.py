@@ -238,9 +238,6 @@ class DiagnosticsEngine:
     async def _run(self, uri: str, delay_s: float, *, slow: bool) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
-        # A check accepted before the workspace settings are in would tell the listeners
-        # (re-grading from `cassettePath`, the run lenses) about the defaults.
-        await self.server.settings_read()
         try:
             analysis = await self.check(uri, trusted=slow)
         except asyncio.CancelledError:
