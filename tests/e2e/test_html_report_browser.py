@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.cli import main
 from holodeck_lsp.engine.reports import html
 from holodeck_lsp.engine.reports.html.data import page_data
 from holodeck_lsp.engine.reports.view import duration
@@ -50,11 +50,15 @@ def sample_report(tmp_path: Path) -> tuple[Path, TestReport]:
     # A copy: the run is stored beside its agent (.holodeck/runs), never in the checkout.
     agent = tmp_path / "financial-assistant"
     shutil.copytree(SAMPLE, agent, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
-    status = main(
-        ["run", str(agent), "--replay", str(agent / "cassettes" / "oracle.json"), "--quiet",
-         "--report-json", str(out / "report.json"), "--report-html", str(out / "sample.html")]
+    # In its own process: the sample's tools and graders import sibling modules by name
+    # (`convfinqa`), which another test in the same worker may have imported from elsewhere.
+    done = subprocess.run(
+        [sys.executable, "-m", "holodeck_lsp", "run", str(agent),
+         "--replay", str(agent / "cassettes" / "oracle.json"), "--quiet",
+         "--report-json", str(out / "report.json"), "--report-html", str(out / "sample.html")],
+        capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert status == 1  # the recording answers 7 turns wrongly, on purpose
+    assert done.returncode == 1, done.stderr  # the recording answers 7 turns wrongly, on purpose
     json_report = TestReport.model_validate_json((out / "report.json").read_text("utf-8"))
     return out / "sample.html", json_report
 
