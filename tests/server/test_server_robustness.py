@@ -1,7 +1,7 @@
 """Robustness: seeded random full-text edits (truncations, latin-1 garbage, a 100,000-character
 line, 2,000-deep `[[[…]]]`, CRLF, BOM, tabs, alias bombs, back to the original …) sent through
 didChange to the real server over stdio. After each edit hover and documentSymbol must answer
-within 3 s (a hang, not a latency figure: the suite runs on parallel workers sharing two cores;
+within 10 s (a hang, not a latency figure: the suite runs on parallel workers sharing two cores;
 latency is measured in bench/lsp_latency.py), the version's diagnostics must arrive, and every
 published diagnostic range must lie inside the text of the version it was computed for. Set
 HOLODECK_FUZZ_SEED to reproduce another sequence; the seed is in every failure message."""
@@ -25,7 +25,7 @@ from tests.server.lsp_client import change_file, initialize, open_file, publishe
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "matchers-and-lints"
 SEED = int(os.environ.get("HOLODECK_FUZZ_SEED", "20261129"))
 EDITS = 120
-ANSWER_WITHIN = 3.0
+ANSWER_WITHIN = 10.0
 DIAGNOSTICS_WITHIN = 15.0
 
 Edit = Callable[[random.Random, str, str], str]
