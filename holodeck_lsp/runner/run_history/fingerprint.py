@@ -5,6 +5,11 @@ folder counts, not only the ones `agent.yaml` names) plus tool files named outsi
 
 A resumed run compares the fingerprint its journal recorded with today's: a changed file
 means the finished cases and the ones still to run would test different agents.
+
+holodeck-lsp.yaml is deliberately not part of it: what it holds (rate limits, the retry
+budget, prices, the default model list) changes how a run is paced and priced, not a verdict,
+and lowering a limit after a run of 429s is exactly what a user does before `--resume`; the
+models a run covers are recorded in the journal itself.
 """
 
 from __future__ import annotations
