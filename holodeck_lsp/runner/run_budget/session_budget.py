@@ -11,6 +11,7 @@ from holodeck_lsp.runner.execution.executor import RunOptions
 from holodeck_lsp.runner.pricing.costs import priced_report
 from holodeck_lsp.runner.pricing.price_list import PriceList, price_list
 from holodeck_lsp.runner.run_budget.budget_stop import BudgetStop
+from holodeck_lsp.runner.run_budget.carried_spend import carried_spend
 from holodeck_lsp.runner.run_budget.run_meter import RunMeter
 from holodeck_lsp.runner.run_request import RunRequest
 from holodeck_lsp.schema.results import TestReport
@@ -47,7 +48,14 @@ class SessionBudget:
         meter = RunMeter(sink, prices, default_model)
         stop = None
         if request.max_cost is not None or request.max_turns is not None:
-            stop = BudgetStop(meter, total, max_cost=request.max_cost, max_turns=request.max_turns)
+            carried = carried_spend(request.finished.values(), prices, default_model)
+            stop = BudgetStop(
+                meter,
+                total,
+                max_cost=request.max_cost,
+                max_turns=request.max_turns,
+                carried=carried,
+            )
         return cls(prices, default_model, meter, stop)
 
     def options(self, options: RunOptions) -> RunOptions:

@@ -47,10 +47,11 @@ def _echo(body: dict[str, object]) -> Reply:
     return Reply(text=str(messages[-1]["content"]), usage=Usage(10, 5))
 
 
-async def _run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+async def _run(tmp_path: Path, *args: str, save: bool = False) -> tuple[int, str, str]:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-k"}
+    kept = () if save else ("--no-save",)
     proc = await asyncio.create_subprocess_exec(
-        SCRIPT, "run", "agent.yaml", "--no-save", "--report-json", "out.json", *args,
+        SCRIPT, "run", "agent.yaml", *kept, "--report-json", "out.json", *args,
         cwd=tmp_path, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
@@ -109,6 +110,38 @@ async def test_max_cost_estimates_from_the_cost_per_turn_so_far(
     summary = _report(tmp_path)["summary"]
     assert isinstance(summary, dict)
     assert summary["cost_usd"] == pytest.approx(0.045) and summary["cost_usd"] <= 0.05
+
+
+async def test_a_resumed_run_keeps_to_the_whole_runs_budget(
+    tmp_path: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.responder = _echo
+    _suite(tmp_path, fake_openai, model="gpt-house")
+    (tmp_path / "holodeck-lsp.yaml").write_text(
+        "prices:\n  openai:gpt-house: {input: 1000, output: 1000}\n", encoding="utf-8"
+    )
+    status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1", save=True)
+    assert "would be passed after 3 of 10 cases" in out, (out, err)
+    # The same budget again: the journal's 0.045 USD counts, so not one case more.
+    status, out, err = await _run(
+        tmp_path, "--resume", "--max-cost", "0.05", "--parallel", "1", save=True
+    )
+    assert status == EXIT_ERRORED, (out, err)
+    assert "stopped: --max-cost 0.05 USD would be passed" in out
+    assert len(fake_openai.chat_requests) == 3
+    # A raised budget: 0.045 spent and 0.015 a turn leave room for three more turns.
+    status, out, err = await _run(
+        tmp_path, "--resume", "--max-cost", "0.095", "--parallel", "1", save=True
+    )
+    assert status == EXIT_ERRORED, (out, err)
+    assert len(fake_openai.chat_requests) == 6
+    report = _report(tmp_path)
+    results = report["results"]
+    assert isinstance(results, list)
+    assert [r["test_name"] for r in results] == [f"c{n}" for n in range(6)]
+    summary = report["summary"]
+    assert isinstance(summary, dict)
+    assert summary["cost_usd"] == pytest.approx(0.09)
 
 
 async def test_a_failed_case_still_wins_over_the_stop(
