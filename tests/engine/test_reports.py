@@ -434,3 +434,30 @@ def test_markdown_and_junit_show_judge_tokens_apart(report: TestReport) -> None:
     assert properties == {"agent_tokens": str(judged.results[0].token_usage.total_tokens),  # type: ignore[union-attr]
                           "judge_tokens": "52"}  # fmt: skip
     assert root.findall("testsuite")[1].find("properties") is None
+
+
+# --------------------------------------------------------------------------------------------
+# Cost at the price list
+# --------------------------------------------------------------------------------------------
+
+
+def test_markdown_and_junit_show_the_cost_only_when_every_case_is_priced(
+    report: TestReport,
+) -> None:
+    priced = report.model_copy(deep=True)
+    for n, result in enumerate(priced.results):
+        result.cost_usd = 0.25 * (n + 1)
+    total = sum(0.25 * (n + 1) for n in range(len(priced.results)))
+    line = markdown.render(priced).splitlines()[2]
+    assert f"cost {total:.4f} USD" in line
+    root = ET.fromstring(junit.render(priced))
+    first = root.findall("testsuite")[0]
+    assert {p.get("name"): p.get("value") for p in first.iter("property")} == {
+        "cost_usd": "0.250000"
+    }
+    # One case without a price (its model has none): no run total, that case no property.
+    priced.results[1].cost_usd = None
+    assert "cost " not in markdown.render(priced).splitlines()[2]
+    second = ET.fromstring(junit.render(priced)).findall("testsuite")[1]
+    assert second.find("properties") is None
+    assert "cost " not in markdown.render(report).splitlines()[2]

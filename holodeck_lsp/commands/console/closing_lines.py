@@ -6,8 +6,8 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 
 from __future__ import annotations
 
+from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.token_totals import agent_usage
-from holodeck_lsp.runner.pricing.costs import usd
 from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 

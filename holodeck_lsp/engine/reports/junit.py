@@ -91,6 +91,9 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
         usage = agent_usage([case.result])
         agent = usage.total_tokens if usage is not None else 0
         listed += [("agent_tokens", str(agent)), ("judge_tokens", str(judge.total_tokens))]
+    if case.result.cost_usd is not None:
+        # The agent's tokens at the price list, in USD (the JSON report's `cost_usd`).
+        listed.append(("cost_usd", f"{case.result.cost_usd:.6f}"))
     if listed:
         properties = ET.SubElement(suite, "properties")
         for name, value in listed:

@@ -28,9 +28,11 @@ from holodeck_lsp.engine.reports.view import (
     failure_reasons,
     metric_status,
     number,
+    run_cost,
     skip_reason,
     tokens,
     tool_reason,
+    usd,
 )
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
@@ -125,6 +127,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     judge = judge_usage([case.result for case in ordered])
     if judge is not None:
         parts.append(f"{judge.total_tokens:,} judge tokens")
+    cost = run_cost(case.result.cost_usd for case in ordered)
+    if ordered and cost is not None:  # every case priced (a partial sum would mislead)
+        parts.append(f"cost {usd(cost)}")
     return " · ".join(parts)
 
 

@@ -3,7 +3,7 @@ for a single-turn case), labels, and the reasons a block failed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from holodeck_lsp.schema.results import (
@@ -172,6 +172,24 @@ def number(value: float) -> str:
 
 def duration(ms: int) -> str:
     return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
+
+
+def usd(amount: float) -> str:
+    """Cents for a bill; a small run's fractions of a cent with enough decimals to read."""
+    if amount >= 10:
+        return f"{amount:.2f} USD"
+    return f"{amount:.4f} USD" if amount >= 0.01 or amount == 0 else f"{amount:.6f} USD"
+
+
+def run_cost(costs: Iterable[float | None]) -> float | None:
+    """The sum of the cases' costs, or None when one has none (its model has no price: a
+    partial sum would pass for the whole bill)."""
+    total = 0.0
+    for cost in costs:
+        if cost is None:
+            return None
+        total += cost
+    return total
 
 
 def tokens(usage: TokenUsage | None) -> str:

@@ -17,13 +17,6 @@ def usage_cost(usage: TokenUsage | None, price: Price | None) -> float | None:
     return (usage.prompt_tokens * price.input + usage.completion_tokens * price.output) / _MILLION
 
 
-def usd(amount: float) -> str:
-    """Cents for a bill; a small run's fractions of a cent with enough decimals to read."""
-    if amount >= 10:
-        return f"{amount:.2f} USD"
-    return f"{amount:.4f} USD" if amount >= 0.01 or amount == 0 else f"{amount:.6f} USD"
-
-
 def _priced_case(result: TestResult, price: Price | None) -> TestResult:
     if price is None:
         return result

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from holodeck_lsp.config.limits_config import configured_limits
-from holodeck_lsp.runner.pricing.costs import priced_report, usage_cost, usd
+from holodeck_lsp.engine.reports.view import usd
+from holodeck_lsp.runner.pricing.costs import priced_report, usage_cost
 from holodeck_lsp.runner.pricing.price_list import Price, price_list, shipped_prices
 from holodeck_lsp.schema.results import (
     ReportSummary,
