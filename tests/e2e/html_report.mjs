@@ -73,6 +73,8 @@ try {
         title: document.title,
         summary: { casesPassed: num("sum-cases-passed"), casesFailed: num("sum-cases-failed"), turnsPassed: num("sum-turns-passed"),
           turnsFailed: num("sum-turns-failed"), turnsSkipped: num("sum-turns-skipped"), tokens: num("sum-tokens") },
+        cost: (() => { const t = document.querySelector("#sum-cost"); return t ? { value: num("sum-cost"),
+          title: t.getAttribute("title") } : null; })(),
         time: (() => { const t = document.querySelector("#sum-time"); return t ? { value: num("sum-time"),
           label: t.querySelector(".label").textContent, title: t.getAttribute("title") } : null; })(),
         turnChart: bars("chart-turns"), toolChart: bars("chart-tools"),

@@ -22,7 +22,7 @@ import pytest
 
 from holodeck_lsp.engine.reports import html
 from holodeck_lsp.engine.reports.html.data import page_data
-from holodeck_lsp.engine.reports.view import duration
+from holodeck_lsp.engine.reports.view import duration, run_cost, usd
 from holodeck_lsp.schema.comparison import Comparison, MetricDelta, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
 from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
@@ -158,6 +158,12 @@ def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
         "turnsSkipped": "0",
         "tokens": f"{sum(r.token_usage.total_tokens for r in sample.results if r.token_usage):,}",
     }
+    # The cost tile: the cases' cost at the price list, written as the terminal writes it.
+    cost = run_cost(r.cost_usd for r in sample.results)
+    assert cost is not None, "the sample's model has a price"
+    assert page["cost"]["value"] == usd(cost), page["cost"]  # type: ignore[index]
+    assert page["cost"]["title"].startswith("the agent's tokens at the price list")  # type: ignore[index]
+    assert found["empty"]["cost"] is None
     # The time tile says what it measures (the terminal's figure is the run's wall time).
     assert page["time"] == {  # type: ignore[comparison-overlap]
         "value": duration(summary.total_duration_ms),

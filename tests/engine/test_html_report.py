@@ -162,3 +162,13 @@ def test_the_inline_script_and_style_hold_nothing_that_ends_or_escapes_their_ele
     style = page.split("<style>", 1)[1].split("</style>", 1)[0]
     for text in (script, style):
         assert "</" not in text and "<!--" not in text and "<script" not in text
+
+
+def test_the_run_cost_is_in_the_page_only_when_every_case_is_priced() -> None:
+    priced = [TestResult(test_input="q", passed=True, cost_usd=0.5) for _ in range(3)]
+    assert page_data(report_of(*priced))["runs"][0]["summary"]["cost_usd"] == 1.5
+    unpriced = [*priced, TestResult(test_input="q", passed=True)]
+    assert page_data(report_of(*unpriced))["runs"][0]["summary"]["cost_usd"] is None
+    assert page_data(report_of())["runs"][0]["summary"]["cost_usd"] is None
+    # The tile is drawn by the page's script from that figure (tests/e2e checks it in Chromium).
+    assert 'tile("sum-cost", "cost"' in html.render(report_of(*priced))

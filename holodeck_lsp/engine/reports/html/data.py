@@ -21,7 +21,14 @@ from typing import Any
 from holodeck_lsp.engine.reports.html.baseline import baseline_data
 from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.engine.reports.html.matrix import Column, columns
-from holodeck_lsp.engine.reports.view import Block, Case, case_status, failure_reasons, tool_reason
+from holodeck_lsp.engine.reports.view import (
+    Block,
+    Case,
+    case_status,
+    failure_reasons,
+    run_cost,
+    tool_reason,
+)
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
@@ -100,6 +107,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "turns_skipped": sum(1 for c in found for b in c.blocks if b.skipped),
             "flaky": sum(_flaky_turns(group) for group in column.groups),
             "tokens": tokens,
+            # USD at the price list; None when a case's model has no price.
+            "cost_usd": run_cost(c.result.cost_usd for c in found) if found else None,
             "duration_ms": duration,
             "cancelled": env.get("cancelled") == "true" or report.interrupted,
         },

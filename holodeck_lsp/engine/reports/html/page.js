@@ -86,6 +86,11 @@
   }
   function pct(n, d) { return d ? Math.round((1000 * n) / d) / 10 : 0; }
   // What the time tile measures, beside the terminal's "wall time" (docs/reports.md).
+  var COST = "the agent's tokens at the price list: prompt tokens at the input price, completion tokens at the output price";
+  // As the terminal and the Markdown report write money (engine/reports/view.py usd()).
+  function fmtUsd(amount) {
+    return (amount >= 10 ? amount.toFixed(2) : amount >= 0.01 || amount === 0 ? amount.toFixed(4) : amount.toFixed(6)) + " USD";
+  }
   var AGENT_TIME = "the agent's answering time, summed over turns (judging, grading and start-up not included; turns run in parallel add up)";
   function fmtMs(ms) { return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(2) + " s"; }
   function turnLabel(turn) { return turn.t === undefined ? "case" : "turn " + turn.t; }
@@ -192,6 +197,9 @@
   function total(field) { return runs.reduce(function (n, r) { return n + r.summary[field]; }, 0); }
   function summary() {
     var env = data.report.environment || {}, cancelled = runs.some(function (r) { return r.summary.cancelled; });
+    // The run's cost only when every model's is known: a partial sum would pass for the bill.
+    var cost = runs.every(function (r) { return typeof r.summary.cost_usd === "number"; })
+      ? runs.reduce(function (sum, r) { return sum + r.summary.cost_usd; }, 0) : null;
     var turns = total("turns"), passed = total("turns_passed"), skipped = total("turns_skipped"), errored = total("turns_errored") || 0, failedTurns = turns - passed - skipped - errored;
     var flaky = total("flaky"), repeats = data.report.repeats || 1;
     function tile(id, label, value, cls, title) {
@@ -217,6 +225,7 @@
         errored ? tile("sum-turns-errored", "turns errored", errored, "errored") : null,
         repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
         tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
+        cost !== null ? tile("sum-cost", "cost", fmtUsd(cost), "", COST + (env.prices_as_of ? " (prices as of " + env.prices_as_of + ")" : "")) : null,
         tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME)),
       multi || repeats > 1 ? modelTable() : null,
       models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
