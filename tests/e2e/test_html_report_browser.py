@@ -49,6 +49,10 @@ def sample_report(tmp_path: Path) -> tuple[Path, TestReport]:
     # A copy: the run is stored beside its agent (.holodeck/runs), never in the checkout.
     agent = tmp_path / "financial-assistant"
     shutil.copytree(SAMPLE, agent, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    # The sample's local model has no list price: one priced here, so the page has a cost tile.
+    (agent / "holodeck-lsp.yaml").write_text(
+        'prices:\n  "ollama:qwen2.5:7b": {input: 0.5, output: 1.5}\n', encoding="utf-8"
+    )
     # In its own process: the sample's tools and graders import sibling modules by name
     # (`convfinqa`), which another test in the same worker may have imported from elsewhere.
     done = subprocess.run(
@@ -160,7 +164,7 @@ def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
     }
     # The cost tile: the cases' cost at the price list, written as the terminal writes it.
     cost = run_cost(r.cost_usd for r in sample.results)
-    assert cost is not None, "the sample's model has a price"
+    assert cost is not None, "holodeck-lsp.yaml prices the sample's model"
     assert page["cost"]["value"] == usd(cost), page["cost"]  # type: ignore[index]
     assert page["cost"]["title"].startswith("the agent's tokens at the price list")  # type: ignore[index]
     assert found["empty"]["cost"] is None
