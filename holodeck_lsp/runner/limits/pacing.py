@@ -10,7 +10,8 @@ at most once per `COOL_DOWN`; each answer narrows it by `PROBE`, so the rate cre
 and a raised limit is found again. A 429 that is not a limit (a provider's random refusal)
 widens the spacing only to the measured rate, not by a factor, so refusals at random do not
 compound into a crawl. Without enough answers to measure, a 429 widens it by half, never past
-`CEILING`; a spacing under `FLOOR` is dropped (unpaced). Sends take their slots in order, so
+`CEILING`, and that guess is replaced by the measured rate as soon as `MEASURED_AFTER` answers
+allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Sends take their slots in order, so
 64 waiting requests leave one by one, not in a burst.
 """
 
@@ -31,6 +32,8 @@ COOL_DOWN = 1.0
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
+#: Answers that measure the rate well enough to replace a guessed spacing at once.
+MEASURED_AFTER = 5
 
 
 class Pace:
@@ -38,6 +41,7 @@ class Pace:
         self.spacing = 0.0
         self._next = 0.0
         self._widened_at = float("-inf")
+        self._guessed = False
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
 
     async def wait_turn(self) -> None:
@@ -60,13 +64,19 @@ class Pace:
 
     def limited(self) -> None:
         now = time.monotonic()
-        if self.spacing and now - self._widened_at < COOL_DOWN:
+        recent = [t for t in self._answers if t >= now - HORIZON]
+        # A guessed spacing (nothing measured yet) is replaced as soon as answers measure
+        # the rate, without waiting out the cool-down: the first second of a run is where
+        # the guess is furthest off and most requests are refused.
+        measurable = self._guessed and len(recent) >= MEASURED_AFTER
+        if self.spacing and now - self._widened_at < COOL_DOWN and not measurable:
             return
         self._widened_at = now
-        recent = [t for t in self._answers if t >= now - HORIZON]
         if len(recent) >= 2:
             measured = (recent[-1] - recent[0]) / (len(recent) - 1)  # seconds per answer
             spacing = max(self.spacing, measured)
+            self._guessed = False
         else:  # too few answers to measure: slow down by half again
             spacing = max(self.spacing * 1.5, START_SPACING)
+            self._guessed = True
         self.spacing = min(CEILING, spacing)

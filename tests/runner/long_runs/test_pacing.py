@@ -83,3 +83,18 @@ async def test_sends_leave_one_by_one_at_the_spacing() -> None:
     # Each leaves at its slot, not in a burst (slots are absolute: a late wake-up on a busy
     # machine does not push the later ones back).
     assert all(at >= number * 0.02 - 0.002 for number, at in enumerate(sent)), sent
+
+
+def test_a_guessed_spacing_is_replaced_once_answers_measure_the_rate(clock: Clock) -> None:
+    pace = Pace()
+    pace.limited()  # the first 429, nothing answered yet: a guess
+    guessed = pace.spacing
+    assert guessed == pytest.approx(pacing.START_SPACING)
+    _answers(pace, clock, pacing.MEASURED_AFTER, 0.05)  # 250 ms: within the cool-down
+    pace.limited()
+    assert pace.spacing == pytest.approx(0.05, rel=0.05)  # measured, not waited out
+    # Measured now: the next 429 within the cool-down changes nothing.
+    before = pace.spacing
+    clock.now += 0.1
+    pace.limited()
+    assert pace.spacing == before
