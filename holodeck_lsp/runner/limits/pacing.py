@@ -11,8 +11,8 @@ and a raised limit is found again. A 429 that is not a limit (a provider's rando
 widens the spacing only to the measured rate, not by a factor, so refusals at random do not
 compound into a crawl. Without enough answers to measure, a 429 widens it by half, never past
 `CEILING`, and that guess is replaced by the measured rate as soon as `MEASURED_AFTER` answers
-allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Sends take their slots in order, so
-64 waiting requests leave one by one, not in a burst.
+allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Sends take their
+slots in order, so 64 waiting requests leave one by one, not in a burst.
 """
 
 from __future__ import annotations
