@@ -41,6 +41,16 @@ def _suite(tmp_path: Path, server: FakeOpenAIServer, model: str = "gpt-4o-mini")
     return path
 
 
+def _house_priced_suite(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    """The echo suite on a model the shipped list has no price for, priced in
+    holodeck-lsp.yaml: 15 tokens a turn at 1,000 USD per million is 0.015 USD a turn."""
+    server.responder = _echo
+    _suite(tmp_path, server, model="gpt-house")
+    (tmp_path / "holodeck-lsp.yaml").write_text(
+        "prices:\n  openai:gpt-house: {input: 1000, output: 1000}\n", encoding="utf-8"
+    )
+
+
 def _echo(body: dict[str, object]) -> Reply:
     messages = body["messages"]
     assert isinstance(messages, list)
@@ -95,13 +105,7 @@ async def test_max_turns_stops_starting_cases_and_says_why(
 async def test_max_cost_estimates_from_the_cost_per_turn_so_far(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
-    fake_openai.responder = _echo
-    _suite(tmp_path, fake_openai, model="gpt-house")
-    # A model the shipped list has no price for, priced in holodeck-lsp.yaml: 15 tokens a
-    # turn at 1,000 USD per million is 0.015 USD a turn.
-    (tmp_path / "holodeck-lsp.yaml").write_text(
-        "prices:\n  openai:gpt-house: {input: 1000, output: 1000}\n", encoding="utf-8"
-    )
+    _house_priced_suite(tmp_path, fake_openai)
     status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1")
     assert status == EXIT_ERRORED, (out, err)
     # After 3 turns 0.045 USD is spent; a fourth would make 0.060 > 0.05.
@@ -115,11 +119,7 @@ async def test_max_cost_estimates_from_the_cost_per_turn_so_far(
 async def test_a_resumed_run_keeps_to_the_whole_runs_budget(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
-    fake_openai.responder = _echo
-    _suite(tmp_path, fake_openai, model="gpt-house")
-    (tmp_path / "holodeck-lsp.yaml").write_text(
-        "prices:\n  openai:gpt-house: {input: 1000, output: 1000}\n", encoding="utf-8"
-    )
+    _house_priced_suite(tmp_path, fake_openai)
     status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1", save=True)
     assert "would be passed after 3 of 10 cases" in out, (out, err)
     # The same budget again: the journal's 0.045 USD counts, so not one case more.
