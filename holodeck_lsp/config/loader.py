@@ -7,6 +7,7 @@ diagnostics with exact ranges.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +20,7 @@ from holodeck_lsp.config.case_checks import CleanCases, clean_cases, lint_contex
 from holodeck_lsp.config.case_validation import ValidatedCases
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.config.env_masking import mask_env_values, referenced_values
 from holodeck_lsp.config.env_text import substitution_problems
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
@@ -346,6 +348,10 @@ class _Load:
         unique = {(d.file, d.range, d.code, d.message): d for d in reversed(self.diagnostics)}
         self.diagnostics[:] = unique.values()
         self.diagnostics.sort(key=lambda d: (d.file != self.file, d.file, d.range))
+        # Messages quote values; a value a ${VAR} stands for is shown as the ${VAR}.
+        env = os.environ if self.options.env is None else self.options.env
+        forms = referenced_values(self.texts.values(), env)
+        self.diagnostics[:] = mask_env_values(self.diagnostics, forms)
         if any(d.is_error for d in self.diagnostics):
             result.agent = None
         return result

@@ -12,7 +12,8 @@ which runs on every Tab and must not load pydantic. Importing this module loads 
 pydantic nor the schema.
 
 Very short values (under 4 characters) are not treated as secrets: masking them would mangle
-ordinary text (numbers in answers), and no real credential is that short.
+ordinary text (numbers in answers), and no real credential is that short — the rule the
+loader's diagnostics follow too (config/env_masking.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from holodeck_lsp.config.env_masking import MIN_SECRET_LENGTH
 from holodeck_lsp.config.yaml_convert import ENV_REFERENCE
 from holodeck_lsp.engine.reports.script_json import embed_json
 
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from holodeck_lsp.schema.results import TestReport
 
 MASK = "***"
-MIN_SECRET_LENGTH = 4
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _CREDENTIAL_KEY = re.compile(r"key|token|secret|password", re.IGNORECASE)
 #: The agent-file keys of the schema's `SecretStr` fields that `_CREDENTIAL_KEY` does not

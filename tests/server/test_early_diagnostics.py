@@ -5,6 +5,7 @@ publishes next for the same version (the server's own first check, converted the
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -263,3 +264,28 @@ def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(tmp_path: Pa
     early, late = split(session(cache, opened, configuration=disowning, until=cleared))
     assert [item["uri"] for item in early] == [agent.as_uri()] and early[0]["diagnostics"]
     assert late[-1]["uri"] == agent.as_uri() and late[-1]["diagnostics"] == []
+
+
+@pytest.mark.slow
+def test_a_substituted_value_is_in_no_publish_early_or_late(tmp_path: Path) -> None:
+    """The loader quotes values in messages; a `${VAR}`'s is written back as the reference
+    (config/env_masking.py) — in the early publish and in the server's own."""
+    planted = "sk-planted-early-9c1d"
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = tmp_path / "leaky" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(
+        "name: a\nmodel:\n  provider: ${EARLY_KEY}\n  name: gpt-4o\n  temperature: ${EARLY_KEY}\n"
+        "instructions: {inline: x}\ntest_cases:\n  - {name: c, input: q, ground_truth: [1]}\n",
+        "utf-8",
+    )
+    opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    env = {"EARLY_KEY": planted}
+    for switch in ({}, OFF):  # the early publish; the server's own (the early one off)
+        seen = session(cache, opened, env={**env, **switch}, settle=not switch)
+        early, late = split(seen)
+        assert (early and not switch) or (late and switch)
+        assert all(item["diagnostics"] for item in early + late), (switch, early, late)
+        assert planted not in json.dumps(seen)
+        assert "${EARLY_KEY}" in json.dumps(early + late)
