@@ -18,8 +18,10 @@ Kept to what the server would publish:
   the didOpen by the same initializationOptions before it reads the workspace settings, and
   clears a file those settings leave out (`DiagnosticsEngine.settings_changed`);
 - nothing in pull mode (initializationOptions `diagnostics: "pull"`);
-- the look-ahead stops at the first message that is not `initialized`, `$/setTrace` or a
-  `didOpen`, after `FIRST_WAIT_S` without a message after the answer or `NEXT_WAIT_S` between
+- a `workspace/didChangeConfiguration` among them (Neovim 0.11 sends one) is taken as the
+  server takes it: its settings apply at once only for a client the server cannot ask;
+- the look-ahead stops at the first message that is not `initialized`, `$/setTrace`,
+  `workspace/didChangeConfiguration` or a `didOpen`, after `FIRST_WAIT_S` without a message after the answer or `NEXT_WAIT_S` between
   messages: a client that is slow to speak waits that long for the server, no more.
 
 `HOLODECK_LSP_EARLY_DIAGNOSTICS=0` turns this off (as `HOLODECK_LSP_EARLY_HANDSHAKE=0` turns
@@ -40,6 +42,8 @@ FIRST_WAIT_S = 0.1
 NEXT_WAIT_S = 0.05
 #: Messages that may come before or between the didOpens without changing what is published.
 _PASSING = ("initialized", "$/setTrace")
+#: Sent by Neovim 0.11 between `initialized` and its didOpens (its `settings`).
+_SETTINGS_CHANGED = "workspace/didChangeConfiguration"
 
 
 def enabled(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
@@ -68,6 +72,9 @@ def publish_early(reader: PipeReader, stdout: BinaryIO, early: EarlyStart) -> in
         message = read[1]
         method = message.get("method") if isinstance(message, dict) else None
         if method in _PASSING:
+            continue
+        if method == _SETTINGS_CHANGED:
+            _take_pushed_settings(message.get("params"), settings, early)
             continue
         if method != "textDocument/didOpen":
             return published
@@ -123,6 +130,22 @@ def _publish_opened(
         written += 1
     stdout.flush()
     return written
+
+
+def _take_pushed_settings(params: Any, settings: Any, early: EarlyStart) -> None:
+    """What the server does with a didChangeConfiguration that comes before the didOpens: a
+    client it can ask (`workspace/configuration`) is asked, and its answer arrives only after
+    those didOpens were handled — they are classified by the settings as they were; from a
+    client it cannot ask, the pushed `holodeck` section is taken at once."""
+    capabilities = early.params.get("capabilities")
+    workspace = capabilities.get("workspace") if isinstance(capabilities, dict) else None
+    if isinstance(workspace, dict) and workspace.get("configuration"):
+        return
+    pushed = params.get("settings") if isinstance(params, dict) else None
+    if isinstance(pushed, dict):
+        from holodeck_lsp.server.settings import SECTION
+
+        settings.apply_configuration(pushed.get(SECTION))
 
 
 def _encoding(answer: Any) -> str:

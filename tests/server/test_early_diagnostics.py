@@ -289,3 +289,45 @@ def test_a_substituted_value_is_in_no_publish_early_or_late(tmp_path: Path) -> N
         assert all(item["diagnostics"] for item in early + late), (switch, early, late)
         assert planted not in json.dumps(seen)
         assert "${EARLY_KEY}" in json.dumps(early + late)
+
+
+def _settings_pushed(globs: list[str]) -> dict[str, Any]:
+    settings = {"holodeck": {"debounceMs": 50, "agentGlobs": globs}}
+    return {
+        "jsonrpc": "2.0",
+        "method": "workspace/didChangeConfiguration",
+        "params": {"settings": settings},
+    }
+
+
+@pytest.mark.slow
+def test_settings_pushed_before_the_didopen_keep_the_early_publish(tmp_path: Path) -> None:
+    """Neovim 0.11 sends `workspace/didChangeConfiguration` between `initialized` and its
+    didOpens: the early publish still comes, equal to the server's own. The server asks this
+    client for its settings, and the answer comes after that didOpen was classified: by the
+    default globs, not the pushed ones."""
+    cache = tmp_path / "cache"
+    warm(cache, tmp_path)
+    agent = tmp_path / "pushed" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(WIDE, encoding="utf-8")
+    initialized = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
+    opened = [initialized, _settings_pushed(["other.yaml"]), _open(agent)]
+    early, _ = split(session(cache, opened, settle=True))
+    _, own = split(session(cache, opened, env=OFF))
+    assert [item["uri"] for item in early] == [agent.as_uri()]
+    assert early[0] == own[0]
+
+
+def test_pushed_settings_apply_at_once_only_for_a_client_the_server_cannot_ask() -> None:
+    from holodeck_lsp.server.early_diagnostics import _take_pushed_settings
+    from holodeck_lsp.server.early_handshake import EarlyStart
+    from holodeck_lsp.server.settings import DEFAULT_AGENT_GLOBS, Settings
+
+    pushed = _settings_pushed(["suite.yaml"])["params"]
+    for workspace, globs in (({"configuration": True}, DEFAULT_AGENT_GLOBS), ({}, ("suite.yaml",))):
+        early = EarlyStart(b"")
+        early.params = {"capabilities": {"workspace": workspace}}
+        settings = Settings()
+        _take_pushed_settings(pushed, settings, early)
+        assert settings.agent_globs == globs
