@@ -22,7 +22,8 @@ Kept to what the server would publish:
   server takes it: its settings apply at once only for a client the server cannot ask;
 - the look-ahead stops at the first message that is not `initialized`, `$/setTrace`,
   `workspace/didChangeConfiguration` or a `didOpen`, after `FIRST_WAIT_S` without a message
-  after the answer or `NEXT_WAIT_S` between messages: a client that is slow to speak waits that long for the server, no more.
+  after the answer or `NEXT_WAIT_S` between messages: a client that is slow to speak waits
+  that long for the server, no more.
 
 `HOLODECK_LSP_EARLY_DIAGNOSTICS=0` turns this off (as `HOLODECK_LSP_EARLY_HANDSHAKE=0` turns
 off both).
