@@ -1,0 +1,407 @@
+"""Kate (Debian's 22.12) as a real LSP client, configured with the Kate block of
+docs/editors/README.md ("Other editors"): Kate runs under its own Xvfb with HOME and
+XDG_CONFIG_HOME in tmp_path, the block as its `kate/lspclient/settings.json`, and a copy of
+sample/financial-assistant's agent.yaml opened. The block's command runs through lsp_relay.py,
+which records the conversation; keys are typed and the mouse moved with xdotool, as a user
+would. From the traffic: Kate starts our server for the YAML file (initialize, with the client
+capabilities the docs list for Kate, and didOpen), the clean file gets empty diagnostics, a
+typo typed into `provider:` gets HD103 published and undoing it clears it, resting the mouse on
+a key shows our hover, and Ctrl+Space under an argument offers the matcher kinds."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from tests.editors.test_neovim import SAMPLE, _missing, key_at, turn_spans
+from tests.server.lsp_client import installed_server
+
+pytestmark = pytest.mark.slow  # a real Kate, X server and language server
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "editors" / "README.md"
+RELAY = Path(__file__).with_name("lsp_relay.py")
+FIRST_LINE = '{"servers": {"yaml": {'
+TIMEOUT = 45.0  # for each step; the whole test took 30-50 s on the loaded 2-core machine
+
+
+def tools() -> dict[str, str]:
+    found = {name: shutil.which(name) for name in ("kate", "Xvfb", "xdotool")}
+    missing = [name for name, path in found.items() if path is None]
+    if missing:
+        _missing(f"{', '.join(missing)} not installed: apt-get install -y kate xvfb xdotool")
+    return {name: str(path) for name, path in found.items()}
+
+
+def kate_block() -> dict[str, Any]:
+    """The Kate block of the page: JSON for *User Server Settings* / settings.json."""
+    blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    found = [block for block in blocks if block.lstrip().startswith(FIRST_LINE)]
+    assert len(found) == 1, f"{DOC}: no single ```json block starting {FIRST_LINE!r}"
+    settings: dict[str, Any] = json.loads("\n".join(line.strip() for line in found[0].splitlines()))
+    return settings
+
+
+def start_xvfb(xvfb: str, xdotool: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """An X server on a free display (it writes the number it took to -displayfd)."""
+    read, write = os.pipe()
+    with log.open("wb") as errors:
+        server = subprocess.Popen(
+            [xvfb, "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            pass_fds=(write,),
+            stdin=subprocess.DEVNULL,
+            stdout=errors,
+            stderr=errors,
+        )
+    os.close(write)
+    # Read up to the newline: Xvfb writes the number and the newline apart, and stops with
+    # "Cannot write display number" should the pipe be closed between them.
+    written = b""
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while not written.endswith(b"\n") and time.monotonic() < deadline:
+            ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(read, 64) if ready else b""
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(read)
+    number = written.decode().strip()
+    # Ready when a client gets through.
+    deadline = time.monotonic() + TIMEOUT
+    while number.isdigit() and server.poll() is None and time.monotonic() < deadline:
+        probe = subprocess.run(
+            [xdotool, "getmouselocation"],
+            env={**os.environ, "DISPLAY": f":{number}"},
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        if probe.returncode == 0:
+            return server, f":{number}"
+        time.sleep(0.1)
+    stop(server)
+    pytest.fail(f"Xvfb is not serving display {number!r}: {log.read_text()!r}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def stop_kate(kate: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: Kate asks about unsaved changes instead of quitting, and restarts a server
+    that goes first. Its stdin closed, the relay closes the server's; whatever of Kate's
+    process group (the relay, the server) is left after 3 s is killed too."""
+    kate.kill()
+    kate.wait()
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(kate.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(kate.pid, signal.SIGKILL)
+
+
+class Traffic:
+    """The relay's log, read as it grows: every message Kate and the server exchanged."""
+
+    def __init__(self, log: Path, agent: Path, diagnostics_hint: Callable[[], str]) -> None:
+        self.log = log
+        self.agent = agent
+        self.hint = diagnostics_hint
+
+    def messages(self) -> list[tuple[str, dict[str, Any]]]:
+        if not self.log.exists():
+            return []
+        found = []
+        for line in self.log.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # being written
+                continue
+            found.append((entry["from"], entry["message"]))
+        return found
+
+    def wait(self, what: str, match: Callable[[list[tuple[str, dict[str, Any]]]], Any]) -> Any:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            found = match(self.messages())
+            if found:
+                return found
+            time.sleep(0.1)
+        seen = [m.get("method", f"answer {m.get('id')}") for _, m in self.messages()]
+        pytest.fail(f"no {what} within {TIMEOUT} s; traffic: {seen}\n{self.hint()}")
+
+    def is_agent(self, uri: str) -> bool:
+        return Path(unquote(urlparse(uri).path)).resolve() == self.agent.resolve()
+
+    def published(self, after: int = -1) -> list[dict[str, Any]]:
+        """publishDiagnostics params for the agent file, of document versions above `after`."""
+        return [
+            m["params"]
+            for sender, m in self.messages()
+            if sender == "server"
+            and m.get("method") == "textDocument/publishDiagnostics"
+            and self.is_agent(m["params"]["uri"])
+            and (m["params"].get("version") or 0) > after
+        ]
+
+    def answers(self, method: str) -> list[tuple[dict[str, Any], Any]]:
+        """(params, result) of each `method` request Kate sent that the server answered."""
+        messages = self.messages()
+        requests = {
+            m["id"]: m["params"]
+            for sender, m in messages
+            if sender == "client" and m.get("method") == method
+        }
+        return [
+            (requests[m["id"]], m.get("result"))
+            for sender, m in messages
+            if sender == "server" and "method" not in m and m.get("id") in requests
+        ]
+
+    def last_version(self) -> int:
+        versions = [
+            m["params"]["textDocument"]["version"]
+            for sender, m in self.messages()
+            if sender == "client"
+            and m.get("method") in {"textDocument/didOpen", "textDocument/didChange"}
+        ]
+        return max(versions, default=0)
+
+
+def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: Path) -> None:
+    binaries = tools()
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    agent = suite / "agent.yaml"
+    text = agent.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    provider = next(
+        i for i, line in enumerate(lines) if line.startswith("model: {provider: ollama")
+    )
+    after_ollama = lines[provider].index("ollama") + len("ollama")
+    fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", turn_spans(lines)[0][0])
+
+    # The page's block, its command run through the relay (Kate starts it with this HOME).
+    settings = kate_block()
+    entry = settings["servers"]["yaml"]
+    assert entry["command"][0] == "holodeck-lsp", entry
+    assert entry["initializationOptions"] == {"trusted": False}, entry
+    traffic_log = tmp_path / "lsp-traffic.jsonl"
+    command = [
+        sys.executable,
+        str(RELAY),
+        str(traffic_log),
+        installed_server(),
+        *entry["command"][1:],
+    ]
+    entry["command"] = command
+    config = tmp_path / "config"
+    (config / "kate" / "lspclient").mkdir(parents=True)
+    (config / "kate" / "lspclient" / "settings.json").write_text(json.dumps(settings), "utf-8")
+    # Kate 22.12 asks once before it starts a server command line; the answer "Yes" is kept
+    # here (the docs say so).
+    (config / "katerc").write_text(
+        f"[lspclient]\nAllowedServerCommandLines={' '.join(command)}\n", encoding="utf-8"
+    )
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    (tmp_path / "home").mkdir()
+
+    xvfb, display = start_xvfb(binaries["Xvfb"], binaries["xdotool"], tmp_path / "xvfb.log")
+    kate_log = tmp_path / "kate.log"
+    screenshot = tmp_path / "kate.png"
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DBUS_", "XDG_", "WAYLAND", "KDE", "QT_"))
+    }
+    env.update(
+        HOME=str(tmp_path / "home"),
+        XDG_CONFIG_HOME=str(config),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_RUNTIME_DIR=str(runtime),
+        DISPLAY=display,
+        QT_QPA_PLATFORM="xcb",
+    )
+
+    def hint() -> str:
+        tail = kate_log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        shot = f"screenshot: {screenshot}" if screenshot.exists() else "no screenshot"
+        return f"traffic: {traffic_log}; {shot}; Kate's output:\n{tail}"
+
+    def xdotool(*args: str) -> None:
+        subprocess.run([binaries["xdotool"], *args], env=env, check=True, timeout=TIMEOUT)
+
+    def take_screenshot() -> None:  # a debugging aid, when ImageMagick is there
+        if shutil.which("import"):
+            subprocess.run(
+                ["import", "-window", "root", str(screenshot)],
+                env=env,
+                timeout=TIMEOUT,
+                check=False,
+            )
+
+    traffic = Traffic(traffic_log, agent, hint)
+    # -l / -c are 1-based: the cursor lands right after `ollama`.
+    with kate_log.open("wb") as output:
+        kate = subprocess.Popen(
+            [
+                binaries["kate"],
+                "-n",
+                "-l",
+                str(provider + 1),
+                "-c",
+                str(after_ollama + 1),
+                "agent.yaml",
+            ],
+            cwd=suite,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+        )
+    try:
+        # Kate started our server for the YAML file and opened it: its first check is clean.
+        initialize = traffic.wait(
+            "initialize",
+            lambda ms: next((m for s, m in ms if m.get("method") == "initialize"), None),
+        )
+        opened = traffic.wait(
+            "didOpen of agent.yaml",
+            lambda ms: [
+                m
+                for s, m in ms
+                if m.get("method") == "textDocument/didOpen"
+                and traffic.is_agent(m["params"]["textDocument"]["uri"])
+            ],
+        )
+        assert opened[0]["params"]["textDocument"]["languageId"] == "yaml", opened
+        assert opened[0]["params"]["textDocument"]["text"] == text
+        first = traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+        assert first[0]["diagnostics"] == [], first
+
+        # What Kate 22.12 declares (docs/editors/README.md, "Other editors", Kate): no code
+        # lenses (runs are code actions), no inlay hints (run results are diagnostics), no pull
+        # diagnostics, no workspace/configuration (settings go in initializationOptions).
+        params = initialize["params"]
+        capabilities = params["capabilities"]
+        (tmp_path / "kate-initialize.json").write_text(json.dumps(params, indent=1), "utf-8")
+        document = capabilities["textDocument"]
+        assert params["initializationOptions"] == {"trusted": False}, params
+        assert "semanticTokens" in document and "codeAction" in document, document
+        assert "hover" in document and "publishDiagnostics" in document, document
+        for missing in ("codeLens", "inlayHint", "diagnostic", "completion"):
+            assert missing not in document, (missing, document)
+        assert "configuration" not in capabilities.get("workspace", {}), capabilities
+        assert "positionEncodings" not in capabilities.get("general", {}), capabilities
+        tokens = traffic.wait(
+            "semantic tokens", lambda ms: traffic.answers("textDocument/semanticTokens/full")
+        )
+        assert tokens[0][1]["data"], tokens
+
+        # A typo in `provider:`, typed: HD103 on its line, then undone: cleared.
+        before = traffic.last_version()
+        xdotool("type", "--delay", "50", "x")
+        [fault] = traffic.wait(
+            "HD103 for the typed typo",
+            lambda ms: [
+                d
+                for p in traffic.published(after=before)
+                for d in p["diagnostics"]
+                if d["code"] == "HD103"
+            ][:1],
+        )
+        take_screenshot()
+        assert fault["range"]["start"]["line"] == provider, fault
+        assert fault["range"]["end"]["character"] == after_ollama + 1, fault
+        assert "'ollamax'" in fault["message"] and "did you mean 'ollama'" in fault["message"], (
+            fault
+        )
+        faulty = traffic.last_version()
+        xdotool("key", "Escape", "ctrl+z")
+        traffic.wait(
+            "empty diagnostics after the undo",
+            lambda ms: [p for p in traffic.published(after=faulty) if not p["diagnostics"]],
+        )
+
+        # Resting the mouse on the text: Kate asks for hover, our answer names the key under it.
+        window = subprocess.run(
+            [binaries["xdotool"], "search", "--name", "agent.yaml", "getwindowgeometry", "--shell"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=True,
+        ).stdout
+        geometry = dict(line.split("=", 1) for line in window.split() if "=" in line)
+        width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
+        x = int(geometry["X"]) + width // 6
+        hovered: list[tuple[dict[str, Any], Any]] = []
+        for y in range(int(geometry["Y"]) + height // 4, int(geometry["Y"]) + height * 9 // 10, 18):
+            asked = len(traffic.answers("textDocument/hover"))
+            xdotool("mousemove", str(x), str(y))
+            deadline = time.monotonic() + 2
+            while (
+                time.monotonic() < deadline and len(traffic.answers("textDocument/hover")) == asked
+            ):
+                time.sleep(0.05)
+            hovered = [(p, r) for p, r in traffic.answers("textDocument/hover") if r]
+            if hovered:
+                break
+        assert hovered, f"no hover answered while the mouse crossed the text; {hint()}"
+        position, answer = hovered[0][0]["position"], hovered[0][1]
+        line = lines[position["line"]]
+        words = [
+            m.group()
+            for m in re.finditer(r"\w+", line)
+            if m.start() <= position["character"] <= m.end()
+        ]
+        assert words and f"`{words[0]}`" in answer["contents"]["value"], (position, line, answer)
+
+        # Ctrl+Space after `fu` typed over a `fuzzy:` key: the matcher kinds.
+        xdotool("key", "ctrl+g")
+        xdotool("type", "--delay", "30", str(fuzzy_line + 1))
+        xdotool("key", "Return", "End", "shift+Home")
+        xdotool("type", "--delay", "50", "fu")
+        xdotool("key", "ctrl+space")
+        completed = traffic.wait(
+            "completion with `fuzzy` on the typed line",
+            lambda ms: [
+                (p, r)
+                for p, r in traffic.answers("textDocument/completion")
+                if p["position"] == {"line": fuzzy_line, "character": fuzzy_column + 2}
+                and "fuzzy" in {item["label"] for item in (r or {}).get("items", [])}
+            ],
+        )
+        # The server answers the matcher kinds; Kate narrows the list to what starts with `fu`.
+        assert {item["label"] for item in completed[0][1]["items"]} == {"fuzzy", "regex"}
+    finally:
+        stop_kate(kate)
+        stop(xvfb)
