@@ -9,6 +9,8 @@ only through `require("holodeck").setup({...})`.
   failing and a passing turn of case 0 with :HoloDeckRun turn and reads back the
   `holodeck-run` diagnostics, the virtual text / inlay hints and the quickfix list; the
   verdicts are compared with `holodeck-lsp run --replay` of the same cassette.
+* nvim_edit_probe.lua: a quick fix applied with vim.lsp.buf.code_action() and a matcher kind
+  completed through Neovim's LSP client.
 * :checkhealth holodeck, a missing server, and the page's "without the plugin" block.
 """
 
@@ -34,6 +36,7 @@ PROBE = Path(__file__).with_name("nvim_probe.lua")
 RUN_PROBE = Path(__file__).with_name("nvim_run_probe.lua")
 NAV_PROBE = Path(__file__).with_name("nvim_nav_probe.lua")
 HEALTH_PROBE = Path(__file__).with_name("nvim_health_probe.lua")
+EDIT_PROBE = Path(__file__).with_name("nvim_edit_probe.lua")
 #: The first line of the page's "without the plugin" block (0.11+).
 BARE_BLOCK = "-- holodeck-lsp without the plugin"
 SAMPLE = REPO / "sample" / "financial-assistant"
@@ -416,6 +419,43 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
         assert result["tokens"] == {"fuzzy": ["type"], "step": ["variable"]}, result
     else:
         assert result["tokens"] == [] or result["tokens"] == {}, result  # 0.7: none
+
+
+# -- completion and a quick fix ------------------------------------------------------------
+
+
+def test_neovim_completes_and_applies_a_quick_fix(tmp_path: Path, version: str) -> None:
+    """A misspelt matcher kind (`fuzy:`, HD125) fixed with vim.lsp.buf.code_action() and the
+    user's pick of "Change to 'fuzzy'"; then `fu` under an argument completed to `fuzzy`."""
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    agent = suite / "agent.yaml"
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    spans = turn_spans(lines)
+    fault_line = key_at(lines, "fuzzy", spans[0][0])[0]
+    complete_line, complete_column = key_at(lines, "fuzzy", fault_line + 1)
+    out = tmp_path / "out.json"
+    spec = {
+        "out": str(out),
+        "fault": {"line": fault_line, "from": "fuzzy:", "to": "fuzy:", "fix": "Change to 'fuzzy'"},
+        "complete": {"line": complete_line, "text": " " * complete_column + "fu"},
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
+    result = run_headless(plugin_config(), EDIT_PROBE, agent, out, env, version)
+
+    assert result["errors"] == [], result
+    faults = [(d["line"], d["code"]) for d in result["fault_diagnostics"]]
+    assert faults == [(fault_line, "HD125")], result["fault_diagnostics"]
+    assert "Change to 'fuzzy'" in result["offered"], result["offered"]
+    # The fix renamed the key back: the line as the sample has it, and no diagnostic left.
+    assert result["fixed_line"] == lines[fault_line], (result["fixed_line"], lines[fault_line])
+    assert result["fixed_diagnostics"] == [], result["fixed_diagnostics"]
+    # `regex` does not start with "fu": `fuzzy` is the one matcher kind offered.
+    assert result["completions"] == ["fuzzy"], result["completions"]
+    # The item's snippet expanded: the key and an empty pattern to type into.
+    assert result["completed_line"] == " " * complete_column + 'fuzzy: ""', result
 
 
 def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: str) -> None:
