@@ -601,18 +601,27 @@ def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: st
 
 def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
     """`:checkhealth holodeck` from an agent file: the server and its version, the folder's
-    trust state and its agent files, and the client attached to the buffer."""
+    trust state and its agent files — by the agentGlobs the plugin sends (the defaults, then
+    `settings = { agentGlobs = ... }`) and by content — and the client attached to the
+    buffer."""
     suite = tmp_path / "suite"
     suite.mkdir()
     agent = suite / "agent.yaml"
     agent.write_text(FAULTY, encoding="utf-8")
     (suite / "more.agent.yaml").write_text(FAULTY, encoding="utf-8")
+    (suite / "checks.yml").write_text(FAULTY, encoding="utf-8")  # an agent by its content
+    (suite / "smoke.suite.yaml").write_text("a: 1\n", encoding="utf-8")
     (suite / "notes.yaml").write_text("a: 1\n", encoding="utf-8")
     server_version = subprocess.run(
         [installed_server(), "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
+    globs = {"settings": {"agentGlobs": ["*.suite.yaml", "suite/*.agent.yaml"]}}
     reports = {}
-    for name, options in {"untrusted": {}, "trusted": {"trusted": [str(suite)]}}.items():
+    for name, options in {
+        "untrusted": {},
+        "trusted": {"trusted": [str(suite)]},
+        "globs": globs,
+    }.items():
         out = tmp_path / f"{name}.json"
         spec_file = tmp_path / f"{name}-spec.json"
         spec_file.write_text(json.dumps({"out": str(out)}), encoding="utf-8")
@@ -620,12 +629,28 @@ def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
         result = run_headless(plugin_config(**options), HEALTH_PROBE, agent, out, env, version)
         assert result["errors"] == [], result
         reports[name] = "\n".join(result["health"])
+    by_content = "agent files by content (top-level test_cases: next to model:, instructions:"
     for text in reports.values():
         assert f"{installed_server()}, version {server_version}" in text, text
-        assert "agent files: agent.yaml, more.agent.yaml" in text, text
         assert "notes.yaml" not in text, text
         assert "attached to this buffer" in text and "not attached" not in text, text
         assert "ERROR" not in text, text
+    for name in ("untrusted", "trusted"):
+        text = reports[name]
+        assert (
+            "agent files (agentGlobs agent.yaml, *.agent.yaml): agent.yaml, more.agent.yaml" in text
+        ), text
+        assert f"{by_content} or name:): checks.yml" in text, text
+        assert "smoke.suite.yaml" not in text, text
+    # The user's agentGlobs: matched against the end of the path, as the server does (the
+    # folder is `suite`, so `suite/*.agent.yaml` matches more.agent.yaml); the other files
+    # with test_cases: next to model: are agents by content.
+    text = reports["globs"]
+    assert (
+        "agent files (agentGlobs *.suite.yaml, suite/*.agent.yaml): "
+        "more.agent.yaml, smoke.suite.yaml" in text
+    ), text
+    assert f"{by_content} or name:): agent.yaml, checks.yml" in text, text
     assert f"untrusted: {suite.resolve()}" in reports["untrusted"], reports["untrusted"]
     assert f"trusted: {suite.resolve()} (runs" in reports["trusted"], reports["trusted"]
     assert "untrusted" not in reports["trusted"], reports["trusted"]
