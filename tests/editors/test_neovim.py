@@ -656,6 +656,71 @@ def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
     assert "untrusted" not in reports["trusted"], reports["trusted"]
 
 
+#: What `:help` is asked for, and the tag each must land on (in doc/holodeck.txt).
+HELP_TOPICS = {
+    "holodeck": "*holodeck*",
+    ":HoloDeckRun": "*:HoloDeckRun*",
+    ":HoloDeckCompare": "*:HoloDeckCompare*",
+    ":HoloDeckReport": "*:HoloDeckReport*",
+    "holodeck.setup()": "*holodeck.setup()*",
+    "holodeck.run()": "*holodeck.run()*",
+    "holodeck-health": "*holodeck-health*",
+}
+HELP_PROBE = """\
+local out = {}
+local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(vim.env.HOLODECK_HELP_DOC))
+out.helptags = ok and "ok" or tostring(err)
+out.topics = {}
+for _, topic in ipairs(vim.fn.json_decode(vim.env.HOLODECK_HELP_TOPICS)) do
+  local opened, why = pcall(vim.cmd, "help " .. topic)
+  out.topics[topic] = opened and {
+    file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t"),
+    line = vim.api.nvim_get_current_line(),
+  } or { error = tostring(why) }
+  pcall(vim.cmd, "helpclose")
+end
+vim.fn.writefile({ vim.fn.json_encode(out) }, vim.env.HOLODECK_HELP_OUT)
+vim.cmd("qa!")
+"""
+
+
+def test_help_holodeck(tmp_path: Path, version: str) -> None:
+    """`:helptags` on the plugin's doc folder, then `:help holodeck` and the commands' and
+    functions' tags open doc/holodeck.txt on their tag. The plugin is a copy here, not the
+    usual symlink: `:helptags` writes `doc/tags`, never into the checkout."""
+    data = tmp_path / "xdg-data"
+    copy = data / "nvim" / "site" / "pack" / "holodeck" / "start" / "holodeck"
+    shutil.copytree(PLUGIN, copy)
+    probe = tmp_path / "help_probe.lua"
+    probe.write_text(HELP_PROBE, encoding="utf-8")
+    out = tmp_path / "help.json"
+    config_file = tmp_path / "init.lua"
+    config_file.write_text("-- nothing: the package loads itself\n", encoding="utf-8")
+    env = {
+        **nvim_env(tmp_path, plugin=False),
+        "HOLODECK_HELP_DOC": str(copy / "doc"),
+        "HOLODECK_HELP_TOPICS": json.dumps(list(HELP_TOPICS)),
+        "HOLODECK_HELP_OUT": str(out),
+    }
+    done = subprocess.run(
+        [nvim(version), "--headless", "-u", str(config_file), "-c", f"luafile {probe}"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=NVIM_TIMEOUT,
+    )
+    assert out.exists(), f"nvim wrote nothing (exit {done.returncode}): {done.stderr}"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["helptags"] == "ok", result
+    assert (copy / "doc" / "tags").is_file()
+    for topic, tag in HELP_TOPICS.items():
+        opened = result["topics"][topic]
+        assert opened.get("file") == "holodeck.txt", (topic, opened)
+        assert tag in opened["line"], (topic, opened)
+
+
 def test_neovim_without_the_plugin(tmp_path: Path) -> None:
     """The page's short block for Neovim 0.11 without the plugin: diagnostics and hover."""
     nvim("0.11")
