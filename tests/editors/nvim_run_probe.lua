@@ -1,7 +1,7 @@
 -- Test driver for a trusted suite with a replay cassette, run after the config: waits for the
 -- first diagnostics, asks for symbols, lenses and hover, runs turns with :HoloDeckRun turn,
--- reads back diagnostics, the results as the plugin shows them (require("holodeck.results")
--- .shown: virtual text before 0.10, inlay hints after), inlay hints and lens titles, opens
+-- reads back diagnostics, the results as the plugin shows them (require("holodeck").shown:
+-- virtual text before 0.10, inlay hints after), inlay hints and lens titles, opens
 -- :HoloDeckReport, then runs a case with :HoloDeckRun case and the file with :HoloDeckRun all
 -- and reads the same again after each; writes JSON, quits.
 -- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "hover": {name: [line, character]},
@@ -85,9 +85,8 @@ local function lens_list(lenses)
   return list
 end
 
-local results = require("holodeck.results")
 local function virtual_text() -- the run results as the plugin shows them, on any version
-  return results.shown(bufnr)
+  return require("holodeck").shown(bufnr)
 end
 local function has_mark_at(lines)
   local marked = {}

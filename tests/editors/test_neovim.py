@@ -664,6 +664,7 @@ HELP_TOPICS = {
     ":HoloDeckReport": "*:HoloDeckReport*",
     "holodeck.setup()": "*holodeck.setup()*",
     "holodeck.run()": "*holodeck.run()*",
+    "holodeck.shown()": "*holodeck.shown()*",
     "holodeck-health": "*holodeck-health*",
 }
 HELP_PROBE = """\
