@@ -72,6 +72,9 @@ executed command's answer, and the titles offered in `probe-offered'."
   (ignore-errors (eglot-shutdown (eglot-current-server)))
   (kill-emacs 0))
 
+;; eglot-execute-command waits `jsonrpc-default-request-timeout' (10 s) for a run's answer; a
+;; whole case takes longer than that on a busy 2-core machine.
+(setq jsonrpc-default-request-timeout 60)
 (setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
 (setq eglot-sync-connect t)
 

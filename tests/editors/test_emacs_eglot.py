@@ -29,7 +29,7 @@ DOC = REPO / "docs" / "editors" / "emacs.md"
 PROBE = Path(__file__).with_name("eglot_probe.el")
 FIRST_LINE = ";; holodeck-lsp with eglot"
 UNTRUSTED = "(:trusted :json-false)"
-TIMEOUT = 90
+TIMEOUT = 180  # seconds; about 30 on an idle machine, several times that under load
 
 
 def emacs_with_eglot() -> str:
