@@ -1,7 +1,8 @@
 ;;; eglot_probe.el --- test driver: Emacs + eglot as a real holodeck-lsp client -*- lexical-binding: t -*-
 ;; Run with `emacs --batch -q -l <config> -l eglot_probe.el' (site files load: Debian's elpa-eglot).
 ;; $HOLODECK_EGLOT_SPEC: a JSON file {"out", "agent", "fault": {"line", "from", "to"},
-;; "complete": {"line", "text"}, "hover": [line, character], "run_at": line} (0-based lines).
+;; "quickfix": {"line", "from", "to", "fix"}, "complete": {"line", "text"},
+;; "hover": [line, character], "run_at": line} (0-based lines; "fix" is an action's title).
 ;; Writes JSON to "out": what the user would see, then kills Emacs.
 (require 'json)
 (require 'subr-x)
@@ -51,12 +52,29 @@
 Emacs is never idle)."
   (eglot--signal-textDocument/didChange))
 
+(defvar probe-offered nil "The titles of the last code action menu.")
+(defun probe-pick-action (beg end kind title)
+  "What the user does with `M-x eglot-code-actions' (KIND: C-u's action kind, or nil): the
+menu's item TITLE picked (or the first starting with it), executed by eglot. Returns the
+executed command's answer, and the titles offered in `probe-offered'."
+  (setq probe-offered nil)
+  (cl-letf (((symbol-function 'completing-read)
+             (lambda (_prompt items &rest _)
+               (setq probe-offered (mapcar #'car items))
+               (or (cl-find-if (lambda (offered) (string-prefix-p title offered))
+                               (mapcar #'car items))
+                   (error "no code action %S among %S" title (mapcar #'car items))))))
+    (let ((last-nonmenu-event ?\r)) ; a keyboard command: the menu is read with completing-read
+      (eglot-code-actions beg end kind t))))
 (defun probe-finish ()
   (with-temp-file (probe-get 'out)
     (insert (json-encode probe-result)))
   (ignore-errors (eglot-shutdown (eglot-current-server)))
   (kill-emacs 0))
 
+;; eglot-execute-command waits `jsonrpc-default-request-timeout' (10 s) for a run's answer; a
+;; whole case takes longer than that on a busy 2-core machine.
+(setq jsonrpc-default-request-timeout 60)
 (setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
 (setq eglot-sync-connect t)
 
@@ -86,6 +104,29 @@ Emacs is never idle)."
         (probe-changed)
         (probe-wait (lambda () (null (probe-diagnostics))) 15)
         (probe-put 'fixed_diagnostics (probe-diagnostics)))
+
+      ;; A quick fix: a misspelt matcher kind (HD125) fixed with its "Change to" action.
+      (let* ((fix (probe-get 'quickfix)) (line (probe-get 'line fix)) original)
+        (probe-goto line)
+        (setq original (buffer-substring-no-properties (line-beginning-position)
+                                                       (line-end-position)))
+        (search-forward (probe-get 'from fix) (line-end-position))
+        (replace-match (probe-get 'to fix) t t)
+        (probe-changed)
+        (unless (probe-wait (lambda () (probe-diagnostics)) 15)
+          (probe-fail "no diagnostic for the misspelt matcher within 15 s"))
+        (probe-put 'quickfix_diagnostics (probe-diagnostics))
+        (probe-goto line)
+        (probe-pick-action (line-beginning-position) (line-end-position) "quickfix"
+                           (probe-get 'fix fix))
+        (probe-put 'quickfix_offered probe-offered)
+        (probe-goto line)
+        (probe-put 'quickfix_line (buffer-substring-no-properties (line-beginning-position)
+                                                                  (line-end-position)))
+        (probe-put 'quickfix_original original)
+        (probe-changed)
+        (probe-wait (lambda () (null (probe-diagnostics))) 15)
+        (probe-put 'quickfix_after (probe-diagnostics)))
 
       ;; Completion of a matcher kind, typed as a half-written key under an argument.
       (let* ((complete (probe-get 'complete)) (before (buffer-string)))
@@ -129,6 +170,15 @@ Emacs is never idle)."
       (unless (probe-wait (lambda () (probe-diagnostics)) 15)
         (probe-fail "no run diagnostics within 15 s"))
       (probe-wait (lambda () nil) 0.3)
-      (probe-put 'run_diagnostics (probe-diagnostics)))
+      (probe-put 'run_diagnostics (probe-diagnostics))
+
+      ;; The whole case, picked from the same menu as a user would: "HoloDeck: Run case".
+      (probe-goto (probe-get 'run_at))
+      (let ((answer (probe-pick-action (point) nil nil "HoloDeck: Run case ")))
+        (probe-put 'case_offered probe-offered)
+        (probe-put 'case_status (plist-get answer :status))
+        (probe-put 'case_summary (plist-get answer :summary)))
+      (probe-wait (lambda () nil) 0.5)
+      (probe-put 'case_diagnostics (probe-diagnostics)))
   (error (probe-fail (format "error: %S" err))))
 (probe-finish)

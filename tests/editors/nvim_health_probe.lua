@@ -14,10 +14,10 @@ repeat
   if not common.attached(bufnr, result, fail) then
     break
   end
-  if not vim.wait(15000, function()
+  if not vim.wait(30000, function()
     return #vim.diagnostic.get(bufnr) > 0
   end, 20) then
-    fail("no diagnostics within 15 s")
+    fail("no diagnostics within 30 s")
     break
   end
   local ok, err = pcall(vim.cmd, "checkhealth holodeck")

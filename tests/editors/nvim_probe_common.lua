@@ -10,13 +10,14 @@ function M.clients(bufnr)
   return vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
 end
 
--- Waits (10 s) for a client to attach to the buffer and counts them in `result.clients`;
--- false (after `fail`) when none did.
+-- Waits (30 s: a client counts as attached once the server has answered initialize, which
+-- takes seconds on a busy 2-core machine) for a client to attach to the buffer and counts
+-- them in `result.clients`; false (after `fail`) when none did.
 function M.attached(bufnr, result, fail)
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return #M.clients(bufnr) > 0
   end, 20) then
-    fail("no client attached within 10 s")
+    fail("no client attached within 30 s")
     return false
   end
   result.clients = #M.clients(bufnr)

@@ -1,8 +1,12 @@
 -- Test driver for a trusted suite with a replay cassette, run after the config: waits for the
 -- first diagnostics, asks for symbols, lenses and hover, runs turns with :HoloDeckRun turn,
--- reads back diagnostics, virtual text, inlay hints and lens titles, writes JSON, quits.
+-- reads back diagnostics, the results as the plugin shows them (require("holodeck").shown:
+-- virtual text before 0.10, inlay hints after), inlay hints and lens titles, opens
+-- :HoloDeckReport, then runs a case with :HoloDeckRun case and the file with :HoloDeckRun all
+-- and reads the same again after each; writes JSON, quits.
 -- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "hover": {name: [line, character]},
--- "runs": [{"cursor": line, "hint_line": line}]} (0-based lines).
+-- "runs": [{"cursor": line, "hint_line": line}],
+-- "more_runs": [{"kind": "case" | "all", "cursor": line, "hint_lines": [line]}]} (0-based).
 local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
 local bufnr = vim.api.nvim_get_current_buf()
@@ -23,6 +27,7 @@ local result = {
   lenses_after = {},
   quickfix = {}, -- after each run: { title, items }
   report = vim.NIL, -- what :HoloDeckReport opened: { lines, filetype, buftype }
+  more_runs = {}, -- per spec.more_runs: { message, quickfix, diagnostics, shown, lenses }
   timings = {},
   errors = {},
 }
@@ -80,28 +85,8 @@ local function lens_list(lenses)
   return list
 end
 
-local namespace = vim.api.nvim_create_namespace("holodeck_results") -- the plugin's namespace
-local function virtual_text() -- the run results as shown: Neovim's inlay hints on 0.10+
-  local marks = {}
-  if vim.lsp.inlay_hint then
-    for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
-      local label = item.inlay_hint.label
-      if type(label) == "table" then
-        label = table.concat(vim.tbl_map(function(part) return part.value end, label))
-      end
-      table.insert(marks, { line = item.inlay_hint.position.line, text = label })
-    end
-    return marks
-  end
-  local found = vim.api.nvim_buf_get_extmarks(bufnr, namespace, 0, -1, { details = true })
-  for _, mark in ipairs(found) do
-    local text = {}
-    for _, chunk in ipairs(mark[4].virt_text or {}) do
-      table.insert(text, chunk[1])
-    end
-    table.insert(marks, { line = mark[2], text = table.concat(text) })
-  end
-  return marks
+local function virtual_text() -- the run results as the plugin shows them, on any version
+  return require("holodeck").shown(bufnr)
 end
 local function has_mark_at(lines)
   local marked = {}
@@ -190,6 +175,39 @@ repeat -- one pass; `break` on a failure skips to writing the result
     filetype = vim.bo[shown].filetype,
     buftype = vim.bo[shown].buftype,
   }
+  vim.cmd("close") -- back to the agent file's window
+  if vim.api.nvim_get_current_buf() ~= bufnr then
+    fail("not back in the agent file after closing the report")
+    break
+  end
+
+  -- :HoloDeckRun case, then :HoloDeckRun all: the message, the quickfix list, the results as
+  -- shown, the diagnostics and the lens titles after each.
+  for _, run in ipairs(spec.more_runs or {}) do
+    local said = #result.messages
+    vim.api.nvim_win_set_cursor(0, { run.cursor + 1, 0 })
+    vim.cmd("HoloDeckRun " .. run.kind)
+    if not vim.wait(40000, function()
+      return #result.messages > said
+    end, 20) then
+      fail("no answer to :HoloDeckRun " .. run.kind .. " within 40 s")
+      break
+    end
+    local message = result.messages[#result.messages]
+    if not vim.wait(10000, function()
+      return has_mark_at(run.hint_lines)
+    end, 20) then
+      fail(":HoloDeckRun " .. run.kind .. ": no results shown at lines " .. vim.inspect(run.hint_lines))
+    end
+    table.insert(result.more_runs, {
+      kind = run.kind,
+      message = message,
+      quickfix = vim.fn.getqflist({ title = 0, items = 0 }),
+      diagnostics = common.diagnostics(bufnr),
+      shown = virtual_text(),
+      lenses = lens_list(request("textDocument/codeLens", { textDocument = { uri = uri } })),
+    })
+  end
 until true
 
 result.timings.total_ms = elapsed()

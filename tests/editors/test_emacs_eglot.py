@@ -1,9 +1,11 @@
 """Emacs (batch mode) with eglot as a real LSP client, configured with the eglot block of
 docs/editors/emacs.md (trusted, with the sample's cassette): eglot_probe.el opens a copy of
 sample/financial-assistant, waits for the first diagnostics, makes and undoes an error (shown
-by Flymake), completes a matcher kind, hovers `fuzzy`, runs a failing turn through its "Run
-turn" code action (eglot shows no code lenses) and reads the run's diagnostics as Flymake
-shows them; the verdict is compared with `holodeck-lsp run --replay` of the same cassette."""
+by Flymake), applies a quick fix picked from eglot's code action menu, completes a matcher
+kind, hovers `fuzzy`, runs a failing turn through its "Run turn" code action (eglot shows no
+code lenses) and reads the run's diagnostics as Flymake shows them, then runs the case
+through its "Run case" action; the verdicts are compared with `holodeck-lsp run --replay`
+of the same cassette."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ DOC = REPO / "docs" / "editors" / "emacs.md"
 PROBE = Path(__file__).with_name("eglot_probe.el")
 FIRST_LINE = ";; holodeck-lsp with eglot"
 UNTRUSTED = "(:trusted :json-false)"
-TIMEOUT = 90
+TIMEOUT = 180  # seconds; about 30 on an idle machine, several times that under load
 
 
 def emacs_with_eglot() -> str:
@@ -76,11 +78,13 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
 
     provider = next(i for i, line in enumerate(lines) if line.startswith("model: {provider:"))
     fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", spans[0][0])
+    misspelt = key_at(lines, "fuzzy", fuzzy_line + 1)[0]
     out = tmp_path / "out.json"
     spec = {
         "out": str(out),
         "agent": str(agent),
         "fault": {"line": provider, "from": "provider: ollama", "to": "provider: olama"},
+        "quickfix": {"line": misspelt, "from": "fuzzy:", "to": "fuzy:", "fix": "Change to 'fuzzy'"},
         "complete": {"line": fuzzy_line, "text": " " * fuzzy_column + "fu"},
         "hover": [fuzzy_line, fuzzy_column + 1],
         "run_at": key_at(lines, "ground_truth", spans[failing][0])[0],
@@ -112,6 +116,13 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     assert fault["line"] == provider and "HD103" in fault["text"], fault
     assert "olama" in fault["text"] and fault["type"] == "eglot-error", fault
     assert not result["fixed_diagnostics"], result["fixed_diagnostics"]
+    # The quick fix: HD125 on the misspelt matcher kind, its "Change to 'fuzzy'" picked from
+    # eglot's code action menu, the line as it was and the diagnostic gone.
+    [misspelling] = result["quickfix_diagnostics"]
+    assert misspelling["line"] == misspelt and "HD125" in misspelling["text"], misspelling
+    assert result["quickfix_original"] == lines[misspelt], result
+    assert result["quickfix_line"] == lines[misspelt], (result["quickfix_line"], lines[misspelt])
+    assert not result["quickfix_after"], result["quickfix_after"]
     # Completion: the matcher kinds for a half-typed key under an argument.
     assert result["completion_prefix"] == "fu", result
     assert set(result["completions"]) == {"fuzzy"}, result["completions"]  # `regex` ≠ "fu…"
@@ -138,3 +149,14 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     assert reasons, turns[failing]
     for reason in reasons:
         assert any(reason in d["text"] for d in run_diagnostics), (reason, run_diagnostics)
+    # Run case, picked from eglot's menu at the same point: the whole case, compared with the
+    # CLI's verdict; Flymake shows run failures exactly in the case's failing turns.
+    assert any(title.startswith("HoloDeck: Run case ") for title in result["case_offered"])
+    assert result["case_status"] == "done", result
+    passed = int(expected["passed"])
+    assert result["case_summary"]["passed"] == passed, result["case_summary"]
+    assert result["case_summary"]["failed"] == 1 - passed, result["case_summary"]
+    case_diagnostics = [d for d in result["case_diagnostics"] if d["type"] == "eglot-error"]
+    for (first, end), turn in zip(spans, expected["turns"], strict=True):
+        inside = [d for d in case_diagnostics if first <= d["line"] < end]
+        assert bool(inside) != turn["passed"], (turn["turn_index"], inside)

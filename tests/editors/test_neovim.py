@@ -7,8 +7,11 @@ only through `require("holodeck").setup({...})`.
 * A copy of sample/financial-assistant, trusted, with its replay cassette: nvim_run_probe.lua
   checks that the clean sample gets no errors, asks for symbols, lenses and hover, runs a
   failing and a passing turn of case 0 with :HoloDeckRun turn and reads back the
-  `holodeck-run` diagnostics, the virtual text / inlay hints and the quickfix list; the
-  verdicts are compared with `holodeck-lsp run --replay` of the same cassette.
+  `holodeck-run` diagnostics, the virtual text / inlay hints and the quickfix list, then runs
+  the second case with :HoloDeckRun case and the file with :HoloDeckRun all; the verdicts
+  are compared with `holodeck-lsp run --replay` of the same cassette.
+* nvim_edit_probe.lua: a quick fix applied with vim.lsp.buf.code_action() and a matcher kind
+  completed through Neovim's LSP client.
 * :checkhealth holodeck, a missing server, and the page's "without the plugin" block.
 """
 
@@ -34,6 +37,7 @@ PROBE = Path(__file__).with_name("nvim_probe.lua")
 RUN_PROBE = Path(__file__).with_name("nvim_run_probe.lua")
 NAV_PROBE = Path(__file__).with_name("nvim_nav_probe.lua")
 HEALTH_PROBE = Path(__file__).with_name("nvim_health_probe.lua")
+EDIT_PROBE = Path(__file__).with_name("nvim_edit_probe.lua")
 #: The first line of the page's "without the plugin" block (0.11+).
 BARE_BLOCK = "-- holodeck-lsp without the plugin"
 SAMPLE = REPO / "sample" / "financial-assistant"
@@ -139,7 +143,13 @@ def nvim_env(tmp_path: Path, plugin: bool = True) -> dict[str, str]:
 
 
 def run_headless(
-    config: str, probe: Path, agent: Path, out: Path, env: dict[str, str], version: str = "0.7"
+    config: str,
+    probe: Path,
+    agent: Path,
+    out: Path,
+    env: dict[str, str],
+    version: str = "0.7",
+    timeout: int = NVIM_TIMEOUT,
 ) -> dict[str, Any]:
     """`nvim --headless -u <config> -c 'luafile <probe>' <agent>`; the probe's JSON."""
     executable = nvim(version)
@@ -154,10 +164,10 @@ def run_headless(
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=NVIM_TIMEOUT,
+            timeout=timeout,
         )
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"nvim did not quit within {NVIM_TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
+        pytest.fail(f"nvim did not quit within {timeout} s: {error.stdout!r} {error.stderr!r}")
     assert out.exists(), (
         f"nvim wrote no result (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
     )
@@ -214,13 +224,16 @@ def test_neovim_gets_diagnostics_and_hover(tmp_path: Path, version: str) -> None
 # -- running turns of the sample from Neovim ---------------------------------------------------
 
 
-def replay_case(agent: Path, case: int) -> dict[str, Any]:
-    """The CLI's verdicts for one case of the cassette: `holodeck-lsp run --replay`."""
+def replay(agent: Path, case: int | None = None) -> list[dict[str, Any]]:
+    """The CLI's verdicts from the cassette, for one case or (None) all of them: `holodeck-lsp
+    run --replay` (not stored: `--no-save`)."""
     report = agent.parent / "cli-report.json"
+    only = ["--case", str(case)] if case is not None else []
     done = subprocess.run(
         [
             *(installed_server(), "run", str(agent), "--replay", str(agent.parent / CASSETTE)),
-            *("--case", str(case), "--report-json", str(report), "--quiet"),
+            *only,
+            *("--report-json", str(report), "--quiet", "--no-save"),
         ],
         cwd=agent.parent,
         env={**os.environ, "HOME": HOME},
@@ -229,24 +242,33 @@ def replay_case(agent: Path, case: int) -> dict[str, Any]:
         timeout=60,
     )
     assert report.exists(), f"no report (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
-    results = json.loads(report.read_text(encoding="utf-8"))["results"]
+    results: list[dict[str, Any]] = json.loads(report.read_text(encoding="utf-8"))["results"]
     report.unlink()
+    return results
+
+
+def replay_case(agent: Path, case: int) -> dict[str, Any]:
+    """The CLI's verdicts for one case of the cassette."""
+    results = replay(agent, case)
     assert len(results) == 1, results
-    result: dict[str, Any] = results[0]
-    return result
+    return results[0]
+
+
+def case_turn_spans(lines: list[str]) -> list[list[tuple[int, int]]]:
+    """Per case, (first, end) 0-based lines of each of its turns: from its `- input:` line to
+    the next turn's, or the next case's `- name:`."""
+    start = next(i for i, line in enumerate(lines) if line.startswith("test_cases:"))
+    starts = [i for i in range(start, len(lines)) if lines[i].startswith("  - name:")]
+    cases = []
+    for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        inputs = [i for i in range(first, end) if lines[i].startswith("      - input:")]
+        cases.append(list(zip(inputs, [*inputs[1:], end], strict=True)))
+    return cases
 
 
 def turn_spans(lines: list[str]) -> list[tuple[int, int]]:
-    """(first, end) 0-based lines of each turn of the first case: from its `- input:` line to
-    the next turn's, or the next case's `- name:`."""
-    start = next(i for i, line in enumerate(lines) if line.startswith("test_cases:"))
-    first_case = next(i for i in range(start, len(lines)) if lines[i].startswith("  - name:"))
-    case_end = next(
-        (i for i in range(first_case + 1, len(lines)) if lines[i].startswith("  - name:")),
-        len(lines),
-    )
-    inputs = [i for i in range(first_case, case_end) if lines[i].startswith("      - input:")]
-    return list(zip(inputs, [*inputs[1:], case_end], strict=True))
+    """The turns of the first case (see case_turn_spans)."""
+    return case_turn_spans(lines)[0]
 
 
 def key_at(lines: list[str], key: str, first: int = 0) -> tuple[int, int]:
@@ -273,7 +295,8 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
 
     # The CLI's verdicts for the whole case. A replay is deterministic, so a turn run alone
     # (the earlier turns replayed as context, as Run turn does) gets the same verdict.
-    expected = replay_case(agent, 0)
+    every_case = replay(agent)
+    expected = every_case[0]
     turns = {turn["turn_index"]: turn for turn in expected["turns"]}
     failed = sorted(index for index, turn in turns.items() if not turn["passed"])
     passed = sorted(index for index, turn in turns.items() if turn["passed"])
@@ -296,11 +319,12 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
             {"cursor": line, "hint_line": spans[t][0]}
             for t, line in zip(runs, cursors, strict=True)
         ],
+        "more_runs": more_runs(lines),
     }
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
-    result = run_headless(config, RUN_PROBE, agent, out, env, version)
+    result = run_headless(config, RUN_PROBE, agent, out, env, version, timeout=2 * NVIM_TIMEOUT)
 
     assert result["errors"] == [], result
     assert result["clients"] == 1
@@ -373,6 +397,105 @@ def test_neovim_runs_sample_turns(tmp_path: Path, version: str) -> None:
     for t in runs:
         assert titles[t] == f"{'✓' if turns[t]['passed'] else '✗'} Run turn {t}", titles
 
+    check_case_and_all(result, lines, every_case)
+
+
+#: The case :HoloDeckRun case runs (case 0's turns are run one by one before it).
+RUN_CASE = 1
+
+
+def more_runs(lines: list[str]) -> list[dict[str, Any]]:
+    """The probe's :HoloDeckRun case (the cursor inside RUN_CASE's second turn) and
+    :HoloDeckRun all (the cursor in the case after it) with the lines their results go to."""
+    cases = case_turn_spans(lines)
+    inside = key_at(lines, "ground_truth", cases[RUN_CASE][1][0])[0]
+    elsewhere = key_at(lines, "ground_truth", cases[RUN_CASE + 1][0][0])[0]
+    return [
+        {"kind": "case", "cursor": inside, "hint_lines": [t[0] for t in cases[RUN_CASE]]},
+        {"kind": "all", "cursor": elsewhere, "hint_lines": [t[0] for c in cases for t in c]},
+    ]
+
+
+def hint_of(turn: dict[str, Any]) -> tuple[str, list[str]]:
+    """What the hint of a CLI turn result starts with — the mark and the answer (the hint
+    shortens a long one with …) — and its metric scores (`numeric 1.00`)."""
+    mark = "✓" if turn["passed"] else "✗"
+    answer = " ".join(str(turn["response"]).split())
+    scores = [
+        f"{metric['metric_name']} {metric['score']:.2f}"
+        for metric in turn["metric_results"]
+        if not metric.get("skipped")
+    ]
+    return f"{mark} {answer}", scores
+
+
+def check_shown(
+    shown: list[dict[str, Any]], spans: list[tuple[int, int]], case: dict[str, Any]
+) -> None:
+    """The results shown at each turn's `input:` line agree with the CLI's verdicts."""
+    at = {mark["line"]: mark["text"] for mark in shown}
+    for (line, _end), turn in zip(spans, case["turns"], strict=True):
+        head, scores = hint_of(turn)
+        assert line in at, (line, at)
+        first, *rest = at[line].split(" · ")
+        assert first == head or (first.endswith("…") and head.startswith(first[:-1])), (
+            first,
+            head,
+        )
+        assert rest[: len(scores)] == scores, (at[line], scores)
+
+
+def case_title(case: dict[str, Any]) -> str:
+    if case["passed"]:
+        return "✓ Run case"
+    turns = case["turns"]
+    passed = sum(turn["passed"] for turn in turns)
+    return f"✗ Run case ({passed}/{len(turns)} turns)" if len(turns) > 1 else "✗ Run case"
+
+
+def check_case_and_all(
+    result: dict[str, Any], lines: list[str], every_case: list[dict[str, Any]]
+) -> None:
+    """:HoloDeckRun case and :HoloDeckRun all against `holodeck-lsp run --replay` of the
+    same cassette: the summary said, the results shown on every run turn, the lens titles,
+    the `holodeck-run` diagnostics only in failing turns, and the quickfix list holding
+    exactly those."""
+    cases = case_turn_spans(lines)
+    assert [run["kind"] for run in result["more_runs"]] == ["case", "all"], result["more_runs"]
+    for run in result["more_runs"]:
+        name = f"HoloDeckRun {run['kind']}"
+        chosen = [RUN_CASE] if run["kind"] == "case" else list(range(len(every_case)))
+        passed = sum(every_case[c]["passed"] for c in chosen)
+        failed = len(chosen) - passed
+        failures = [d for d in run["diagnostics"] if d["source"] == "holodeck-run"]
+        errors = [d for d in failures if d["severity"] == 1]
+        said = f"{name}: done: {passed} passed, {failed} failed"
+        if failed:
+            said += f" ({len(errors)} in the quickfix list)"
+        assert run["message"] == said, (run["message"], said)
+        # The quickfix list: the file's run errors as shown (case 0's failing turn's too).
+        assert run["quickfix"]["title"] == "HoloDeck run failures", run["quickfix"]
+        listed = sorted((item["lnum"] - 1, item["text"]) for item in run["quickfix"]["items"])
+        assert listed == sorted((d["line"], d["message"]) for d in errors), listed
+        titles = {
+            lens["arguments"][1]: lens["title"]
+            for lens in run["lenses"]
+            if lens["command"] == "holodeck.runCase"
+        }
+        for c in chosen:
+            check_shown(run["shown"], cases[c], every_case[c])
+            assert titles[c] == case_title(every_case[c]), (c, titles[c])
+            # Run diagnostics only inside this case's failing turns, one at least in each.
+            for (first, end), turn in zip(cases[c], every_case[c]["turns"], strict=True):
+                inside = [d for d in failures if first <= d["line"] < end]
+                assert bool(inside) != turn["passed"], (c, turn["turn_index"], inside)
+    everything = result["more_runs"][-1]
+    all_title = next(
+        lens["title"] for lens in everything["lenses"] if lens["command"] == "holodeck.runAll"
+    )
+    passed = sum(case["passed"] for case in every_case)
+    assert all_title == f"✗ Run all ({passed}/{len(every_case)} cases)", all_title
+
 
 # -- navigation: document links, semantic tokens, rename ---------------------------------------
 
@@ -418,6 +541,43 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
         assert result["tokens"] == [] or result["tokens"] == {}, result  # 0.7: none
 
 
+# -- completion and a quick fix ------------------------------------------------------------
+
+
+def test_neovim_completes_and_applies_a_quick_fix(tmp_path: Path, version: str) -> None:
+    """A misspelt matcher kind (`fuzy:`, HD125) fixed with vim.lsp.buf.code_action() and the
+    user's pick of "Change to 'fuzzy'"; then `fu` under an argument completed to `fuzzy`."""
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    agent = suite / "agent.yaml"
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    spans = turn_spans(lines)
+    fault_line = key_at(lines, "fuzzy", spans[0][0])[0]
+    complete_line, complete_column = key_at(lines, "fuzzy", fault_line + 1)
+    out = tmp_path / "out.json"
+    spec = {
+        "out": str(out),
+        "fault": {"line": fault_line, "from": "fuzzy:", "to": "fuzy:", "fix": "Change to 'fuzzy'"},
+        "complete": {"line": complete_line, "text": " " * complete_column + "fu"},
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    env = {**nvim_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
+    result = run_headless(plugin_config(), EDIT_PROBE, agent, out, env, version)
+
+    assert result["errors"] == [], result
+    faults = [(d["line"], d["code"]) for d in result["fault_diagnostics"]]
+    assert faults == [(fault_line, "HD125")], result["fault_diagnostics"]
+    assert "Change to 'fuzzy'" in result["offered"], result["offered"]
+    # The fix renamed the key back: the line as the sample has it, and no diagnostic left.
+    assert result["fixed_line"] == lines[fault_line], (result["fixed_line"], lines[fault_line])
+    assert result["fixed_diagnostics"] == [], result["fixed_diagnostics"]
+    # `regex` does not start with "fu": `fuzzy` is the one matcher kind offered.
+    assert result["completions"] == ["fuzzy"], result["completions"]
+    # The item's snippet expanded: the key and an empty pattern to type into.
+    assert result["completed_line"] == " " * complete_column + 'fuzzy: ""', result
+
+
 def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: str) -> None:
     agent = tmp_path / "agent.yaml"
     agent.write_text(FAULTY, encoding="utf-8")
@@ -441,18 +601,27 @@ def test_neovim_says_how_to_install_a_missing_server(tmp_path: Path, version: st
 
 def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
     """`:checkhealth holodeck` from an agent file: the server and its version, the folder's
-    trust state and its agent files, and the client attached to the buffer."""
+    trust state and its agent files — by the agentGlobs the plugin sends (the defaults, then
+    `settings = { agentGlobs = ... }`) and by content — and the client attached to the
+    buffer."""
     suite = tmp_path / "suite"
     suite.mkdir()
     agent = suite / "agent.yaml"
     agent.write_text(FAULTY, encoding="utf-8")
     (suite / "more.agent.yaml").write_text(FAULTY, encoding="utf-8")
+    (suite / "checks.yml").write_text(FAULTY, encoding="utf-8")  # an agent by its content
+    (suite / "smoke.suite.yaml").write_text("a: 1\n", encoding="utf-8")
     (suite / "notes.yaml").write_text("a: 1\n", encoding="utf-8")
     server_version = subprocess.run(
         [installed_server(), "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
+    globs = {"settings": {"agentGlobs": ["*.suite.yaml", "suite/*.agent.yaml"]}}
     reports = {}
-    for name, options in {"untrusted": {}, "trusted": {"trusted": [str(suite)]}}.items():
+    for name, options in {
+        "untrusted": {},
+        "trusted": {"trusted": [str(suite)]},
+        "globs": globs,
+    }.items():
         out = tmp_path / f"{name}.json"
         spec_file = tmp_path / f"{name}-spec.json"
         spec_file.write_text(json.dumps({"out": str(out)}), encoding="utf-8")
@@ -460,15 +629,97 @@ def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
         result = run_headless(plugin_config(**options), HEALTH_PROBE, agent, out, env, version)
         assert result["errors"] == [], result
         reports[name] = "\n".join(result["health"])
+    by_content = "agent files by content (top-level test_cases: next to model:, instructions:"
     for text in reports.values():
         assert f"{installed_server()}, version {server_version}" in text, text
-        assert "agent files: agent.yaml, more.agent.yaml" in text, text
         assert "notes.yaml" not in text, text
         assert "attached to this buffer" in text and "not attached" not in text, text
         assert "ERROR" not in text, text
+    for name in ("untrusted", "trusted"):
+        text = reports[name]
+        assert (
+            "agent files (agentGlobs agent.yaml, *.agent.yaml): agent.yaml, more.agent.yaml" in text
+        ), text
+        assert f"{by_content} or name:): checks.yml" in text, text
+        assert "smoke.suite.yaml" not in text, text
+    # The user's agentGlobs: matched against the end of the path, as the server does (the
+    # folder is `suite`, so `suite/*.agent.yaml` matches more.agent.yaml); the other files
+    # with test_cases: next to model: are agents by content.
+    text = reports["globs"]
+    assert (
+        "agent files (agentGlobs *.suite.yaml, suite/*.agent.yaml): "
+        "more.agent.yaml, smoke.suite.yaml" in text
+    ), text
+    assert f"{by_content} or name:): agent.yaml, checks.yml" in text, text
     assert f"untrusted: {suite.resolve()}" in reports["untrusted"], reports["untrusted"]
     assert f"trusted: {suite.resolve()} (runs" in reports["trusted"], reports["trusted"]
     assert "untrusted" not in reports["trusted"], reports["trusted"]
+
+
+#: What `:help` is asked for, and the tag each must land on (in doc/holodeck.txt).
+HELP_TOPICS = {
+    "holodeck": "*holodeck*",
+    ":HoloDeckRun": "*:HoloDeckRun*",
+    ":HoloDeckCompare": "*:HoloDeckCompare*",
+    ":HoloDeckReport": "*:HoloDeckReport*",
+    "holodeck.setup()": "*holodeck.setup()*",
+    "holodeck.run()": "*holodeck.run()*",
+    "holodeck.shown()": "*holodeck.shown()*",
+    "holodeck-health": "*holodeck-health*",
+}
+HELP_PROBE = """\
+local out = {}
+local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(vim.env.HOLODECK_HELP_DOC))
+out.helptags = ok and "ok" or tostring(err)
+out.topics = {}
+for _, topic in ipairs(vim.fn.json_decode(vim.env.HOLODECK_HELP_TOPICS)) do
+  local opened, why = pcall(vim.cmd, "help " .. topic)
+  out.topics[topic] = opened and {
+    file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t"),
+    line = vim.api.nvim_get_current_line(),
+  } or { error = tostring(why) }
+  pcall(vim.cmd, "helpclose")
+end
+vim.fn.writefile({ vim.fn.json_encode(out) }, vim.env.HOLODECK_HELP_OUT)
+vim.cmd("qa!")
+"""
+
+
+def test_help_holodeck(tmp_path: Path, version: str) -> None:
+    """`:helptags` on the plugin's doc folder, then `:help holodeck` and the commands' and
+    functions' tags open doc/holodeck.txt on their tag. The plugin is a copy here, not the
+    usual symlink: `:helptags` writes `doc/tags`, never into the checkout."""
+    data = tmp_path / "xdg-data"
+    copy = data / "nvim" / "site" / "pack" / "holodeck" / "start" / "holodeck"
+    shutil.copytree(PLUGIN, copy)
+    probe = tmp_path / "help_probe.lua"
+    probe.write_text(HELP_PROBE, encoding="utf-8")
+    out = tmp_path / "help.json"
+    config_file = tmp_path / "init.lua"
+    config_file.write_text("-- nothing: the package loads itself\n", encoding="utf-8")
+    env = {
+        **nvim_env(tmp_path, plugin=False),
+        "HOLODECK_HELP_DOC": str(copy / "doc"),
+        "HOLODECK_HELP_TOPICS": json.dumps(list(HELP_TOPICS)),
+        "HOLODECK_HELP_OUT": str(out),
+    }
+    done = subprocess.run(
+        [nvim(version), "--headless", "-u", str(config_file), "-c", f"luafile {probe}"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=NVIM_TIMEOUT,
+    )
+    assert out.exists(), f"nvim wrote nothing (exit {done.returncode}): {done.stderr}"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["helptags"] == "ok", result
+    assert (copy / "doc" / "tags").is_file()
+    for topic, tag in HELP_TOPICS.items():
+        opened = result["topics"][topic]
+        assert opened.get("file") == "holodeck.txt", (topic, opened)
+        assert tag in opened["line"], (topic, opened)
 
 
 def test_neovim_without_the_plugin(tmp_path: Path) -> None:

@@ -153,4 +153,7 @@ end
 
 M.client = lsp.client
 
+-- The run results as shown in the buffer, on any version: { { line, text } } (0-based lines).
+M.shown = results.shown
+
 return M
