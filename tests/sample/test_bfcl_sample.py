@@ -150,3 +150,20 @@ def test_the_sample_is_what_the_importer_writes() -> None:
         assert (SAMPLE / relative).read_text() == (SUITE_FILES / relative).read_text(), relative
     text = (SAMPLE / "agent.yaml").read_text()
     assert text.count("  # bfcl: multi_turn_base_") == 20
+
+
+def test_the_suites_doc_pointers_name_the_bfcl_page() -> None:
+    """The agent file's header and the copied state and grader point at the page about BFCL
+    (docs/importing-bfcl.md), in the importer's templates and in the sample alike."""
+    from holodeck_lsp.importers.bfcl.importer import SUITE_FILES
+    from holodeck_lsp.importers.bfcl.suite import AGENT_HEADER
+
+    page = "docs/importing-bfcl.md"
+    assert (SAMPLE.parents[1] / page).is_file()
+    [pointer] = [line for line in AGENT_HEADER.splitlines() if "docs/" in line]
+    assert page in pointer and "{" not in pointer
+    assert pointer in (SAMPLE / "agent.yaml").read_text().splitlines()[:5]
+    for name in ("bfcl_state.py", "bfcl_grader.py"):
+        for folder in (SUITE_FILES, SAMPLE):
+            head = (folder / name).read_text().split('"""', 2)[1]
+            assert page in head and "docs/importing.md" not in head, folder / name
