@@ -1,5 +1,5 @@
 """BFCL's stateful classes behind this suite's tools and grader (written by `holodeck-lsp
-import bfcl`; docs/importing.md). Not part of holodeck-lsp: it runs from the suite's folder.
+import bfcl`; docs/importing-bfcl.md). Not part of holodeck-lsp: it runs from the suite's folder.
 
 How a tool finds its case's state: holodeck-lsp runs every case inside a fresh `CaseScope`
 (holodeck_lsp.runner.agent_code.case_scope), which every tool call of that case sees and no

@@ -184,13 +184,17 @@ def table_rows(text: str, header_start: str) -> list[str]:
     return rows
 
 
-def test_markdown_lists_failing_turns_first_with_their_first_reason(report: TestReport) -> None:
+def test_markdown_lists_failing_turns_first_with_each_failing_views_reason(
+    report: TestReport,
+) -> None:
     text = markdown.render(report)
     assert text.index("## Failing turns") < text.index("## Summary")
     rows = table_rows(text, "| Test case | Turn |")
     assert rows == [
         r"| cash \| flow | 1 | ❌ failed | tool 'subtract': arg 'a' mismatch: expected "
-        r"{fuzzy: '206588'}, got '206,000' |",
+        r"{fuzzy: '206588'}, got '206,000'; metric 'numeric' failed: score 0 \< threshold 1 "
+        r"(24999 != 25587); metric 'program\_equivalence' error: grader "
+        r"'graders:program\_equivalence' raised ValueError: bad program |",
         r"| cash \| flow | 2 | ⏭ skipped | session unrecoverable: two consecutive send() "
         r"failures |",
     ]
@@ -430,7 +434,7 @@ def test_markdown_and_junit_show_judge_tokens_apart(report: TestReport) -> None:
     assert "judge tokens" not in markdown.render(report)
     root = ET.fromstring(junit.render(judged))
     first = root.findall("testsuite")[0]
-    properties = {p.get("name"): p.get("value") for p in first.iter("property")}
+    properties = {p.get("name"): p.get("value") for p in first.findall("properties/property")}
     assert properties == {"agent_tokens": str(judged.results[0].token_usage.total_tokens),  # type: ignore[union-attr]
                           "judge_tokens": "52"}  # fmt: skip
     assert root.findall("testsuite")[1].find("properties") is None
@@ -452,7 +456,7 @@ def test_markdown_and_junit_show_the_cost_only_when_every_case_is_priced(
     assert f"cost {total:.4f} USD" in line
     root = ET.fromstring(junit.render(priced))
     first = root.findall("testsuite")[0]
-    assert {p.get("name"): p.get("value") for p in first.iter("property")} == {
+    assert {p.get("name"): p.get("value") for p in first.findall("properties/property")} == {
         "cost_usd": "0.250000"
     }
     # One case without a price (its model has none): no run total, that case no property.

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -19,14 +20,16 @@ from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.importer import Selection, import_bfcl
 from holodeck_lsp.importers.bfcl.records import BfclRecord
-from holodeck_lsp.importers.bfcl.suite import expected_tools
+from holodeck_lsp.importers.bfcl.suite import MISSING_FUNCTION_TURN, expected_tools
 from holodeck_lsp.importers.bfcl.tool_docs import ToolDoc
 from tests.importers.bfcl_support import (
     FIXTURE,
     FIXTURE_DATA,
     REAL_WHEEL,
     fixture_wheel,
+    load_file,
     run_import,
+    suite_imports_isolated,
 )
 
 ALL = "base,miss_func,miss_param,long_context"
@@ -138,6 +141,63 @@ def test_classes_selects_records_and_fits_one_agent_file(tmp_path: Path) -> None
     assert len(agent_files) == 7 and "agent.yaml" not in agent_files
     for name in agent_files:
         assert len(yaml.safe_load(many.files[name])["tools"]) <= 50
+
+
+# -- the categories -------------------------------------------------------------------------
+
+
+def _case(category: str, record_id: str) -> dict[str, Any]:
+    suite = import_bfcl(FIXTURE, Selection(categories=(category,), ids=frozenset({record_id})))
+    [case] = yaml.safe_load(suite.files["agent.yaml"])["test_cases"]
+    assert case["name"] == record_id
+    turns: list[dict[str, Any]] = case["turns"]
+    return {"turns": turns, "text": suite.files["agent.yaml"]}
+
+
+def test_a_miss_func_turn_without_a_message_is_the_filler_naming_the_withheld_function() -> None:
+    # multi_turn_miss_func_0: BFCL withholds `sort` until turn 3, which has no message; at
+    # turn 2 the model should say it cannot (no ground-truth calls), at turn 3 sort.
+    turns = _case("miss_func", "multi_turn_miss_func_0")["turns"]
+    assert turns[3]["input"] == MISSING_FUNCTION_TURN.format(names="sort")
+    assert turns[3]["input"] == (
+        "(No new request. sort can be used now: carry on with what I asked before.)"
+    )
+    assert [tool["name"] for tool in turns[3]["expected_tools"]] == ["sort"]
+    assert "expected_tools" not in turns[2]
+    assert all("No new request" not in turn["input"] for n, turn in enumerate(turns) if n != 3)
+
+
+def test_the_miss_param_turn_that_should_ask_has_no_expected_tools() -> None:
+    # multi_turn_miss_param_0: turn 3 lacks a parameter, so the model should ask for it;
+    # BFCL's ground truth there is empty, and so is the turn's assertion.
+    case = _case("miss_param", "multi_turn_miss_param_0")
+    turns = case["turns"]
+    assert [("expected_tools" in turn) for turn in turns] == [True, True, True, False, True]
+    assert turns[3]["input"].strip()  # a real request, not a filler
+    assert "# no ground-truth calls on this turn (BFCL checks nothing)" in case["text"]
+
+
+def test_long_context_records_load_their_instances_with_long_context(tmp_path: Path) -> None:
+    """The tool path's instances (bfcl_state.new_instances, what tools.py calls) of a
+    long_context record are loaded with long_context=True, as BFCL does; a base record's
+    are not — and the file system's listing shows BFCL's long-context filler files."""
+    out = tmp_path / "suite"
+    categories = "base,long_context"
+    assert run_import(str(FIXTURE), "-o", str(out), "--categories", categories) == EXIT_OK
+    with suite_imports_isolated():
+        state = load_file(out / "bfcl_state.py", "bfcl_state_long_context_test")
+        entry = state.record("multi_turn_long_context_1")
+        assert entry["category"] == "long_context"
+        long_fs = state.new_instances(entry)["GorillaFileSystem"]
+        assert long_fs.long_context is True
+        as_base = state.new_instances({**entry, "category": "base"})["GorillaFileSystem"]
+        assert as_base.long_context is False
+        base = state.new_instances(state.record("multi_turn_base_0"))["GorillaFileSystem"]
+        assert base.long_context is False
+        # The same initial_config, listed recursively: the long-context load adds files.
+        listed = state.execute({"fs": long_fs}, "find", (), {"path": "."})
+        plain = state.execute({"fs": as_base}, "find", (), {"path": "."})
+        assert len(listed) > len(plain)
 
 
 # -- bad input ------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 views (expected_tools and the bfcl_equivalent metric), and a live run against its oracle —
 Semantic Kernel calling the real tools.py on BFCL's classes — gives every case its own
 instances: under --parallel 64 and a two-model matrix, each tool result equals the result
-of that case's calls replayed alone on fresh instances."""
+of that case's calls replayed alone on fresh instances. The Claude path (provider anthropic,
+the Claude Code CLI calling the tools as MCP tools) passes three cases run at once, each on
+its own state too."""
 
 from __future__ import annotations
 
@@ -141,6 +143,40 @@ def test_live_cases_keep_their_own_state_under_parallel_64_and_a_model_matrix(
     assert calls > 200  # the oracle made every ground-truth call, through the real tools
 
 
+#: Two file-system cases (the same class, each its own instances) and one with MathAPI.
+CLAUDE_CASES = ("multi_turn_base_0", "multi_turn_base_1", "multi_turn_base_15")
+
+
+@pytest.mark.slow
+def test_the_claude_path_passes_with_each_cases_own_state(
+    tmp_path: Path, oracle: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Provider anthropic: the Claude Code CLI bundled with claude-agent-sdk is offered all 49
+    tools as MCP tools (`mcp__tools__…`) and streams Anthropic messages to the oracle; the
+    cases, run at once, pass both views, and each tool result is that of the case's own
+    calls replayed alone on fresh instances."""
+    folder = _copy(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{oracle}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle")
+    out = tmp_path / "report.json"
+    chosen = [arg for name in CLAUDE_CASES for arg in ("--case", name)]
+    status = main(
+        ["run", str(folder), "--no-save", "--parallel", "3", "--model",
+         "anthropic:claude-sonnet-4-5", *chosen, "--report-json", str(out)]
+    )  # fmt: skip
+    assert status == EXIT_OK, capsys.readouterr().out[-3000:]
+    report = _report(out)
+    assert sorted(case["test_name"] for case in report["results"]) == list(CLAUDE_CASES)
+    state = load_file(folder / "bfcl_state.py", "bfcl_state_claude_path")
+    names = set()
+    for case in report["results"]:
+        got = [[str(call["result"]) for call in turn["tool_invocations"]] for turn in case["turns"]]
+        assert got == _replayed_alone(state, case), case["test_name"]
+        assert all(turn["passed"] and _metric(turn)["passed"] for turn in case["turns"])
+        names |= {call["name"] for turn in case["turns"] for call in turn["tool_invocations"]}
+    assert {"mcp__tools__cd", "mcp__tools__mv", "mcp__tools__mean"} <= names
+
+
 def test_the_sample_is_what_the_importer_writes() -> None:
     """The sample's agent file, tools and data came from `import bfcl`; its copied files
     (state, grader, BFCL's classes with their licence) are the importer's current ones."""
@@ -150,3 +186,20 @@ def test_the_sample_is_what_the_importer_writes() -> None:
         assert (SAMPLE / relative).read_text() == (SUITE_FILES / relative).read_text(), relative
     text = (SAMPLE / "agent.yaml").read_text()
     assert text.count("  # bfcl: multi_turn_base_") == 20
+
+
+def test_the_suites_doc_pointers_name_the_bfcl_page() -> None:
+    """The agent file's header and the copied state and grader point at the page about BFCL
+    (docs/importing-bfcl.md), in the importer's templates and in the sample alike."""
+    from holodeck_lsp.importers.bfcl.importer import SUITE_FILES
+    from holodeck_lsp.importers.bfcl.suite import AGENT_HEADER
+
+    page = "docs/importing-bfcl.md"
+    assert (SAMPLE.parents[1] / page).is_file()
+    [pointer] = [line for line in AGENT_HEADER.splitlines() if "docs/" in line]
+    assert page in pointer and "{" not in pointer
+    assert pointer in (SAMPLE / "agent.yaml").read_text().splitlines()[:5]
+    for name in ("bfcl_state.py", "bfcl_grader.py"):
+        for folder in (SUITE_FILES, SAMPLE):
+            head = (folder / name).read_text().split('"""', 2)[1]
+            assert page in head and "docs/importing.md" not in head, folder / name

@@ -1,5 +1,6 @@
 """The results list a run prints at its end, above the totals: per case its verdict and
-its turns' marks, per failing turn its first reason in the reports' wording; for a model
+its turns' marks, per failing turn one line per view that failed it (its first error or
+tool assertion, then each failing metric) in the reports' wording; for a model
 matrix or repeats, the table of matrix_table.py and the failures below it."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import sys
 
 from holodeck_lsp.commands.console.marks import Marks
 from holodeck_lsp.commands.console.matrix_table import matrix_lines, wants_matrix
-from holodeck_lsp.engine.reports.view import Block, error_reason, failure_reasons, skip_reason
+from holodeck_lsp.engine.reports.view import Block, error_reason, failing_views, skip_reason
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -20,7 +21,7 @@ def results_lines(
     *,
     verbose: bool = False,
 ) -> list[str]:
-    """Per case: its verdict and its turns' marks; per failing turn: its first reason. (The
+    """Per case: its verdict and its turns' marks; per failing turn: a line per failing view. (The
     command prints the totals line after it.) A model matrix or repeats: the table of
     commands/console/matrix_table instead."""
     marks = marks or Marks(sys.stdout)
@@ -64,24 +65,25 @@ def _matrix_failures(report: TestReport, palette: Palette) -> list[str]:
 
 
 def _failure_lines(result: TestResult) -> list[str]:
-    # The reports' own wording, so the console names the arg or value that differed too.
+    # The reports' own wording, so the console names the arg or value that differed too;
+    # a line per failing view (expected_tools, each metric), so a turn failing the strict
+    # view and a grader's view shows both, not just the first.
     if result.turns is None:
-        return [f"      {_first_reason(Block.of_case(result))}"]
+        return [f"      {reason}" for reason in _reasons(Block.of_case(result))]
     return [
-        f"      turn {turn.turn_index}: {_first_reason(Block.of_turn(turn))}"
+        f"      turn {turn.turn_index}: {reason}"
         for turn in result.turns
         if not turn.passed
+        for reason in _reasons(Block.of_turn(turn))
     ]
 
 
-def _first_reason(block: Block) -> str:
+def _reasons(block: Block) -> list[str]:
     if block.skipped:
-        reasons = skip_reason(block)
-    elif block.errored:
-        reasons = "errored (not measured): " + error_reason(block)
-    else:
-        reasons = failure_reasons(block)[0]
-    return _one_line(reasons)
+        return [_one_line(skip_reason(block))]
+    if block.errored:
+        return [_one_line("errored (not measured): " + error_reason(block))]
+    return [_one_line(reason) for reason in failing_views(block)]
 
 
 def _one_line(text: str, limit: int = 160) -> str:

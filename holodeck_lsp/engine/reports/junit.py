@@ -6,7 +6,11 @@ with N its 0-based index) and one `<testcase>` per turn (`classname` = the case,
 failing turn carries `<failure message=…>` with the reasons (errors, tool assertions, metrics);
 a skipped turn `<skipped message=…>`; an errored turn (the provider could not answer: not
 measured) `<error type="provider" message=…>`, counted in `errors`; `<system-out>` holds the
-agent's response. When a multi-turn case failed although none of its turns did (an error of
+agent's response. Every measured turn, passing or not, carries `<properties>` with each
+view's verdict: `expected_tools` (the strict view, when the turn asserts tools) and one
+`metric.<name>` per metric (`passed`, `failed`, `error`, `skipped` or `not graded`) with
+`metric.<name>.score` — so CI can tell which view failed a turn, and that a passing turn
+passed each. When a multi-turn case failed although none of its turns did (an error of
 the case itself), one more `<testcase name="test case">` carries that failure, so CI never
 reports a failed case as green.
 
@@ -27,6 +31,8 @@ from holodeck_lsp.engine.reports.view import (
     cases,
     error_reason,
     failure_reasons,
+    metric_status,
+    number,
     skip_reason,
 )
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
@@ -121,6 +127,7 @@ def _testcase(case: Case, block: Block, counts: _Counts) -> ET.Element:
             "time": _seconds(block.execution_time_ms),
         },
     )
+    _add_verdicts(element, block)
     if block.skipped:
         counts.skipped += 1
         ET.SubElement(element, "skipped", {"message": _clean(skip_reason(block))})
@@ -135,6 +142,24 @@ def _testcase(case: Case, block: Block, counts: _Counts) -> ET.Element:
     if block.response is not None:
         ET.SubElement(element, "system-out").text = _clean(block.response)
     return element
+
+
+def _add_verdicts(element: ET.Element, block: Block) -> None:
+    """Each view's verdict of a measured turn as testcase properties (pytest writes its
+    record_property the same way), whether the turn passed or failed."""
+    if block.skipped or block.errored:
+        return
+    listed: list[tuple[str, str]] = []
+    if block.expected_tools is not None and block.tools_matched is not None:
+        listed.append(("expected_tools", "passed" if block.tools_matched else "failed"))
+    for metric in block.metric_results:
+        listed.append((f"metric.{metric.metric_name}", metric_status(metric)))
+        if not metric.skipped and metric.error is None:
+            listed.append((f"metric.{metric.metric_name}.score", number(metric.score)))
+    if listed:
+        properties = ET.SubElement(element, "properties")
+        for name, value in listed:
+            ET.SubElement(properties, "property", {"name": _clean(name), "value": _clean(value)})
 
 
 def _case_failure(case: Case, reasons: list[str], counts: _Counts) -> ET.Element:

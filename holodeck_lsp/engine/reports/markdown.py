@@ -25,7 +25,7 @@ from holodeck_lsp.engine.reports.view import (
     cases,
     duration,
     error_reason,
-    failure_reasons,
+    failing_views,
     metric_status,
     number,
     run_cost,
@@ -147,8 +147,8 @@ def _meta_line(report: TestReport) -> str:
 
 
 def _failing_turns(ordered: Sequence[Case]) -> list[str]:
-    """Every turn that did not pass, in file order, with the first reason — what to look
-    at first in a long run."""
+    """Every turn that did not pass, in file order, with the first reason of each view that
+    failed it (expected_tools, each metric) — what to look at first in a long run."""
     rows = []
     for case in ordered:
         for block in case.blocks:
@@ -159,13 +159,13 @@ def _failing_turns(ordered: Sequence[Case]) -> list[str]:
             elif block.errored:
                 reasons = [error_reason(block)]
             else:
-                reasons = failure_reasons(block)
+                reasons = ["; ".join(failing_views(block))]
             turn = "—" if block.turn_index is None else str(block.turn_index)
             status = _STATUS[block.status]
             rows.append([case.label, turn, status, reasons[0] if reasons else ""])
     if not rows:
         return []
-    return _table(["Test case", "Turn", "Result", "First reason"], rows)
+    return _table(["Test case", "Turn", "Result", "Why (each failing view)"], rows)
 
 
 def _case_table(ordered: Sequence[Case]) -> list[str]:

@@ -206,11 +206,35 @@ def tool_reason(detail: ArgMatchDetail) -> str | None:
 
 def failure_reasons(block: Block) -> list[str]:
     """Why a block failed, one line each: errors, tool assertions, metrics."""
+    reasons = _strict_reasons(block) + _metric_reasons(block)
+    if not reasons and not block.passed:
+        reasons.append("failed")
+    return reasons
+
+
+def failing_views(block: Block) -> list[str]:
+    """Why a block failed, one line per view that failed it: the first of its errors and
+    tool assertions (the strict view, `expected_tools`), then each failing metric (a view
+    of its own, such as an imported suite's BFCL-equivalent grader) — so a block failing
+    several views never shows only the first."""
+    strict = _strict_reasons(block)
+    views = strict[:1] + _metric_reasons(block)
+    if not views and not block.passed:
+        views.append("failed")
+    return views
+
+
+def _strict_reasons(block: Block) -> list[str]:
     reasons = list(block.errors)
     details = block.arg_match_details or ()
     reasons += [reason for detail in details if (reason := tool_reason(detail)) is not None]
     if block.tools_matched is False and not any(d.unmatched_reason for d in details):
         reasons.append("expected tools were not called as asserted")
+    return reasons
+
+
+def _metric_reasons(block: Block) -> list[str]:
+    reasons = []
     for metric in block.metric_results:
         if metric.skipped:
             continue
@@ -223,8 +247,6 @@ def failure_reasons(block: Block) -> list[str]:
             if metric.reasoning:
                 text += f" ({metric.reasoning})"
             reasons.append(text)
-    if not reasons and not block.passed:
-        reasons.append("failed")
     return reasons
 
 

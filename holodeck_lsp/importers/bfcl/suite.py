@@ -113,7 +113,7 @@ AGENT_HEADER = """\
 # {name} — {count} BFCL multi-turn records ({turns} turns) as HoloDeck multi-turn tests.
 # Written by `holodeck-lsp import bfcl` ({categories}); regenerate rather than edit by hand.
 # Each case's name is its BFCL record id: tools.py and bfcl_grader.py find the record's
-# initial_config and ground truth in data/ by it (docs/importing.md).
+# initial_config and ground truth in data/ by it (docs/importing-bfcl.md).
 name: {name_q}
 description: >-
   BFCL multi-turn function calling with BFCL's own stateful classes as tools

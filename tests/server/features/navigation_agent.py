@@ -75,6 +75,13 @@ def position(needle: str, occurrence: int = 0, offset: int = 0) -> types.Positio
     return types.Position(line=line, character=len(prefix.encode("utf-16-le")) // 2)
 
 
+def case_name_position(text: str, name: str) -> types.Position:
+    """Inside the quoted name of the case `  - name: "<name>"` of `text` (an imported
+    suite's agent file)."""
+    line = next(n for n, t in enumerate(text.splitlines()) if t == f'  - name: "{name}"')
+    return types.Position(line=line, character=len('  - name: "') + 1)
+
+
 async def opened(client: LanguageClient, tmp_path: Path) -> str:
     await initialize(client, root=tmp_path)
     (tmp_path / "tools.py").write_text(TOOLS, encoding="utf-8")

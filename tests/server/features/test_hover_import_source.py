@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from holodeck_lsp.importers.convfinqa.suite import SUPPORT_FILES, convert
 from tests.importers.convfinqa_records import record, write_source
-from tests.server.features.navigation_agent import hover_text
+from tests.server.features.navigation_agent import case_name_position, hover_text
 from tests.server.lsp_client import initialize, open_file, wait_for
 
 
@@ -33,11 +32,6 @@ def imported_suite(folder: Path) -> Path:
     return agent
 
 
-def name_position(text: str, name: str) -> types.Position:
-    line = next(n for n, t in enumerate(text.splitlines()) if t == f'  - name: "{name}"')
-    return types.Position(line=line, character=len('  - name: "') + 1)
-
-
 async def test_an_imported_case_shows_its_source_record(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -47,14 +41,15 @@ async def test_an_imported_case_shows_its_source_record(
     await wait_for(client, document)
     text = agent.read_text(encoding="utf-8")
 
-    first = await hover_text(client, document, name_position(text, "single-ab-2009-page-3-pdf-2"))
+    where = case_name_position(text, "single-ab-2009-page-3-pdf-2")
+    first = await hover_text(client, document, where)
     assert first is not None
     source, _, field = first.partition("\n\n---\n\n")
     assert source == ("**imported from `convfinqa`**: record `Single_AB/2009/page_3.pdf-2` (dev)")
     assert field.startswith("**`name`**")
-    second = await hover_text(client, document, name_position(text, "b-1"))
+    second = await hover_text(client, document, case_name_position(text, "b-1"))
     assert second is not None and "record `B/1` (dev)" in second
 
-    by_hand = await hover_text(client, document, name_position(text, "by hand"))
+    by_hand = await hover_text(client, document, case_name_position(text, "by hand"))
     assert by_hand is not None
     assert by_hand.startswith("**`name`**") and "imported from" not in by_hand

@@ -1,5 +1,5 @@
 """The BFCL-equivalent verdict of a turn (agent.yaml: `grader: "bfcl_grader:bfcl_equivalent"`,
-metric `bfcl_equivalent`). Written by `holodeck-lsp import bfcl`; docs/importing.md.
+metric `bfcl_equivalent`). Written by `holodeck-lsp import bfcl`; docs/importing-bfcl.md.
 
 What BFCL's multi-turn checker does for turn N, done for that turn alone: replay the agent's
 calls of turns 0..N on fresh instances from the record's initial_config, replay the

@@ -1,5 +1,6 @@
 """What the Claude Code CLI process sees: the key, locale/PATH/proxy/CA variables,
-`CLAUDE_CODE_*`/`DISABLE_*` settings, and nothing else — every other inherited variable is
+`CLAUDE_CODE_*`/`DISABLE_*` settings, `ENABLE_TOOL_SEARCH` (false unless the caller sets
+it: every tool offered, none deferred), and nothing else — every other inherited variable is
 blanked (the SDK merges over `os.environ`, so blanking is the only way to withhold it).
 
 Unless the agent asks for `user` settings, `HOME` and `CLAUDE_CONFIG_DIR` point at a scratch
@@ -65,6 +66,12 @@ def cli_environment(
                 "model.api_key holding the token"
             )
         controlled["CLAUDE_CODE_OAUTH_TOKEN"] = token
+    # Every tool of the agent is offered to the model, as the other backends do: past a share
+    # of the context the CLI would otherwise defer MCP tools behind its tool search (the
+    # model sees a search tool, not the agent's tools), so a suite with many tools — an
+    # imported BFCL one has 49 — would test the CLI's search instead of the agent. Claude
+    # Code's ENABLE_TOOL_SEARCH=false turns the deferral off; a caller's value is kept.
+    controlled["ENABLE_TOOL_SEARCH"] = env.get("ENABLE_TOOL_SEARCH") or "false"
     if mcp_servers:
         longest = max(server.request_timeout for server in mcp_servers)
         controlled.setdefault("MCP_TOOL_TIMEOUT", str(longest * 1000))  # milliseconds

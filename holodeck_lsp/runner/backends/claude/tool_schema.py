@@ -46,10 +46,21 @@ def _type_schema(annotation: Any) -> tuple[dict[str, Any], bool]:
     return {}, False
 
 
+def _declared(entry: dict[str, Any], needed: bool) -> tuple[dict[str, Any], bool]:
+    """A YAML `parameters:` entry as a property schema, and whether it is required. Its
+    `required: true|false` is HoloDeck's flag, not JSON Schema (where `required` is the
+    object's list of names): it decides the list and stays out of the property, as in the
+    Semantic Kernel backend. Left in, the Claude Code CLI finds the tool's schema invalid
+    and drops the tool without a word."""
+    flag = entry.get("required")
+    schema = {key: value for key, value in entry.items() if key != "required"}
+    return schema, flag if isinstance(flag, bool) else needed
+
+
 def parameters_schema(tool: LoadedTool) -> dict[str, Any]:
     """The tool's parameters as a JSON object schema: the YAML `parameters:` entry of a
     parameter wins, else its annotation; parameters without a default (and not Optional) are
-    required."""
+    required, unless the entry says `required: false` (or true)."""
     try:
         hints = typing.get_type_hints(tool.function, include_extras=True)
     except Exception:  # unresolvable string annotations: fall back to "any"
@@ -65,14 +76,18 @@ def parameters_schema(tool: LoadedTool) -> dict[str, Any]:
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             continue
         schema, nullable = _type_schema(hints.get(name, parameter.annotation))
+        needed = parameter.default is inspect.Parameter.empty and not nullable
         if name in declared:
-            schema = dict(declared[name])
+            schema, needed = _declared(declared[name], needed)
         properties[name] = schema
-        if parameter.default is inspect.Parameter.empty and not nullable:
+        if needed:
             required.append(name)
     if takes_kwargs:  # YAML-declared extras reach **kwargs
-        for name, schema in declared.items():
-            properties.setdefault(name, dict(schema))
+        for name, entry in declared.items():
+            if name not in properties:
+                properties[name], needed = _declared(entry, False)
+                if needed:
+                    required.append(name)
     result: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         result["required"] = required

@@ -129,3 +129,12 @@ def test_mcp_tool_timeout_is_the_longest_server_timeout(tmp_path: Path) -> None:
     assert (
         environment(model(), {"ANTHROPIC_API_KEY": "k"}, tmp_path).get("MCP_TOOL_TIMEOUT", "") == ""
     )
+
+
+def test_tool_search_is_off_unless_the_caller_turns_it_on(tmp_path: Path) -> None:
+    """Every tool of the agent is offered: the CLI's MCP tool search (deferring tools past a
+    share of the context) is off, unless the run's env asks for it."""
+    seen = environment(model(), {"ANTHROPIC_API_KEY": "k"}, tmp_path)
+    assert seen["ENABLE_TOOL_SEARCH"] == "false"
+    asked = environment(model(), {"ANTHROPIC_API_KEY": "k", "ENABLE_TOOL_SEARCH": "auto"}, tmp_path)
+    assert asked["ENABLE_TOOL_SEARCH"] == "auto"

@@ -125,3 +125,35 @@ def test_yaml_extras_reach_kwargs_only(agent_dir: Path) -> None:
 def test_unresolvable_annotations_mean_any(agent_dir: Path) -> None:
     tool = _tool(agent_dir, "def fn(a: 'NoSuchType' = None):\n    return a\n")
     assert parameters_schema(tool) == {"type": "object", "properties": {"a": {}}}
+
+
+def test_a_yaml_required_flag_decides_the_list_and_stays_out_of_the_property(
+    agent_dir: Path,
+) -> None:
+    """HoloDeck's `required: true|false` in a `parameters:` entry is not JSON Schema (there
+    `required` is the object's list of names): left in a property, the Claude Code CLI found
+    the tool's schema invalid and dropped the tool (an imported BFCL suite's tools, all
+    written so, reached the model as the 3 without parameters)."""
+    tool = _tool(
+        agent_dir,
+        "def fn(a, b=1, c=2, **kwargs):\n    return a\n",
+        {
+            "a": {"type": "string", "required": True},
+            "b": {"type": "integer", "required": False},
+            "c": {"type": "integer", "required": True},
+            "d": {"type": "boolean", "required": True},
+            "e": {"type": "boolean"},
+        },
+    )
+    schema = parameters_schema(tool)
+    assert schema["properties"] == {
+        "a": {"type": "string"},
+        "b": {"type": "integer"},
+        "c": {"type": "integer"},
+        "d": {"type": "boolean"},
+        "e": {"type": "boolean"},
+    }
+    assert schema["required"] == ["a", "c", "d"]
+    # A flag that is not a boolean decides nothing: the signature does.
+    odd = _tool(agent_dir, "def fn(a):\n    return a\n", {"a": {"type": "string", "required": "x"}})
+    assert parameters_schema(odd)["required"] == ["a"]
