@@ -7,6 +7,9 @@ same way — in a worker thread with its own loop, and show each case as it fini
 * Answers: the `cassettePath` cassette (see `cassette_setting`) is replayed; without one, the
   live backend is built with the `holodeck.backends` overrides, and its init error (missing
   extra, API key, …) is shown as is. A re-grade replays the case's last answers.
+* holodeck-lsp.yaml beside the agent (else ~/.holodeck/) paces and prices the run as it does
+  `holodeck-lsp run`'s: `limits:`, `retry_budget:` and `prices:` through the one function
+  both call (`runner.project_limits`); a bad file refuses the run, naming the key.
 * A "Run all" is stored in the run history, as `holodeck-lsp run` stores a run (see
   `run_saving`; `holodeck.saveRuns: false` turns it off).
 * The command's response is the report's results and summary.
@@ -113,6 +116,7 @@ def _what(agent: Agent, case: int | None, turn: int | None) -> str:
 
 async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> dict[str, Any]:
     from holodeck_lsp.runner.cassette import Cassette, transcript_of
+    from holodeck_lsp.runner.project_limits import ProjectLimitsError, apply_project_limits
     from holodeck_lsp.runner.run_session import (
         Live,
         Replay,
@@ -128,6 +132,10 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     document = await load_for_run(runner, uri)
     agent, path = document.agent, document.path
     answered = runner.answers.get(uri, {}).get(case) if regrade and case is not None else None
+    try:
+        prices = apply_project_limits(path)
+    except ProjectLimitsError as error:
+        raise RunRefused(str(error)) from None
     answers: Answers
     if regrade:
         cases = [transcript_of(answered, case)] if answered is not None and case is not None else []
@@ -142,6 +150,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         selection=Selection(case=case, turn=turn),
         backend_overrides=runner.server.settings.backends,
         agent_text=document.agent_text,
+        prices=prices,
     )
     # The progress begins before the backend is built: building it may import an SDK for
     # seconds, and the user should see at once that the click was heard.
