@@ -286,6 +286,41 @@ async def test_a_changed_agent_file_refuses_the_resume_unless_forced(
     assert "--force: agent.yaml changed" in forced.out
 
 
+#: The agent with a function tool and a code grader, each a module beside it.
+TOOLS_AND_GRADER = """\
+tools:
+  - {name: echo, type: function, description: Echo., file: tools.py, function: echo}
+"""
+CODE_GRADER = "    - {type: code, grader: \"grader:always\"}\n"
+MODULES = {
+    "tools.py": "def echo(text: str) -> str:\n    return text\n",
+    "grader.py": "def always(context):\n    return True\n",
+}
+
+
+@pytest.mark.parametrize("edited", sorted(MODULES))
+async def test_an_edited_tool_or_grader_module_refuses_the_resume(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, edited: str
+) -> None:
+    _answering(fake_openai, delay=0.0)
+    path = _write_agent(tmp_path, fake_openai)
+    text = path.read_text("utf-8").replace("evaluations:", TOOLS_AND_GRADER + "evaluations:")
+    path.write_text(text.replace("test_cases:", CODE_GRADER + "test_cases:"), "utf-8")
+    for name, source in MODULES.items():
+        (tmp_path / name).write_text(source, "utf-8")
+    # A budget leaves the run unfinished without a kill: 2 of 8 cases journaled.
+    stopped = await finish(
+        await start([str(path), "--max-turns", "2"], _env(tmp_path), tmp_path), timeout=120
+    )
+    assert stopped.status == 4, stopped.out + stopped.err  # stopped early, none failed
+    (run,) = _runs(tmp_path)
+    (tmp_path / edited).write_text(MODULES[edited] + "# edited\n", "utf-8")
+    refused = await finish(await start([str(path), "--resume"], _env(tmp_path), tmp_path), 120)
+    assert refused.status == 2, refused.out + refused.err
+    assert f"run {run.name} cannot be resumed: {edited} changed since it started" in refused.err
+    assert "agent.yaml" not in refused.err.split("changed since")[0]  # only the module
+
+
 async def test_retry_errored_runs_only_the_errored_cases_again(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
