@@ -29,7 +29,7 @@ from holodeck_lsp.commands.console.case_progress import TerminalProgress
 from holodeck_lsp.commands.console.closing_lines import closing_lines
 from holodeck_lsp.commands.console.redacted_stream import RedactedStream
 from holodeck_lsp.commands.console.text_stream import TextStream
-from holodeck_lsp.commands.console.totals_bar import choose_display
+from holodeck_lsp.commands.console.totals_bar import AggregateProgress, choose_display
 from holodeck_lsp.commands.run.baseline import baseline_comparison
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
 from holodeck_lsp.commands.run.long_run_flags import resume_value_first
@@ -59,6 +59,7 @@ from holodeck_lsp.exit_codes import (
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.execution.executor import resolve_parallelism
+from holodeck_lsp.runner.execution.heartbeat import heartbeat
 from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import (
     RunModels,
@@ -395,8 +396,13 @@ def _first_line(
 
 async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC) -> RunOutcome:
     cancel = asyncio.Event()
+    # The live totals line is redrawn once a second between events too (a 429 stall);
+    # a log (no terminal) gets its plain lines on events only.
+    live = isinstance(progress, AggregateProgress) and progress.live
+    beat = progress.redraw if isinstance(progress, AggregateProgress) and live else None
     with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
-        return await session.run(progress, cancel)
+        async with heartbeat(beat):
+            return await session.run(progress, cancel)
 
 
 def _configure_logs() -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lsprotocol import types
 
+from holodeck_lsp.runner.execution.heartbeat import heartbeat
 from holodeck_lsp.server.runs.arguments import RegradeCase, RunArguments
 from holodeck_lsp.server.runs.cassette_setting import RunRefused, cassette_path
 from holodeck_lsp.server.runs.progress import RunProgress
@@ -180,9 +181,11 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         runner.finished(uri, ref.index, document.case_texts.get(ref.index), result, turn, regrade)
 
     try:
-        outcome = await run_in_worker(
-            session, handle, progress.turn_finished, on_case, progress.case_started
-        )
+        # Once a second between turns too: a stall on a rate limit still moves the report.
+        async with heartbeat(progress.heartbeat):
+            outcome = await run_in_worker(
+                session, handle, progress.turn_finished, on_case, progress.case_started
+            )
     except Exception as error:
         await session.aclose()
         detail = str(error) if isinstance(error, RunFailed) else f"{type(error).__name__}: {error}"
