@@ -6,7 +6,9 @@ reads: 64 running lines do not fit a terminal (the redraw cannot move the cursor
 top of the screen and leaves debris), and 1,300 turn lines bury the failures in a CI log.
 So, as pytest and cargo do, a large run shows totals, and only what needs attention:
 
-* on a terminal, one status line redrawn in place (`\\r`, at most 10 times a second)::
+* on a terminal, one status line redrawn in place (`\\r`, at most 10 times a second, and
+  once a second with no event — `redraw`, from runner/execution/heartbeat.py — so a stall
+  on a rate limit still moves its clock)::
 
       [█████████░░░░░░░░░░░] 171/371 cases (3 failed, 1 errored) · 598/1297 turns
           · 590 ✓ 8 ✗ · 64 running · 9 waiting on rate limit · 1m12s · 498 turns/min
@@ -232,6 +234,12 @@ class AggregateProgress(TerminalProgress):
         filled = min(_BAR_WIDTH, int(share * _BAR_WIDTH))
         full, empty = ("#", "-") if self._ascii else ("█", "░")
         return "[" + full * filled + empty * (_BAR_WIDTH - filled) + "]"
+
+    def redraw(self) -> None:
+        """The live line drawn again now, with no event (the run's heartbeat): elapsed, the
+        rate, ETA and "waiting on rate limit" move during a stall."""
+        if self.live:
+            self._draw_bar(self.clock())
 
     def _tick(self) -> None:
         now = self.clock()

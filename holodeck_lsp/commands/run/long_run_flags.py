@@ -1,18 +1,13 @@
-"""`run`'s flags for long runs against real providers (docs/running.md, "Long runs"), and
-setting the run's limiters from them and from holodeck-lsp.yaml before the run starts."""
+"""`run`'s flags for long runs against real providers (docs/running.md, "Long runs"). The
+run's limiters are set from them and holodeck-lsp.yaml by `runner.project_limits`, the
+function the editor's runs call too."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from pathlib import Path
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_usd
-from holodeck_lsp.config.limits_config import configured_limits
-from holodeck_lsp.config.models_config import ModelsConfigError
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
-from holodeck_lsp.runner.limits.endpoint import EndpointLimits
-from holodeck_lsp.runner.limits.registry import LimitSettings, configure, settings
 
 
 def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -76,33 +71,3 @@ def resume_value_first(argv: list[str]) -> list[str]:
         if token == "--resume" and Path(out[position + 1]).exists():
             return [*out[:position], *out[position + 1 :], "--resume"]
     return out
-
-
-def configure_limits(args: argparse.Namespace, agent_path: Path) -> str | None:
-    """Set the limiters for this agent's run; returns why they cannot be set (a bad
-    holodeck-lsp.yaml), or None."""
-    try:
-        found = configured_limits(agent_path.parent)
-    except ModelsConfigError as error:
-        return str(error)
-    budget = args.retry_budget
-    if budget is None:
-        budget = found.retry_budget if found.retry_budget is not None else settings().retry_budget
-    limits = {
-        key: EndpointLimits(
-            rpm=values.get("rpm"),
-            tpm=values.get("tpm"),
-            max_in_flight=int(values["max_in_flight"]) if "max_in_flight" in values else None,
-        )
-        for key, values in found.limits.items()
-    }
-    configure(LimitSettings(retry_budget=budget, limits=limits))
-    return None
-
-
-def configured_prices(agent_path: Path) -> Mapping[str, Mapping[str, float]]:
-    """holodeck-lsp.yaml `prices:` (already validated by `configure_limits`)."""
-    try:
-        return configured_limits(agent_path.parent).prices
-    except ModelsConfigError:
-        return {}

@@ -29,14 +29,10 @@ from holodeck_lsp.commands.console.case_progress import TerminalProgress
 from holodeck_lsp.commands.console.closing_lines import closing_lines
 from holodeck_lsp.commands.console.redacted_stream import RedactedStream
 from holodeck_lsp.commands.console.text_stream import TextStream
-from holodeck_lsp.commands.console.totals_bar import choose_display
+from holodeck_lsp.commands.console.totals_bar import AggregateProgress, choose_display
 from holodeck_lsp.commands.run.baseline import baseline_comparison
 from holodeck_lsp.commands.run.ctrl_c import CtrlC
-from holodeck_lsp.commands.run.long_run_flags import (
-    configure_limits,
-    configured_prices,
-    resume_value_first,
-)
+from holodeck_lsp.commands.run.long_run_flags import resume_value_first
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.resume_run import (
@@ -63,6 +59,7 @@ from holodeck_lsp.exit_codes import (
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.execution.executor import resolve_parallelism
+from holodeck_lsp.runner.execution.heartbeat import heartbeat
 from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import (
     RunModels,
@@ -70,6 +67,7 @@ from holodeck_lsp.runner.models.run_models import (
     matrix_note,
     resolve_run_models,
 )
+from holodeck_lsp.runner.project_limits import ProjectLimitsError, apply_project_limits
 from holodeck_lsp.runner.run_history import after_run, retention
 from holodeck_lsp.runner.run_history import last_failed as last_run
 from holodeck_lsp.runner.run_history.resume import ResumePlan, ResumeRefused
@@ -187,9 +185,10 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         )
     except RunModelsError as error:
         return fail(EXIT_BAD_INPUT, str(error))
-    limits_error = configure_limits(args, path)
-    if limits_error is not None:
-        return fail(EXIT_BAD_INPUT, limits_error)
+    try:
+        prices = apply_project_limits(path, args.retry_budget)
+    except ProjectLimitsError as error:
+        return fail(EXIT_BAD_INPUT, str(error))
 
     _configure_logs()
     started_at = datetime.now().astimezone()
@@ -219,7 +218,7 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         planned=tuple(planned),
         max_cost=args.max_cost,
         max_turns=args.max_turns,
-        prices=configured_prices(path),
+        prices=prices,
         journal=journal.journal,
         finished=journal.finished,
     )
@@ -397,8 +396,13 @@ def _first_line(
 
 async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC) -> RunOutcome:
     cancel = asyncio.Event()
+    # The live totals line is redrawn once a second between events too (a 429 stall);
+    # a log (no terminal) gets its plain lines on events only.
+    live = isinstance(progress, AggregateProgress) and progress.live
+    beat = progress.redraw if isinstance(progress, AggregateProgress) and live else None
     with ctrl_c.cancelling(asyncio.get_running_loop(), cancel):
-        return await session.run(progress, cancel)
+        async with heartbeat(beat):
+            return await session.run(progress, cancel)
 
 
 def _configure_logs() -> None:

@@ -1,7 +1,11 @@
 """What a run's verdicts depend on, as one SHA-256 per file: the agent file, its test cases
 file, its instructions file and the Python code in the agent's folder (tools and code
 graders are imported from there, and may import their neighbours — so every `.py` in the
-folder counts, not only the ones `agent.yaml` names) plus tool files named outside it.
+folder counts, not only the ones `agent.yaml` names) plus tool files named outside it,
+prompt tools' template files, the scripts a stdio MCP server is started with (an argument
+naming a file, `node server.js`, inside the folder or not), and the files the cases send
+(`files: [{path: …}]`, case or turn). Only files the agent names are read beside the `.py`
+scan: a start stays a few milliseconds, whatever else the folder holds.
 
 A resumed run compares the fingerprint its journal recorded with today's: a changed file
 means the finished cases and the ones still to run would test different agents.
@@ -18,7 +22,10 @@ import hashlib
 from pathlib import Path
 
 from holodeck_lsp.schema.agent import Agent
+from holodeck_lsp.schema.test_case import FileInput
 from holodeck_lsp.schema.tools.function import FunctionTool
+from holodeck_lsp.schema.tools.mcp import MCPTool
+from holodeck_lsp.schema.tools.prompt import PromptTool
 
 #: Folders never part of the agent's code: state, environments, caches, VCS.
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages"})
@@ -38,13 +45,44 @@ def fingerprint(agent: Agent, agent_path: Path) -> Fingerprint:
     if agent.instructions.file:
         files.append(folder / agent.instructions.file)
     for tool in agent.tools or []:
-        if isinstance(tool, FunctionTool):
+        if isinstance(tool, FunctionTool | PromptTool) and tool.file:
             files.append(folder / tool.file)
+        elif isinstance(tool, MCPTool):
+            files += _script_arguments(tool, folder)
+    files += _case_files(agent, folder)
     files += _python_files(folder)
     result: Fingerprint = {}
     for path in files:
-        result.setdefault(_name(path, folder), _sha256(path))
+        name = _name(path, folder)
+        if name not in result:  # a file named twice is read once
+            result[name] = _sha256(path)
     return dict(sorted(result.items()))
+
+
+def _script_arguments(tool: MCPTool, folder: Path) -> list[Path]:
+    """The arguments of a stdio server that name a file (relative to the agent's folder, as
+    the server is started there: runner/agent_code/mcp_servers.py) — its script, a config."""
+    found: list[Path] = []
+    for argument in tool.args or []:
+        if argument.startswith("-"):
+            continue
+        path = folder / argument
+        try:
+            if path.is_file():
+                found.append(path)
+        except (OSError, ValueError):  # a name too long, a NUL: not a file
+            continue
+    return found
+
+
+def _case_files(agent: Agent, folder: Path) -> list[Path]:
+    """The local files the cases send with their input (case-level and per turn)."""
+    inputs: list[FileInput] = []
+    for case in agent.test_cases or []:
+        inputs += case.files or []
+        for turn in case.turns or []:
+            inputs += turn.files or []
+    return [folder / item.path for item in inputs if item.path]
 
 
 def changed(recorded: Fingerprint, now: Fingerprint) -> list[str]:

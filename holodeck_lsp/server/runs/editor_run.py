@@ -7,6 +7,9 @@ same way — in a worker thread with its own loop, and show each case as it fini
 * Answers: the `cassettePath` cassette (see `cassette_setting`) is replayed; without one, the
   live backend is built with the `holodeck.backends` overrides, and its init error (missing
   extra, API key, …) is shown as is. A re-grade replays the case's last answers.
+* holodeck-lsp.yaml beside the agent (else ~/.holodeck/) paces and prices the run as it does
+  `holodeck-lsp run`'s: `limits:`, `retry_budget:` and `prices:` through the one function
+  both call (`runner.project_limits`); a bad file refuses the run, naming the key.
 * A "Run all" is stored in the run history, as `holodeck-lsp run` stores a run (see
   `run_saving`; `holodeck.saveRuns: false` turns it off).
 * The command's response is the report's results and summary.
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lsprotocol import types
 
+from holodeck_lsp.runner.execution.heartbeat import heartbeat
 from holodeck_lsp.server.runs.arguments import RegradeCase, RunArguments
 from holodeck_lsp.server.runs.cassette_setting import RunRefused, cassette_path
 from holodeck_lsp.server.runs.progress import RunProgress
@@ -113,6 +117,7 @@ def _what(agent: Agent, case: int | None, turn: int | None) -> str:
 
 async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> dict[str, Any]:
     from holodeck_lsp.runner.cassette import Cassette, transcript_of
+    from holodeck_lsp.runner.project_limits import ProjectLimitsError, apply_project_limits
     from holodeck_lsp.runner.run_session import (
         Live,
         Replay,
@@ -128,6 +133,10 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     document = await load_for_run(runner, uri)
     agent, path = document.agent, document.path
     answered = runner.answers.get(uri, {}).get(case) if regrade and case is not None else None
+    try:
+        prices = apply_project_limits(path)
+    except ProjectLimitsError as error:
+        raise RunRefused(str(error)) from None
     answers: Answers
     if regrade:
         cases = [transcript_of(answered, case)] if answered is not None and case is not None else []
@@ -142,6 +151,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         selection=Selection(case=case, turn=turn),
         backend_overrides=runner.server.settings.backends,
         agent_text=document.agent_text,
+        prices=prices,
     )
     # The progress begins before the backend is built: building it may import an SDK for
     # seconds, and the user should see at once that the click was heard.
@@ -171,9 +181,11 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         runner.finished(uri, ref.index, document.case_texts.get(ref.index), result, turn, regrade)
 
     try:
-        outcome = await run_in_worker(
-            session, handle, progress.turn_finished, on_case, progress.case_started
-        )
+        # Once a second between turns too: a stall on a rate limit still moves the report.
+        async with heartbeat(progress.heartbeat):
+            outcome = await run_in_worker(
+                session, handle, progress.turn_finished, on_case, progress.case_started
+            )
     except Exception as error:
         await session.aclose()
         detail = str(error) if isinstance(error, RunFailed) else f"{type(error).__name__}: {error}"

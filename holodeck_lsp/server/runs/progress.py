@@ -1,9 +1,12 @@
 """`window/workDoneProgress` for a run: created when the client supports it, begun before the
 run's backend is built (which may take seconds importing an SDK) with the report `starting
 backend…`, then one report per finished turn (with the run's totals on a long run:
-progress_totals.py); cancellable — cancelling the progress cancels
-the run (the executor still returns the partial report, with the rest skipped as
-`cancelled`; cancelled while the backend starts, no case is run)."""
+progress_totals.py), and between turns, once a second (`heartbeat`, called by the run's
+heartbeat: runner/execution/heartbeat.py), the last report again with its totals brought up
+to date when they changed — rate, ETA, "waiting on rate limit" move during a stall;
+cancellable — cancelling the progress cancels the run (the executor still returns the
+partial report, with the rest skipped as `cancelled`; cancelled while the backend starts, no
+case is run)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ class RunProgress:
         self._done = 0
         self._token: str | None = None
         self.totals = RunTotals(total_turns)
+        #: The last report without its totals, its percentage, and the message sent.
+        self._head: str | None = None
+        self._percentage: int | None = None
+        self._sent = ""
 
     async def begin(self, title: str, handle: RunHandle) -> None:
         window = self._server.client_capabilities.window
@@ -64,7 +71,8 @@ class RunProgress:
         """The backend is up: the run's turns are counted from here."""
         self._total = total_turns
         self.totals = RunTotals(total_turns)
-        self.report(f"running {total_turns} turn{'s' if total_turns != 1 else ''}…")
+        self._head = self._sent = f"running {total_turns} turn{'s' if total_turns != 1 else ''}…"
+        self.report(self._head)
 
     def case_started(self, ref: CaseRef) -> None:
         self.totals.case_started()
@@ -77,18 +85,33 @@ class RunProgress:
         self.totals.turn_finished(result)
         if self._token is None:
             return
-        totals = "".join(f" · {part}" for part in self.totals.parts())
+        self._head = (
+            f"{ref.label} turn {result.turn_index} {mark(result)} ({self._done}/{self._total})"
+        )
+        self._percentage = min(100, self._done * 100 // max(1, self._total))
+        self._send_totals()
+
+    def heartbeat(self) -> None:
+        """Between turns: the last report again, if its totals moved since it was sent."""
+        if self._head is not None:
+            self._send_totals()
+
+    def _send_totals(self) -> None:
+        if self._token is None or self._head is None:
+            return
+        message = self._head + "".join(f" · {part}" for part in self.totals.parts())
+        if message == self._sent:
+            return
+        self._sent = message
         self._server.work_done_progress.report(
             self._token,
             types.WorkDoneProgressReport(
-                message=f"{ref.label} turn {result.turn_index} {mark(result)} "
-                f"({self._done}/{self._total}){totals}",
-                percentage=min(100, self._done * 100 // max(1, self._total)),
-                cancellable=True,
+                message=message, percentage=self._percentage, cancellable=True
             ),
         )
 
     def end(self, message: str) -> None:
+        self._head = None  # a heartbeat after the end sends nothing
         token, self._token = self._token, None
         if token is None:
             return

@@ -7,13 +7,16 @@ faults, the real executor, the real renderers."""
 
 from __future__ import annotations
 
+import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from holodeck_lsp.commands.console.closing_lines import totals_line
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
-from holodeck_lsp.engine.reports import junit, markdown
+from holodeck_lsp.engine.reports import html, junit, markdown
 from holodeck_lsp.engine.run_comparison import compare_reports
 from holodeck_lsp.exit_codes import EXIT_ERRORED, EXIT_TEST_FAILED
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
@@ -97,6 +100,17 @@ async def test_provider_faults_are_errored_not_failed(
     assert len(errors) == 2 and all(e.get("type") == "provider" for e in errors)
     md = markdown.render(report)
     assert "⚠ errored" in md and "2 errored (not measured)" in md
+    # The HTML page draws its tiles and turn verdicts from its embedded data (page.js:
+    # `sum-cases-errored`, `sum-turns-errored`, a turn's `v`); the drawing is the browser
+    # test's (tests/e2e/test_html_report_browser.py).
+    [column] = _page_data(html.render(report))["runs"]
+    counts = column["summary"]
+    assert (counts["passed"], counts["failed"], counts["errored"]) == (1, 0, 2)
+    assert counts["turns_errored"] == 2
+    first_page, second_page, third_page = column["cases"]
+    assert first_page["errored"] and second_page["errored"] and "errored" not in third_page
+    assert [turn.get("v", "passed") for turn in first_page["turns"]] == ["passed", "errored"]
+    assert second_page["turns"][0]["v"] == "errored"
 
     # Against the clean run an errored turn is not measured, never a regression.
     comparison = compare_reports(
@@ -117,3 +131,13 @@ async def test_a_wrong_answer_still_fails_beside_an_errored_case(
     assert not first.errored and not first.passed
     assert report.summary.failed == 3 and report.summary.errored == 0
     assert run_status(report.summary) == EXIT_TEST_FAILED
+
+
+def _page_data(page: str) -> dict[str, Any]:
+    """The data an HTML report embeds for its script to draw."""
+    match = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S
+    )
+    assert match is not None
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data

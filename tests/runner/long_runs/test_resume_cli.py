@@ -1,21 +1,29 @@
 """`holodeck-lsp run --resume` as a real process against the loopback OpenAI fake: a run
 killed with SIGKILL at seeded random points (or stopped by Ctrl-C) and then resumed ends with
-the same report as a run never interrupted — same verdicts, same order, one run id — timing
-fields aside. Also: a changed agent file refuses the resume unless --force, --retry-errored
-runs only the errored cases again, matrices and repeats resume, and `runs` / `report` say a
-run is unfinished."""
+the same reports (JSON, Markdown, JUnit), run.json and `runs --json` entry as a run never
+interrupted — same verdicts, same order, one run id — timing fields aside, and the resumed
+process sends only the requests of the cases its journal lacks. The kill points are random,
+from a seed printed on failure (`HOLODECK_RESUME_SEED=N` repeats one). Also: a changed agent
+file refuses the resume unless --force, --retry-errored runs only the errored cases again,
+matrices and repeats resume, and `runs` / `report` say a run is unfinished."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import re
 import signal
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from holodeck_lsp.runner.execution.events import CaseKey
 from tests.fakes.faults import FaultPlan
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.runner.test_run_cli_live import (
@@ -88,14 +96,124 @@ def _runs(folder: Path) -> list[Path]:
     return sorted(p for p in (folder / ".holodeck" / "runs").iterdir() if p.is_dir())
 
 
-async def _reference(tmp_path: Path, server: FakeOpenAIServer, *extra: str) -> dict[str, Any]:
+#: The reports every run of these tests writes, in its folder.
+OUTPUTS = ("--report-json", "report.json", "--report-md", "report.md", "--junit", "report.xml")
+#: Markdown: durations (`701 ms`, `2.62 s`), the run's time, the folder it ran in.
+_MD_TIMING = (
+    (re.compile(r"\b\d+(?:\.\d+)? (?:ms|s)\b"), "<time>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+[+-]\d\d:\d\d"), "<timestamp>"),
+)
+#: JUnit: `time="…"` and `timestamp="…"` attributes.
+_JUNIT_TIMING = re.compile(r'\b(time|timestamp)="[^"]*"')
+#: run.json and a `runs --json` entry: the id, wall times and where the run is stored.
+_STORED_TIMING = {"id", "started", "ended", "path"}
+
+
+def _seed() -> int:
+    raw = os.environ.get("HOLODECK_RESUME_SEED", "")
+    return int(raw) if raw.isdigit() else random.SystemRandom().randrange(2**32)
+
+
+@contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """A failure says which seed chose its kill points (set HOLODECK_RESUME_SEED to repeat)."""
+    try:
+        yield
+    except AssertionError as error:
+        error.add_note(f"kill points chosen with HOLODECK_RESUME_SEED={seed}")
+        raise
+
+
+def _outputs(folder: Path) -> dict[str, Any]:
+    """A finished run's reports, its run.json and its `runs --json` entry, timing fields and
+    the folder it ran in normalised: what a resumed run must match exactly."""
+    (run,) = _runs(folder)
+    markdown = (folder / "report.md").read_text("utf-8").replace(str(folder), "<folder>")
+    for pattern, replacement in _MD_TIMING:
+        markdown = pattern.sub(replacement, markdown)
+    junit = _JUNIT_TIMING.sub(r'\1="…"', (folder / "report.xml").read_text("utf-8"))
+    stored = json.loads((run / "run.json").read_text("utf-8"))
+    return {
+        "json": _stripped(_report(folder / "report.json")),
+        "markdown": markdown,
+        "junit": junit,
+        "run.json": {k: v for k, v in stored.items() if k not in _STORED_TIMING},
+    }
+
+
+async def _history(folder: Path, path: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The agent's one `runs --json` entry, without its id, times and folder."""
+    listing = json.loads(await _command(["runs", str(path), "--json"], folder, env))
+    (entry,) = listing["runs"]
+    return {k: v for k, v in entry.items() if k not in _STORED_TIMING}
+
+
+def _missing(run: Path, keys: list[CaseKey]) -> Counter[tuple[str, str]]:
+    """The (model, input) of each case session the killed run's journal lacks: what the
+    resumed process must send, and all it may send (one turn per case)."""
+    from holodeck_lsp.runner.run_history.journal import read_journal
+
+    finished = read_journal(run / "journal.jsonl").finished
+    return Counter(
+        ((model or "openai:gpt-fake").split(":", 1)[1], str(index))
+        for index, model, repeat in keys
+        if (index, model, repeat) not in finished
+    )
+
+
+def _sent(server: FakeOpenAIServer) -> Counter[tuple[str, str]]:
+    return Counter(
+        (str(r.body["model"]), str(r.body["messages"][-1]["content"])) for r in server.chat_requests
+    )
+
+
+async def _reference(
+    tmp_path: Path, server: FakeOpenAIServer, *extra: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An uninterrupted run's normalised outputs and `runs --json` entry."""
     folder = tmp_path / "reference"
     folder.mkdir()
     path = _write_agent(folder, server)
-    out = folder / "report.json"
-    done = await run_cli([str(path), "--report-json", str(out), *extra], _env(tmp_path), folder)
+    args = [str(path), *OUTPUTS, *extra]
+    done = await finish(await start(args, _env(tmp_path), folder), timeout=120)
     assert done.status == 1, done.err
-    return _report(out)
+    return _outputs(folder), await _history(folder, path, _env(tmp_path))
+
+
+async def _kill_and_resume(
+    tmp_path: Path,
+    server: FakeOpenAIServer,
+    name: str,
+    kill_after: int,
+    keys: list[CaseKey],
+    *extra: str,
+) -> tuple[Path, dict[str, Any], dict[str, Any], str]:
+    """Start a run, SIGKILL it once the fake has seen `kill_after` requests, resume it:
+    asserts the resumed process sent only what the journal lacked. Returns the run folder,
+    the normalised outputs, the history entry and what the resume printed."""
+    folder = tmp_path / name
+    folder.mkdir()
+    path = _write_agent(folder, server)
+    server.requests.clear()
+    proc = await start([str(path), *extra], _env(tmp_path), folder)
+    await wait_for_requests(server, kill_after, proc, timeout=60)
+    proc.send_signal(signal.SIGKILL)  # this child only, by its own handle
+    await proc.wait()
+    await asyncio.sleep(0.3)  # a request the child sent as it died reaches the fake first
+    (run,) = _runs(folder)
+    assert not (run / "run.json").exists()  # killed: nothing but the journal
+    missing = _missing(run, keys)
+    server.requests.clear()
+    resumed = await finish(
+        await start([str(path), "--resume", *OUTPUTS], _env(tmp_path), folder), timeout=120
+    )
+    assert resumed.status == 1, resumed.err
+    # Only the missing case sessions went to the provider: a resume that ran everything
+    # again (or skipped one) would produce the same reports, but not these requests.
+    assert _sent(server) == missing, f"killed after {kill_after} requests"
+    assert _runs(folder) == [run]  # one run, one id
+    history = await _history(folder, path, _env(tmp_path))
+    return run, _outputs(folder), history, resumed.out
 
 
 @pytest.mark.slow
@@ -103,31 +221,21 @@ async def test_killed_at_random_points_then_resumed_equals_an_uninterrupted_run(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     _answering(fake_openai, delay=0.15)
-    reference = await _reference(tmp_path, fake_openai, "--parallel", "2")
-    chooser = random.Random(25)
-    for attempt, kill_after in enumerate(sorted(chooser.sample(range(1, CASES), 3))):
-        folder = tmp_path / f"killed{attempt}"
-        folder.mkdir()
-        path = _write_agent(folder, fake_openai)
-        fake_openai.requests.clear()
-        proc = await start([str(path), "--parallel", "2"], _env(tmp_path), folder)
-        await wait_for_requests(fake_openai, kill_after, proc, timeout=30)
-        proc.send_signal(signal.SIGKILL)  # this child only, by its own handle
-        await proc.wait()
-        (run,) = _runs(folder)
-        assert not (run / "run.json").exists()  # killed: nothing but the journal
-        out = folder / "report.json"
-        resumed = await run_cli(
-            [str(path), "--resume", "--report-json", str(out)], _env(tmp_path), folder
-        )
-        assert resumed.status == 1, resumed.err
-        assert f"resuming run {run.name}" in resumed.out
-        report = _report(out)
-        assert report["run_id"] == run.name and not report["interrupted"]
-        assert _stripped(report) == _stripped(reference)
-        assert _runs(folder) == [run]  # one run, one id
-        stored = json.loads((run / "run.json").read_text("utf-8"))
-        assert stored["interrupted"] is False and stored["cases"] == {"passed": 7, "total": 8}
+    reference, reference_entry = await _reference(tmp_path, fake_openai, "--parallel", "2")
+    seed = _seed()
+    keys: list[CaseKey] = [(n, None, None) for n in range(CASES)]
+    with _seeded(seed):
+        points = sorted(random.Random(seed).sample(range(1, CASES), 3))
+        for attempt, kill_after in enumerate(points):
+            run, outputs, entry, printed = await _kill_and_resume(
+                tmp_path, fake_openai, f"killed{attempt}", kill_after, keys, "--parallel", "2"
+            )
+            assert f"resuming run {run.name}" in printed
+            report = _report(run.parent.parent.parent / "report.json")
+            assert report["run_id"] == run.name and not report["interrupted"]
+            assert outputs == reference
+            assert entry == reference_entry
+            assert entry["interrupted"] is False and entry["cases"] == {"passed": 7, "total": 8}
 
 
 async def test_ctrl_c_leaves_a_resumable_run_that_runs_and_report_call_unfinished(
@@ -178,6 +286,41 @@ async def test_a_changed_agent_file_refuses_the_resume_unless_forced(
     assert "--force: agent.yaml changed" in forced.out
 
 
+#: The agent with a function tool and a code grader, each a module beside it.
+TOOLS_AND_GRADER = """\
+tools:
+  - {name: echo, type: function, description: Echo., file: tools.py, function: echo}
+"""
+CODE_GRADER = "    - {type: code, grader: \"grader:always\"}\n"
+MODULES = {
+    "tools.py": "def echo(text: str) -> str:\n    return text\n",
+    "grader.py": "def always(context):\n    return True\n",
+}
+
+
+@pytest.mark.parametrize("edited", sorted(MODULES))
+async def test_an_edited_tool_or_grader_module_refuses_the_resume(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, edited: str
+) -> None:
+    _answering(fake_openai, delay=0.0)
+    path = _write_agent(tmp_path, fake_openai)
+    text = path.read_text("utf-8").replace("evaluations:", TOOLS_AND_GRADER + "evaluations:")
+    path.write_text(text.replace("test_cases:", CODE_GRADER + "test_cases:"), "utf-8")
+    for name, source in MODULES.items():
+        (tmp_path / name).write_text(source, "utf-8")
+    # A budget leaves the run unfinished without a kill: 2 of 8 cases journaled.
+    stopped = await finish(
+        await start([str(path), "--max-turns", "2"], _env(tmp_path), tmp_path), timeout=120
+    )
+    assert stopped.status == 4, stopped.out + stopped.err  # stopped early, none failed
+    (run,) = _runs(tmp_path)
+    (tmp_path / edited).write_text(MODULES[edited] + "# edited\n", "utf-8")
+    refused = await finish(await start([str(path), "--resume"], _env(tmp_path), tmp_path), 120)
+    assert refused.status == 2, refused.out + refused.err
+    assert f"run {run.name} cannot be resumed: {edited} changed since it started" in refused.err
+    assert "agent.yaml" not in refused.err.split("changed since")[0]  # only the module
+
+
 async def test_retry_errored_runs_only_the_errored_cases_again(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
@@ -212,29 +355,33 @@ async def test_a_matrix_with_repeats_resumes_to_the_uninterrupted_report(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     _answering(fake_openai, delay=0.1)
-    matrix = ["--model", "openai:gpt-a", "--model", "openai:gpt-b", "--repeat", "2"]
-    reference = await _reference(tmp_path, fake_openai, *matrix)
-    folder = tmp_path / "killed"
-    folder.mkdir()
-    path = _write_agent(folder, fake_openai)
-    fake_openai.requests.clear()
-    proc = await start([str(path), *matrix], _env(tmp_path), folder)
-    await wait_for_requests(fake_openai, 13, proc, timeout=30)
-    proc.send_signal(signal.SIGKILL)
-    await proc.wait()
-    out = folder / "report.json"
-    resumed = await run_cli([str(path), "--resume", "--report-json", str(out)],
-                            _env(tmp_path), folder)  # fmt: skip
-    assert resumed.status == 1, resumed.err
-    assert "of 32 case sessions left" in resumed.out
-    assert _stripped(_report(out)) == _stripped(reference)
+    models = ["openai:gpt-a", "openai:gpt-b"]
+    matrix = ["--model", models[0], "--model", models[1], "--repeat", "2"]
+    reference, reference_entry = await _reference(tmp_path, fake_openai, *matrix)
+    keys: list[CaseKey] = [
+        (n, model, repeat) for n in range(CASES) for model in models for repeat in (1, 2)
+    ]
+    seed = _seed()
+    with _seeded(seed):
+        kill_after = random.Random(seed).randrange(1, len(keys))
+        _, outputs, entry, printed = await _kill_and_resume(
+            tmp_path, fake_openai, "killed", kill_after, keys, *matrix
+        )
+        assert "of 32 case sessions left" in printed
+        assert outputs == reference
+        assert entry == reference_entry
 
 
-async def _command(argv: list[str], cwd: Path) -> str:
+async def _command(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     from tests.runner.test_run_cli_live import CLI
 
     proc = await asyncio.create_subprocess_exec(
-        CLI, *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        CLI,
+        *argv,
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     return out.decode("utf-8")

@@ -70,3 +70,33 @@ async def test_regrade_replays_the_last_answers_against_the_edited_case(
     titles = [title for _, title, _ in await lenses(client, document_uri)]
     assert titles[1:5] == ["✓ Run case (re-graded)", "↻ Re-grade", "✓ Run turn 0", "✓ Run turn 1"]
     assert [label[0] for _, label in await hints(client, document_uri)] == ["✓", "✓"]
+
+
+#: holodeck-lsp.yaml beside the agent, over the shipped price of gpt-4o-mini (0.15 / 0.60 USD
+#: per million): 10 prompt + 2 completion tokens a turn at 1,000 USD per million each.
+HOUSE_PRICES = "prices:\n  openai:gpt-4o-mini: {input: 1000, output: 1000}\n"
+
+
+async def test_holodeck_lsp_yaml_prices_the_editors_run(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    (tmp_path / "holodeck-lsp.yaml").write_text(HOUSE_PRICES, encoding="utf-8")
+    answer = await run(client, "holodeck.runAll", document_uri)
+    # 0.012 USD a turn, as `holodeck-lsp run` prices it (not the list's 0.0000027).
+    assert [turn["cost_usd"] for turn in answer["results"][0]["turns"]] == [0.012, 0.012]
+    assert answer["results"][1]["cost_usd"] == 0.012
+    [reports] = client.progress_reports.values()
+    messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert messages[-1] == "single turn 0 ✓ (3/3) · 36 tokens · 0.0360 USD"
+
+
+async def test_a_bad_holodeck_lsp_yaml_refuses_the_editors_run(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    (tmp_path / "holodeck-lsp.yaml").write_text("limits:\n  openai: {rpm: -5}\n", "utf-8")
+    answer = await run(client, "holodeck.runCase", document_uri, 0)
+    assert answer["status"] == "refused" and "limits.openai.rpm" in answer["reason"]
+    [message] = client.messages
+    assert message.type == types.MessageType.Error and "holodeck-lsp.yaml" in message.message

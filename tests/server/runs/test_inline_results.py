@@ -3,6 +3,8 @@ in pulled reports too."""
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
 
 from lsprotocol import types
@@ -12,7 +14,10 @@ from tests.server.lsp_client import change_file, published, wait_for
 from tests.server.runs.run_suite import (
     AGENT,
     ARG_B_LINE,
+    CASSETTE,
+    SINGLE_LINE,
     SLOW_GRADER,
+    hints,
     run,
     run_items,
     start,
@@ -63,3 +68,40 @@ async def test_a_failing_grader_is_reported_on_its_entry(
     [diagnostic] = grader_failures(params)
     assert diagnostic.range.start.line == text.splitlines().index("          - type: code")
     assert diagnostic.message.startswith("fail 0.00")
+
+
+def _errored_cassette() -> dict[str, object]:
+    """The suite's cassette with `single`'s turn recorded as a provider error (format 4)."""
+    cassette = copy.deepcopy(CASSETTE)
+    cassette["version"] = 4
+    single = cassette["cases"][1]["turns"][0]  # type: ignore[index]
+    error = "provider error: HTTP 429 Too Many Requests (retry budget spent)"
+    single.update(response=None, token_usage=None, errored=True, error=error)
+    return cassette
+
+
+async def test_an_errored_turn_is_a_warning_saying_errored_not_failed(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True, diagnostics="pull")
+    (tmp_path / "run.cassette.json").write_text(json.dumps(_errored_cassette()), "utf-8")
+    answer = await run(client, "holodeck.runCase", document_uri, 1)
+    [result] = answer["results"]
+    assert result["errored"] and not result["passed"]  # a single-turn case: no `turns`
+    assert answer["summary"]["errored"] == 1 and answer["summary"]["failed"] == 0
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(document_uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    [errored] = [d for d in report.items if d.source == "holodeck-run"]
+    assert errored.severity == types.DiagnosticSeverity.Warning  # not an error: not measured
+    assert errored.message.startswith("errored (not measured): provider error: HTTP 429")
+    assert "fail" not in errored.message
+    assert errored.range.start.line == SINGLE_LINE + 1  # the turn's input line
+    [label] = [
+        label for line, label in await hints(client, document_uri) if line == SINGLE_LINE + 1
+    ]
+    assert label.startswith("! errored (not measured)")
+    [reports] = client.progress_reports.values()
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == "0 passed, 0 failed, 1 errored"

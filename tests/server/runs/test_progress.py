@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -139,4 +140,67 @@ async def test_progress_begins_before_the_backend_is_built(
     answer = await asyncio.wait_for(running, 60)
     assert answer["status"] in ("done", "refused")  # no API key here: refused, and says so
     [reports] = client.progress_reports.values()
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+#: A long run (20 turns and more: rate and ETA in the reports) replayed at once, but for its
+#: last case, whose grader takes seconds: a stall with no turn finishing.
+STALLED_CASES = 21
+STALLING_GRADER = "import time\n\n\ndef slow(context):\n    time.sleep(3.2)\n    return True\n"
+
+
+def _stalled_suite() -> tuple[str, dict[str, object]]:
+    lines = [
+        "name: runs",
+        "model: {provider: openai, name: gpt-4o-mini}",
+        'instructions: {inline: "Answer."}',
+        "evaluations:",
+        "  metrics:",
+        "    - {type: standard, metric: equality}",
+        "test_cases:",
+    ]
+    last = STALLED_CASES - 1
+    lines += [f'  - {{name: c{n}, input: "q{n}", ground_truth: "1"}}' for n in range(last)]
+    lines += [f'  - name: c{last}', f'    input: "q{last}"', '    ground_truth: "1"',
+              '    evaluations: [{type: code, grader: "stalling:slow"}]']  # fmt: skip
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+    turn = {
+        "response": "1",
+        "tool_calls": [],
+        "error": None,
+        "duration_ms": 5,
+        "token_usage": usage,
+    }
+    cassette = {
+        "format": "holodeck-cassette",
+        "version": 1,
+        "agent": "runs",
+        "cases": [
+            {"name": f"c{n}", "index": n, "turns": [{"input": f"q{n}", **turn}]}
+            for n in range(STALLED_CASES)
+        ],
+    }
+    return "\n".join(lines) + "\n", cassette
+
+
+@pytest.mark.slow
+async def test_a_stall_between_turns_still_moves_the_report(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    document_uri = await start(client, tmp_path, trusted=True)
+    text, cassette = _stalled_suite()
+    (tmp_path / "stalling.py").write_text(STALLING_GRADER, encoding="utf-8")
+    (tmp_path / "run.cassette.json").write_text(json.dumps(cassette), encoding="utf-8")
+    change_file(client, document_uri, text, version=2)
+    await wait_for(client, document_uri, lambda p: p.version == 2)
+    answer = await run(client, "holodeck.runAll", document_uri)
+    assert answer.get("summary", {}).get("passed") == STALLED_CASES, answer
+    [reports] = client.progress_reports.values()
+    messages = [r.message or "" for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    # After the 20th turn nothing finishes for 3 s: the heartbeat sends that report again
+    # with the rate falling and the time left growing, each a new message.
+    stalled = [m for m in messages if m.startswith("c19 turn 0 ✓ (20/21)")]
+    assert len(stalled) >= 3 and len(set(stalled)) == len(stalled), messages
+    assert "turns/min" in stalled[-1] and "ETA" in stalled[-1]
+    assert messages[-1].startswith("c20 turn 0 ✓ (21/21)")
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)

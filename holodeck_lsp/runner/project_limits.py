@@ -1,0 +1,60 @@
+"""holodeck-lsp.yaml's long-run settings applied to one agent's run — `limits:` (rpm, tpm,
+max_in_flight), `retry_budget:` and `prices:` — by the CLI's `run` and the editor's runs
+alike, so a run paces and prices the same wherever it is started (docs/running.md, "Long
+runs").
+
+`apply_project_limits` sets this process's limiters (runner/limits/registry.py) and returns
+the prices to give the `RunRequest`; a bad holodeck-lsp.yaml is a `ProjectLimitsError` whose
+message names the file and the key, meant to be shown as is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from holodeck_lsp.config.limits_config import configured_limits
+from holodeck_lsp.config.models_config import ModelsConfigError
+from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
+from holodeck_lsp.runner.limits.endpoint import EndpointLimits
+from holodeck_lsp.runner.limits.registry import RETRY_BUDGET_ENV, LimitSettings, configure
+
+
+class ProjectLimitsError(Exception):
+    """holodeck-lsp.yaml's `limits:` / `prices:` / `retry_budget:` cannot be used."""
+
+
+Prices = Mapping[str, Mapping[str, float]]
+
+
+def apply_project_limits(agent_path: Path, retry_budget: int | None = None) -> Prices:
+    """Set the limiters for a run of the agent at `agent_path` from the holodeck-lsp.yaml
+    that applies to it; `retry_budget` (a flag) wins over the file's. Returns its `prices:`.
+
+    The limiters are the process's: the ones made before are dropped, so a language server
+    that runs one file, then another, paces each by its own holodeck-lsp.yaml."""
+    try:
+        found = configured_limits(agent_path.parent)
+    except ModelsConfigError as error:
+        raise ProjectLimitsError(str(error)) from None
+    budget = retry_budget
+    if budget is None:
+        budget = found.retry_budget if found.retry_budget is not None else _environment_budget()
+    limits = {
+        key: EndpointLimits(
+            rpm=values.get("rpm"),
+            tpm=values.get("tpm"),
+            max_in_flight=int(values["max_in_flight"]) if "max_in_flight" in values else None,
+        )
+        for key, values in found.limits.items()
+    }
+    configure(LimitSettings(retry_budget=budget, limits=limits))
+    return found.prices
+
+
+def _environment_budget() -> int:
+    """$HOLODECK_RETRY_BUDGET, else the default — read again for each run, never the budget
+    an earlier run of this process was configured with."""
+    raw = os.environ.get(RETRY_BUDGET_ENV, "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_RETRY_BUDGET
