@@ -7,6 +7,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.bucket import Bucket
 from holodeck_lsp.runner.limits.pacing import Pace
 from holodeck_lsp.runner.limits.window import Window
@@ -59,8 +60,13 @@ class EndpointLimiter:
             # The pace before the window: a paced slot is kept while an answer is awaited,
             # so the time to answer does not add to the spacing (a window of 1 still sends
             # at the paced rate when answers come faster than the spacing).
+            paced = time.monotonic()
             await self.pace.wait_turn()
+            windowed = time.monotonic()
             sent_at = await self.window.acquire()
+            if trace.enabled():
+                trace.note("wait.pace", windowed - paced)
+                trace.note("wait.window", sent_at - windowed)
         finally:
             self.counts.waiting -= 1
         self.counts.requests += 1
@@ -79,11 +85,19 @@ class EndpointLimiter:
         limit used up): the endpoint's requests wait that long before they are sent."""
         if outcome == "limited":
             self.counts.limited += 1
+            before = self.pace.spacing, self.window.size
             self.pace.limited()
+            if trace.enabled():
+                trace.note("pace.spacing_after_429", self.pace.spacing)
+                if self.pace.spacing != before[0]:
+                    trace.note("pace.reanchored", self.pace.spacing)
         else:
             self.pace.answered()
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:
             self._paused_until = max(self._paused_until, time.monotonic() + pause)
+        size = self.window.size
         self.window.release(outcome, sent_at)
+        if trace.enabled() and self.window.size < size:
+            trace.note("window.shrunk", self.window.size)

@@ -17,6 +17,7 @@ import random
 from types import ModuleType
 from typing import Any
 
+from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.backoff import backoff_delay
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
@@ -58,8 +59,9 @@ class Retrying:
             except self._errors:
                 self.limiter.release("other", sent_at)
                 if not budget.take():
+                    trace.note("request.gave_up", attempt)
                     raise
-                await self._wait(attempt, None)
+                await self._wait(attempt, None, "drop")
                 continue
             except BaseException:
                 self.limiter.release("other", sent_at)
@@ -69,6 +71,8 @@ class Retrying:
                 tokens = await self._tokens_used(response)
                 pause = limit_reset(response.headers)
                 self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                trace.note("request.retries", attempt - 1)
+                trace.note("turn.budget_left", budget.remaining)
                 return response
             hint = retry_after(response.headers)
             if status == 429:
@@ -80,16 +84,26 @@ class Retrying:
             else:
                 self.limiter.release("other", sent_at)
             if not budget.take():
+                trace.note("request.gave_up", attempt)
                 return response  # the caller sees the provider's own refusal
             await response.aclose()
-            await self._wait(attempt, hint)
+            cause = (
+                f"{status}"
+                if hint is None
+                else f"{status}-hint-{'short' if hint < 0.5 else 'long'}"
+            )
+            await self._wait(attempt, hint, cause)
 
-    async def _wait(self, attempt: int, hint: float | None) -> None:
+    async def _wait(self, attempt: int, hint: float | None, cause: str) -> None:
         counts = self.limiter.counts
         counts.retries += 1
         counts.waiting += 1
+        delay = backoff_delay(attempt, hint, self._rng)
+        trace.note(f"backoff.{cause}", delay)
+        if hint is None:
+            trace.note("backoff.hintless_attempt", attempt)
         try:
-            await asyncio.sleep(backoff_delay(attempt, hint, self._rng))
+            await asyncio.sleep(delay)
         finally:
             counts.waiting -= 1
 
