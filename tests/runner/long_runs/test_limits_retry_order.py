@@ -8,6 +8,7 @@ bunched; retries go before first attempts."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import time
 from dataclasses import dataclass, field
@@ -136,7 +137,7 @@ async def test_the_pace_spaces_from_the_actual_send_and_never_bunches() -> None:
             time.sleep(0.06)  # the event loop starved past two slots
 
     await asyncio.gather(*(send(n) for n in range(5)))
-    gaps = [b - a for a, b in zip(sent, sent[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
     # Booked slots would leave the two overdue sends together after the stall.
     assert min(gaps) >= 0.019, gaps
 
