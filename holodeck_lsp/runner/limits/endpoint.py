@@ -138,6 +138,11 @@ class EndpointLimiter:
         elif outcome == "ok":
             self._answered_at = time.monotonic()
             self.pace.answered()
+            if self.pace.spacing > 0:
+                # Paced, the window only bounds requests in flight (those waiting for their
+                # turn included): it grows back as in slow start, so it never holds the
+                # pace's sends back (a narrow window under a slow event loop idled the limit).
+                self.window.slow_start = True
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:

@@ -32,7 +32,7 @@ from holodeck_lsp.runner.limits.window import Priority
 SAMPLES = 20
 HORIZON = 5.0
 #: Each answer narrows the spacing by this share.
-PROBE = 0.01
+PROBE = 0.02
 #: Seconds between two widenings (the 429s of one burst are one overload).
 COOL_DOWN = 1.0
 #: Bounds of the spacing, in seconds, and the first widening without a measured rate.

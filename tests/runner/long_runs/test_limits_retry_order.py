@@ -172,3 +172,16 @@ async def test_retries_go_first_oldest_first_in_the_window_and_the_pace() -> Non
 
     await asyncio.gather(turn("first", None), turn("retry", (0, 5.0)))
     assert order == ["retry", "first"]
+
+
+def test_paced_the_window_grows_back_as_in_slow_start() -> None:
+    limiter = EndpointLimiter("k")
+    limiter.window.in_flight = 1
+    limiter.release("limited", time.monotonic())  # the first 429: halved, paced from now
+    narrowed = limiter.window.size
+    assert limiter.pace.spacing > 0 and narrowed < 4
+    for _ in range(6):
+        limiter.window.in_flight = 1
+        limiter.release("ok", time.monotonic())
+    # +1 an answer, not 1/window: the pace bounds the rate, the window must not idle it.
+    assert limiter.window.size >= narrowed + 5

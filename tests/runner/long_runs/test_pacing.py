@@ -53,7 +53,7 @@ def test_answers_let_the_rate_creep_back_and_unpace(clock: Clock) -> None:
     pace.limited()
     before = pace.spacing
     _answers(pace, clock, 10, 0.05)
-    assert pace.spacing == pytest.approx(before * 0.99**10)
+    assert pace.spacing == pytest.approx(before * (1 - pacing.PROBE) ** 10)
     _answers(pace, clock, 2000, 0.001)
     assert pace.spacing == 0.0
 
