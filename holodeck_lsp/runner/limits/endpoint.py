@@ -122,19 +122,21 @@ class EndpointLimiter:
         narrowed window would only leave the limit's slots unused."""
         if outcome in ("limited", "refused"):
             self.counts.limited += 1
+        window_outcome = "other" if outcome == "refused" else outcome
         if outcome == "limited":
             paced = self.pace.spacing > 0
             before = self.pace.spacing
             self.pace.limited()
             if paced:
-                outcome = "other"  # the window keeps its size
+                window_outcome = "other"  # the window keeps its size
             if trace.enabled():
                 trace.note("pace.spacing_after_429", self.pace.spacing)
                 if self.pace.spacing != before:
                     trace.note("pace.reanchored", self.pace.spacing)
         elif outcome == "refused":
-            outcome = "other"
             trace.note("refused.random_429")
+        if outcome in ("other", "refused") and sent_at is not None:
+            self.pace.unused(sent_at)  # a fault used no slot of the limit
         elif outcome == "ok":
             self._answered_at = time.monotonic()
             self.pace.answered()
@@ -148,6 +150,6 @@ class EndpointLimiter:
         if pause:
             self._paused_until = max(self._paused_until, time.monotonic() + pause)
         size = self.window.size
-        self.window.release(outcome, sent_at)
+        self.window.release(window_outcome, sent_at)
         if trace.enabled() and self.window.size < size:
             trace.note("window.shrunk", self.window.size)

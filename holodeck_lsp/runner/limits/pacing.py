@@ -46,8 +46,9 @@ MEASURED_AFTER = 5
 class Pace:
     def __init__(self) -> None:
         self.spacing = 0.0
-        #: When the last send was let go (its actual time, not a booked slot).
-        self._last = float("-inf")
+        #: When the last send was let go (its actual time, not a booked slot), and the one
+        #: before it.
+        self._last = self._before = float("-inf")
         self._widened_at = float("-inf")
         self._guessed = False
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
@@ -65,7 +66,7 @@ class Pace:
         instead of bunching two into a burst-1 limit. Retries (`priority`) go first."""
         now = time.monotonic()
         if not self._waiters and now >= self._last + self.spacing:
-            self._last = now
+            self._last, self._before = now, self._last
             return
         waiter = asyncio.get_running_loop().create_future()
         entry = (priority or (1, now), next(self._seq), waiter)
@@ -95,9 +96,23 @@ class Pace:
             waiter = heapq.heappop(self._waiters)[2]
             if not waiter.done():
                 waiter.set_result(None)
-                self._last = now
+                self._last, self._before = now, self._last
                 break
         self._schedule()
+
+    def unused(self, sent_at: float) -> None:
+        """The send of `sent_at` did not use the endpoint's limit (a 503, a dropped
+        connection, a 429 at random): when no send has left since, its turn is given back,
+        so the next one goes now instead of a whole spacing later. Else a fault rate of
+        30 % idles 30 % of the limit, and the rate measured from 2xx answers falls with it."""
+        if self.spacing <= 0 or self._last > sent_at:
+            return
+        self._last, self._before = self._before, float("-inf")
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._waiters:
+            self._schedule()
 
     def answered(self) -> None:
         """A 2xx answer: the only kind that used the endpoint's limit (a 503 or a dropped

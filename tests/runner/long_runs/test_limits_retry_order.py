@@ -185,3 +185,19 @@ def test_paced_the_window_grows_back_as_in_slow_start() -> None:
         limiter.release("ok", time.monotonic())
     # +1 an answer, not 1/window: the pace bounds the rate, the window must not idle it.
     assert limiter.window.size >= narrowed + 5
+
+
+async def test_a_fault_gives_its_turn_back_unless_another_send_left_since() -> None:
+    pace = Pace()
+    pace.spacing = 0.15
+    await pace.wait_turn()  # long ago
+    pace._last -= 1.0
+    await pace.wait_turn()
+    faulted = time.monotonic()
+    pace.unused(faulted)  # a 503: it used no slot of the limit
+    started = time.monotonic()
+    await pace.wait_turn()  # goes now, not 150 ms later
+    assert time.monotonic() - started < 0.1
+    later = time.monotonic()
+    pace.unused(faulted)  # a send has left since: nothing to give back
+    assert pace._last >= later - 0.001 and pace._last + pace.spacing > time.monotonic()
