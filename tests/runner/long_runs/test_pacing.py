@@ -80,8 +80,8 @@ async def test_sends_leave_one_by_one_at_the_spacing() -> None:
         sent.append(time.monotonic() - started)
 
     await asyncio.gather(*(send() for _ in range(6)))
-    # Each leaves at its slot, not in a burst (slots are absolute: a late wake-up on a busy
-    # machine does not push the later ones back).
+    # Each leaves a spacing after the previous one, not in a burst (a late wake-up pushes
+    # the later ones back rather than bunching them: test_limits_retry_order.py).
     assert all(at >= number * 0.02 - 0.002 for number, at in enumerate(sent)), sent
 
 
