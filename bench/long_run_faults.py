@@ -63,6 +63,7 @@ class WeatherFake:
         #: Seconds of the limit's capacity nobody used (the bucket full and refilling for
         #: nothing): the span is about (answers + this × rps) ÷ rps.
         self.idle_s = 0.0
+        self.idle_start_s = 0.0  # of it, in the first 3 s (the ramp)
         #: Limit 429s whose Retry-After was under 10 ms (a send early by a hair: bunched).
         self.near_miss = 0
         #: When the first request arrived and the last answer left (the run's span at the
@@ -154,7 +155,10 @@ class WeatherFake:
         now = time.monotonic()
         level = self._tokens + (now - self._refilled) * self.rps
         if self.first and self.seen["answered"]:  # not before the run has begun
-            self.idle_s += max(0.0, level - self.burst) / self.rps
+            unused = max(0.0, level - self.burst) / self.rps
+            self.idle_s += unused
+            if now - self.first < 3.0:
+                self.idle_start_s += unused
         self._tokens = min(float(self.burst), level)
         self._refilled = now
         if self._tokens >= 1.0:
@@ -237,6 +241,7 @@ def pipe_view(fake: WeatherFake) -> dict[str, Any]:
             for kind, g in sorted(gaps.items())
         },
         "unused_limit_s": round(fake.idle_s, 2),
+        "unused_limit_first_3s": round(fake.idle_start_s, 2),
         "limit_429_near_miss": fake.near_miss,
         "max_attempts": max((len(a) for a in by_case.values()), default=0),
         "last_10pct_answers_s": round(tail, 2),
