@@ -5,18 +5,17 @@ server that allows 20 a second, even a window of 1 sends as fast as answers come
 every other request is refused. So, once an endpoint has answered 429, its sends are paced.
 
 The spacing is the interval at which the endpoint *answered* 2xx (while it refuses, what it
-lets through is its limit) over its last `SAMPLES` answers, taken at a limit's 429 at most once
-per `COOL_DOWN`; each answer narrows it by `PROBE`, so the rate creeps back up and a raised
-limit is found again. A 429 that is not the limit (a random refusal with a long `Retry-After`:
-`EndpointLimiter.is_limit`) does not touch the spacing, and a limit's 429 widens it only to the
-measured rate, and by at most `MAX_WIDEN` at a time (answers slower than that say we sent less
-— fewer cases left, a busy event loop — not that the limit fell), so refusals do not compound
-into a crawl. Without enough answers to measure, a 429 widens it by half, never past `CEILING`,
-and that guess is replaced by the measured rate as soon as `MEASURED_AFTER` answers allow,
-cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Only 2xx answers are measured:
-a 503 or a dropped connection did not use the endpoint's limit. Waiting sends are let go one at
-a time, each `spacing` after the previous one actually left (no slot is booked ahead, so a late
-wake-up never bunches two sends), retries first (window.py's `Priority`).
+lets through is its limit) over its last `SAMPLES` answers, taken at a limit's 429 at most
+once per `COOL_DOWN`; each answer narrows it by `PROBE`, so the rate creeps back up and a
+raised limit is found again. A 429 that is not the limit (a random refusal with a long
+`Retry-After`: `EndpointLimiter.is_limit`) does not touch the spacing, and a limit's 429
+widens it only to the measured rate, not by a factor, so refusals do not compound into a
+crawl. Without enough answers to measure, a 429 widens it by half, never past
+`CEILING`, and that guess is replaced by the measured rate as soon as `MEASURED_AFTER` answers
+allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Only 2xx answers are
+measured: a 503 or a dropped connection did not use the endpoint's limit. Waiting sends are
+let go one at a time, each `spacing` after the previous one actually left (no slot is booked
+ahead, so a late wake-up never bunches two sends), retries first (window.py's `Priority`).
 """
 
 from __future__ import annotations
@@ -42,8 +41,6 @@ CEILING = 1.0
 START_SPACING = 0.01
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
 MEASURED_AFTER = 5
-#: A measured spacing widens at most by this factor per widening.
-MAX_WIDEN = 1.5
 
 
 class Pace:
@@ -139,11 +136,6 @@ class Pace:
         self._widened_at = now
         if len(recent) >= 2:
             measured = (recent[-1] - recent[0]) / (len(recent) - 1)  # seconds per answer
-            if not self._guessed and self.spacing:
-                # A measured spacing widens by at most `MAX_WIDEN` at a time: answers slower
-                # than that say we sent less (fewer cases left, a busy event loop), not that
-                # the limit fell; a limit that did fall is found a cool-down later.
-                measured = min(measured, self.spacing * MAX_WIDEN)
             spacing = max(self.spacing, measured)
             self._guessed = False
         else:  # too few answers to measure: slow down by half again

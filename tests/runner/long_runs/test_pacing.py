@@ -98,17 +98,3 @@ def test_a_guessed_spacing_is_replaced_once_answers_measure_the_rate(clock: Cloc
     clock.now += 0.1
     pace.limited()
     assert pace.spacing == before
-
-
-def test_a_measured_spacing_widens_by_half_at_most(clock: Clock) -> None:
-    pace = Pace()
-    _answers(pace, clock, 20, 0.05)
-    pace.limited()
-    assert pace.spacing == pytest.approx(0.05, rel=0.01)
-    _answers(pace, clock, 20, 0.2)  # few cases left: answers come slower than the limit
-    pace.limited()
-    assert pace.spacing <= 0.05 * pacing.MAX_WIDEN * 1.001  # not the 0.2 s measured
-    for _ in range(8):  # a limit that did fall is found, a cool-down at a time
-        _answers(pace, clock, 6, 0.2)
-        pace.limited()
-    assert pace.spacing == pytest.approx(0.2, rel=0.05)
