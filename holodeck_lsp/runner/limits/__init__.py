@@ -13,13 +13,14 @@ One concept per module:
 - `endpoint`: one endpoint's limiter (window + buckets + pause), and what it counts;
 - `registry`: the limiters of the process by endpoint and model, and the settings
   (`holodeck-lsp.yaml` `limits:`, `--retry-budget`);
-- `transport`: the httpx transport that puts every request (agent and judge) through them.
+- `transport`: the httpx transport that puts every request (agent and judge) through them;
+- `trace`: counters for the benchmarks, off unless `$HOLODECK_LIMITS_TRACE` names a file.
 
 The design (docs/running.md, "Long runs"): every endpoint (base URL + model) has a window of
-requests in flight. It starts at `max_in_flight` (default 32); each success widens it by
-1/window (about +1 per window of successes), each 429 narrows it to 0.7× (at most once per
-cool-down, so a burst of 429s from one window counts once), never below 1. A request waits
-for room in the window, for the explicit buckets, and for any pause a response asked for
-(`x-ratelimit-remaining-requests: 0` + reset). A retried request waits its backoff (or the
-server's `Retry-After`, whichever is longer) outside the window.
+requests in flight (window.py: slow start from 4, halved by the first 429) and, from its
+first 429, a pace (pacing.py: sends spaced at the rate it answered 2xx), which then governs
+the rate. A request waits for any pause a response asked for (`x-ratelimit-remaining-*: 0` +
+reset), the explicit buckets, room in the window and its turn of the pace; retries go before
+first attempts. A retried request waits its backoff (or the server's `Retry-After`) outside
+the window. `trace` counts what was waited for, for the benchmarks (`$HOLODECK_LIMITS_TRACE`).
 """

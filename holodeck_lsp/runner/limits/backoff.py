@@ -1,5 +1,10 @@
 """How long a retried request waits: exponential backoff with full jitter (so 64 refused
-requests do not come back in one burst), never less than what the server asked for."""
+requests do not come back in one burst), never less than what the server asked for.
+
+The exponent counts a request's *consecutive* failures without a hint (a 5xx, a dropped
+connection), not all its retries, and while the endpoint is answering others the backoff is
+capped at `ANSWERING_CAP_SECONDS` (transport.py): a passing fault after a few rate-limit
+refusals is not a reason to sit out several seconds while the limit's slots go unused."""
 
 from __future__ import annotations
 
@@ -8,13 +13,22 @@ import random
 #: The first retry waits up to this many seconds; each further one doubles it, to `CAP`.
 BASE_SECONDS = 0.5
 CAP_SECONDS = 30.0
+#: The ceiling while the endpoint answers other requests (its failures are passing).
+ANSWERING_CAP_SECONDS = 2.0
 
 
-def backoff_delay(attempt: int, hint: float | None, rng: random.Random | None = None) -> float:
-    """Seconds before retry number `attempt` (1 = the first retry). With a server hint the
-    wait is the hint plus up to 10 % (spread so the waiters do not return together)."""
+def backoff_delay(
+    attempt: int,
+    hint: float | None,
+    rng: random.Random | None = None,
+    *,
+    cap: float = CAP_SECONDS,
+) -> float:
+    """Seconds before retry number `attempt` (1 = the first retry, or the first of a run of
+    failures without a hint). With a server hint the wait is the hint plus up to 10 % (spread
+    so the waiters do not return together); without one, full jitter up to the ceiling."""
     draw: float = (rng or random).random()
     if hint is not None:
         return hint * (1.0 + 0.1 * draw)
-    ceiling = min(CAP_SECONDS, BASE_SECONDS * 2.0 ** (attempt - 1))
+    ceiling = min(cap, BASE_SECONDS * 2.0 ** min(attempt - 1, 60))
     return ceiling * draw

@@ -7,9 +7,10 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.bucket import Bucket
 from holodeck_lsp.runner.limits.pacing import Pace
-from holodeck_lsp.runner.limits.window import Window
+from holodeck_lsp.runner.limits.window import Priority, Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,11 @@ class EndpointLimits:
 
 #: The window's ceiling when `max_in_flight` is not set.
 DEFAULT_MAX_IN_FLIGHT = 32
+#: A 429 asking at most this many spacings (or `LIMIT_HINT_FLOOR` seconds) is the limit's.
+LIMIT_HINT_SPACINGS = 4.0
+LIMIT_HINT_FLOOR = 0.2
+#: An endpoint that answered 2xx within this many seconds is answering.
+ANSWERING_SECONDS = 5.0
 
 
 @dataclass(slots=True)
@@ -44,10 +50,32 @@ class EndpointLimiter:
         self.counts = EndpointCounts()
         self.pace = Pace()
         self._paused_until = 0.0
+        self._answered_at = float("-inf")
 
-    async def acquire(self) -> float:
-        """Wait for room: a pause the provider asked for, the buckets, the window. Returns
-        the request's send time (give it back to `release`)."""
+    def is_limit(self, hint: float | None, used_up: bool) -> bool:
+        """Whether a 429 is this endpoint's rate limit (pace by it) or a refusal at random
+        (retry it, leave the pace alone): a limit says it is used up
+        (`x-ratelimit-remaining-*: 0`), or asks a wait about the spacing between sends (the
+        time to the next free slot), or comes while nothing has been answered for as long
+        as it asks; the first 429s, before any pacing, start the pacing."""
+        if used_up or hint is None or self.pace.spacing <= 0 or self.paced_refusal(hint):
+            return True
+        return time.monotonic() - self._answered_at > hint
+
+    def paced_refusal(self, hint: float | None) -> bool:
+        """A 429 asking a wait about the pace's spacing: the next free slot of the limit."""
+        if hint is None:
+            return False
+        return hint <= max(LIMIT_HINT_SPACINGS * self.pace.spacing, LIMIT_HINT_FLOOR)
+
+    def answering(self) -> bool:
+        """Whether the endpoint answered 2xx lately (its failures are then passing ones)."""
+        return time.monotonic() - self._answered_at < ANSWERING_SECONDS
+
+    async def acquire(self, priority: Priority | None = None) -> float:
+        """Wait for room: a pause the provider asked for, the buckets, the window, the pace.
+        Returns the request's send time (give it back to `release`). `priority`: a retry's
+        `(0, when its request first asked)`, served before first attempts."""
         self.counts.waiting += 1
         try:
             while (pause := self._paused_until - time.monotonic()) > 0:
@@ -56,11 +84,22 @@ class EndpointLimiter:
                 await self.requests.take()
             if self.tokens is not None:
                 await self.tokens.take(0)  # waits while the bucket is in debt
-            # The pace before the window: a paced slot is kept while an answer is awaited,
-            # so the time to answer does not add to the spacing (a window of 1 still sends
-            # at the paced rate when answers come faster than the spacing).
-            await self.pace.wait_turn()
-            sent_at = await self.window.acquire()
+            # The window before the pace: the pace lets a send go at the time it is sent, so
+            # it must not wait for the window after its turn (two would then leave together
+            # into a burst-1 limit). The spacing counts from the previous send, not its
+            # answer, so the time to answer does not add to it.
+            windowed = time.monotonic()
+            await self.window.acquire(priority)
+            paced = time.monotonic()
+            try:
+                await self.pace.wait_turn(priority)
+            except BaseException:
+                self.window.give_back()
+                raise
+            sent_at = time.monotonic()
+            if trace.enabled():
+                trace.note("wait.window", paced - windowed)
+                trace.note("wait.pace", sent_at - paced)
         finally:
             self.counts.waiting -= 1
         self.counts.requests += 1
@@ -74,16 +113,43 @@ class EndpointLimiter:
         tokens: int = 0,
         pause: float | None = None,
     ) -> None:
-        """After the answer: `ok`, `limited` (429) or `other`; `tokens` the answer used;
-        `pause` seconds the provider asked every request to wait (a 429's `Retry-After`, a
-        limit used up): the endpoint's requests wait that long before they are sent."""
-        if outcome == "limited":
+        """After the answer: `ok` (2xx), `limited` (the limit's 429, `is_limit`), `refused`
+        (a 429 at random) or `other` (5xx, dropped); `tokens` the answer used; `pause`
+        seconds the provider asked every request to wait (a limit used up until its reset):
+        the endpoint's requests wait that long before they are sent.
+
+        Once paced, a 429 no longer narrows the window: the pace governs the rate, and a
+        narrowed window would only leave the limit's slots unused."""
+        if outcome in ("limited", "refused"):
             self.counts.limited += 1
+        window_outcome = "other" if outcome == "refused" else outcome
+        if outcome == "limited":
+            paced = self.pace.spacing > 0
+            before = self.pace.spacing
             self.pace.limited()
-        else:
+            if paced:
+                window_outcome = "other"  # the window keeps its size
+            if trace.enabled():
+                trace.note("pace.spacing_after_429", self.pace.spacing)
+                if self.pace.spacing != before:
+                    trace.note("pace.reanchored", self.pace.spacing)
+        elif outcome == "refused":
+            trace.note("refused.random_429")
+        if outcome in ("other", "refused") and sent_at is not None:
+            self.pace.unused(sent_at)  # a fault used no slot of the limit
+        elif outcome == "ok":
+            self._answered_at = time.monotonic()
             self.pace.answered()
+            if self.pace.spacing > 0:
+                # Paced, the window only bounds requests in flight (those waiting for their
+                # turn included): it grows back as in slow start, so it never holds the
+                # pace's sends back (a narrow window under a slow event loop idled the limit).
+                self.window.slow_start = True
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:
             self._paused_until = max(self._paused_until, time.monotonic() + pause)
-        self.window.release(outcome, sent_at)
+        size = self.window.size
+        self.window.release(window_outcome, sent_at)
+        if trace.enabled() and self.window.size < size:
+            trace.note("window.shrunk", self.window.size)

@@ -4,28 +4,35 @@ The window (window.py) bounds requests in flight, not requests a second: against
 server that allows 20 a second, even a window of 1 sends as fast as answers come back and
 every other request is refused. So, once an endpoint has answered 429, its sends are paced.
 
-The spacing is the interval at which the endpoint *answered* (anything but a 429: while it
-refuses, what it lets through is its limit) over its last `SAMPLES` answers, taken at a 429
-at most once per `COOL_DOWN`; each answer narrows it by `PROBE`, so the rate creeps back up
-and a raised limit is found again. A 429 that is not a limit (a provider's random refusal)
-widens the spacing only to the measured rate, not by a factor, so refusals at random do not
-compound into a crawl. Without enough answers to measure, a 429 widens it by half, never past
+The spacing is the interval at which the endpoint *answered* 2xx (while it refuses, what it
+lets through is its limit) over its last `SAMPLES` answers, taken at a limit's 429 at most
+once per `COOL_DOWN`; each answer narrows it by `PROBE`, so the rate creeps back up and a
+raised limit is found again. A 429 that is not the limit (a random refusal with a long
+`Retry-After`: `EndpointLimiter.is_limit`) does not touch the spacing, and a limit's 429
+widens it only to the measured rate, not by a factor, so refusals do not compound into a
+crawl. Without enough answers to measure, a 429 widens it by half, never past
 `CEILING`, and that guess is replaced by the measured rate as soon as `MEASURED_AFTER` answers
-allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Sends take their
-slots in order, so 64 waiting requests leave one by one, not in a burst.
+allow, cool-down or not; a spacing under `FLOOR` is dropped (unpaced). Only 2xx answers are
+measured: a 503 or a dropped connection did not use the endpoint's limit. Waiting sends are
+let go one at a time, each `spacing` after the previous one actually left (no slot is booked
+ahead, so a late wake-up never bunches two sends), retries first (window.py's `Priority`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import heapq
+import itertools
 import time
+
+from holodeck_lsp.runner.limits.window import Priority
 
 #: Answers the rate is measured over (and the oldest may be at most `HORIZON` seconds old).
 SAMPLES = 20
 HORIZON = 5.0
 #: Each answer narrows the spacing by this share.
-PROBE = 0.01
+PROBE = 0.02
 #: Seconds between two widenings (the 429s of one burst are one overload).
 COOL_DOWN = 1.0
 #: Bounds of the spacing, in seconds, and the first widening without a measured rate.
@@ -39,23 +46,77 @@ MEASURED_AFTER = 5
 class Pace:
     def __init__(self) -> None:
         self.spacing = 0.0
-        self._next = 0.0
+        #: When the last send was let go (its actual time, not a booked slot), and the one
+        #: before it.
+        self._last = self._before = float("-inf")
         self._widened_at = float("-inf")
         self._guessed = False
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
+        self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
 
-    async def wait_turn(self) -> None:
-        """Wait for this send's slot (none while unpaced)."""
-        if self.spacing <= 0:
-            return
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+    async def wait_turn(self, priority: Priority | None = None) -> None:
+        """Wait for this send's turn: `spacing` after the previous send was let go. Nothing
+        is booked ahead: a send let go late (a busy event loop) moves the next one back
+        instead of bunching two into a burst-1 limit. Retries (`priority`) go first."""
         now = time.monotonic()
-        slot = max(now, self._next)
-        self._next = slot + self.spacing
-        if slot > now:
-            await asyncio.sleep(slot - now)
+        if not self._waiters and now >= self._last + self.spacing:
+            self._last, self._before = now, self._last
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        entry = (priority or (1, now), next(self._seq), waiter)
+        heapq.heappush(self._waiters, entry)
+        self._schedule()
+        try:
+            await waiter
+        except BaseException:
+            if entry in self._waiters:
+                self._waiters.remove(entry)
+                heapq.heapify(self._waiters)
+            raise
+
+    def _schedule(self) -> None:
+        if self._timer is not None or not self._waiters:
+            return
+        delay = max(0.0, self._last + self.spacing - time.monotonic())
+        self._timer = asyncio.get_running_loop().call_later(delay, self._let_go)
+
+    def _let_go(self) -> None:
+        self._timer = None
+        now = time.monotonic()
+        if now < self._last + self.spacing:  # the spacing widened meanwhile
+            self._schedule()
+            return
+        while self._waiters:
+            waiter = heapq.heappop(self._waiters)[2]
+            if not waiter.done():
+                waiter.set_result(None)
+                self._last, self._before = now, self._last
+                break
+        self._schedule()
+
+    def unused(self, sent_at: float) -> None:
+        """The send of `sent_at` did not use the endpoint's limit (a 503, a dropped
+        connection, a 429 at random): when no send has left since, its turn is given back,
+        so the next one goes now instead of a whole spacing later. Else a fault rate of
+        30 % idles 30 % of the limit, and the rate measured from 2xx answers falls with it."""
+        if self.spacing <= 0 or self._last > sent_at:
+            return
+        self._last, self._before = self._before, float("-inf")
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._waiters:
+            self._schedule()
 
     def answered(self) -> None:
-        """Any answer but a 429 (a 503 or a dropped connection says nothing of our rate)."""
+        """A 2xx answer: the only kind that used the endpoint's limit (a 503 or a dropped
+        connection says nothing of our rate)."""
         self._answers.append(time.monotonic())
         if self.spacing:
             self.spacing *= 1.0 - PROBE
@@ -63,6 +124,7 @@ class Pace:
                 self.spacing = 0.0
 
     def limited(self) -> None:
+        """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`)."""
         now = time.monotonic()
         recent = [t for t in self._answers if t >= now - HORIZON]
         # A guessed spacing (nothing measured yet) is replaced as soon as answers measure

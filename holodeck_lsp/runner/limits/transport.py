@@ -14,15 +14,26 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from types import ModuleType
 from typing import Any
 
-from holodeck_lsp.runner.limits.backoff import backoff_delay
+from holodeck_lsp.runner.limits import trace
+from holodeck_lsp.runner.limits.backoff import (
+    ANSWERING_CAP_SECONDS,
+    CAP_SECONDS,
+    backoff_delay,
+)
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
+from holodeck_lsp.runner.limits.window import Priority
+
+#: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
+#: they draw on the turn's retry budget like any other refusal.
+LIMIT_ALLOWANCE_SECONDS = 10.0
 
 
 def provider_status(status: int) -> bool:
@@ -44,52 +55,89 @@ class Retrying:
         self._budget = retry_budget
         self._errors = transport_errors
         self._rng = rng or random.Random()
+        self._sleep = asyncio.sleep  # a test's fake clock replaces it
 
     async def send(self, attempt_once: Any, request: Any) -> Any:
         budget = current_budget(
             self._budget if self._budget is not None else settings().retry_budget
         )
+        limiter = self.limiter
+        asked = time.monotonic()
+        priority: Priority | None = None  # a first attempt; a retry goes first, oldest first
+        hintless = 0  # consecutive failures without a hint (the backoff's exponent)
+        allowance = LIMIT_ALLOWANCE_SECONDS  # waits after the limit's 429s, not the budget's
+        refused_at: float | None = None
         attempt = 0
         while True:
             attempt += 1
-            sent_at = await self.limiter.acquire()
+            sent_at = await limiter.acquire(priority)
+            if refused_at is not None:
+                allowance -= sent_at - refused_at
+                refused_at = None
+            priority = (0, asked)
             try:
                 response = await attempt_once(request)
             except self._errors:
-                self.limiter.release("other", sent_at)
+                limiter.release("other", sent_at)
                 if not budget.take():
+                    trace.note("request.gave_up", attempt)
                     raise
-                await self._wait(attempt, None)
+                hintless += 1
+                await self._wait(hintless, None, "drop")
                 continue
             except BaseException:
-                self.limiter.release("other", sent_at)
+                limiter.release("other", sent_at)
                 raise
             status = int(response.status_code)
             if not provider_status(status):
                 tokens = await self._tokens_used(response)
                 pause = limit_reset(response.headers)
-                self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                trace.note("request.retries", attempt - 1)
+                trace.note("turn.budget_left", budget.remaining)
                 return response
             hint = retry_after(response.headers)
+            free = False
             if status == 429:
                 # This request waits the server's hint (below); the endpoint's other
                 # requests are paced from now (pacing.py), and all of them wait only when
                 # the answer says a limit is used up until a reset (`limit_reset`): a 429's
                 # Retry-After for one request stopping all 64 would idle the run.
-                self.limiter.release("limited", sent_at, pause=limit_reset(response.headers))
+                used_up = limit_reset(response.headers)
+                # A short wait for the pace's next slot is the pacing's own probe of the
+                # limit, not the provider's weather: it spends time, not the turn's budget.
+                free = limiter.paced_refusal(hint) and allowance > 0
+                limit = limiter.is_limit(hint, used_up is not None)
+                limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
             else:
-                self.limiter.release("other", sent_at)
-            if not budget.take():
+                limiter.release("other", sent_at)
+            if hint is None:
+                hintless += 1
+            else:
+                hintless = 0
+            if not free and not budget.take():
+                trace.note("request.gave_up", attempt)
                 return response  # the caller sees the provider's own refusal
             await response.aclose()
-            await self._wait(attempt, hint)
+            if free:
+                trace.note("budget.free_limit_429")
+            cause = f"{status}" if hint is None else f"{status}-hint-{'short' if free else 'long'}"
+            await self._wait(hintless, hint, cause)
+            if free:
+                refused_at = time.monotonic()
 
-    async def _wait(self, attempt: int, hint: float | None) -> None:
+    async def _wait(self, attempt: int, hint: float | None, cause: str) -> None:
         counts = self.limiter.counts
         counts.retries += 1
         counts.waiting += 1
+        # A passing fault while the endpoint answers others: a short ceiling.
+        cap = ANSWERING_CAP_SECONDS if self.limiter.answering() else CAP_SECONDS
+        delay = backoff_delay(attempt, hint, self._rng, cap=cap)
+        trace.note(f"backoff.{cause}", delay)
+        if hint is None:
+            trace.note("backoff.hintless_attempt", attempt)
         try:
-            await asyncio.sleep(backoff_delay(attempt, hint, self._rng))
+            await self._sleep(delay)
         finally:
             counts.waiting -= 1
 

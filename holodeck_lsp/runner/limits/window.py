@@ -7,14 +7,20 @@ After a 429 it narrows to `DECREASE`× and from then on grows by 1/window per an
 +1 per window's worth of answers). A 429 narrows the window only if its request was sent
 after the last narrowing: the 429s of requests sent together report one overload, not many
 (TCP's once-per-round-trip rule). The window stays within 1..ceiling (`max_in_flight`).
-Requests wait in FIFO order for room.
+Requests wait for room in the order of their `Priority` (pacing.py): a retry before any first
+attempt, and among retries the request that first asked earliest, so a refused request does
+not rejoin the back of a long queue and the run's last cases do not trail.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
+import heapq
+import itertools
 import time
+
+#: Waiters' order: (0, first asked) for a retry, (1, arrival) for a first attempt.
+Priority = tuple[int, float]
 
 START = 4
 DECREASE = 0.5
@@ -26,27 +32,31 @@ class Window:
         self.size = float(max(1, min(self.ceiling, start)))
         self.in_flight = 0
         self.slow_start = True
-        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
         self._decreased_at = float("-inf")
 
     @property
     def waiting(self) -> int:
         return len(self._waiters)
 
-    async def acquire(self) -> float:
-        """Wait for room; returns when the request may be sent (its send time)."""
+    async def acquire(self, priority: Priority | None = None) -> float:
+        """Wait for room; returns when the request may be sent (its send time). `priority`:
+        a retry's `(0, first asked)`; a first attempt (None) waits behind every retry."""
         if self.in_flight < int(self.size) and not self._waiters:
             self.in_flight += 1
             return time.monotonic()
         waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        entry = (priority or (1, time.monotonic()), next(self._seq), waiter)
+        heapq.heappush(self._waiters, entry)
         try:
             await waiter
         except BaseException:
             if waiter.done() and not waiter.cancelled():
-                self._release_slot()  # it was handed a slot it will not use
-            elif waiter in self._waiters:
-                self._waiters.remove(waiter)
+                self.give_back()  # it was handed a slot it will not use
+            elif entry in self._waiters:
+                self._waiters.remove(entry)
+                heapq.heapify(self._waiters)
             raise
         return time.monotonic()
 
@@ -62,12 +72,13 @@ class Window:
             if sent > self._decreased_at:
                 self._decreased_at = time.monotonic()
                 self.size = max(1.0, self.size * DECREASE)
-        self._release_slot()
+        self.give_back()
 
-    def _release_slot(self) -> None:
+    def give_back(self) -> None:
+        """A slot returned unused (its request was never sent)."""
         self.in_flight -= 1
         while self._waiters and self.in_flight < int(self.size):
-            waiter = self._waiters.popleft()
+            waiter = heapq.heappop(self._waiters)[2]
             if not waiter.done():
                 self.in_flight += 1
                 waiter.set_result(None)
