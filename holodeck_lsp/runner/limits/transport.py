@@ -15,7 +15,7 @@ import asyncio
 import json
 import random
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from holodeck_lsp.runner.limits.backoff import backoff_delay
 from holodeck_lsp.runner.limits.budget import current_budget
@@ -23,6 +23,12 @@ from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
+
+
+class Release(Protocol):
+    """Gives a held answer's place in the window back; `tokens` the answer used (`tpm`)."""
+
+    def __call__(self, tokens: int = 0) -> None: ...
 
 
 def provider_status(status: int) -> bool:
@@ -46,6 +52,16 @@ class Retrying:
         self._rng = rng or random.Random()
 
     async def send(self, attempt_once: Any, request: Any) -> Any:
+        response, _ = await self._send(attempt_once, request, hold=False)
+        return response
+
+    async def send_held(self, attempt_once: Any, request: Any) -> tuple[Any, Release]:
+        """As `send`, but an answer that is not a refusal keeps its place in the window until
+        `release` is called: a streamed (SSE) answer's headers come at once and its tokens
+        for seconds after, and the window bounds requests being answered, not begun."""
+        return await self._send(attempt_once, request, hold=True)
+
+    async def _send(self, attempt_once: Any, request: Any, *, hold: bool) -> tuple[Any, Release]:
         budget = current_budget(
             self._budget if self._budget is not None else settings().retry_budget
         )
@@ -66,10 +82,12 @@ class Retrying:
                 raise
             status = int(response.status_code)
             if not provider_status(status):
-                tokens = await self._tokens_used(response)
                 pause = limit_reset(response.headers)
+                if hold:
+                    return response, self._releaser(sent_at, pause)
+                tokens = await self._tokens_used(response)
                 self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
-                return response
+                return response, _released
             hint = retry_after(response.headers)
             if status == 429:
                 # This request waits the server's hint (below); the endpoint's other
@@ -80,9 +98,20 @@ class Retrying:
             else:
                 self.limiter.release("other", sent_at)
             if not budget.take():
-                return response  # the caller sees the provider's own refusal
+                return response, _released  # the caller sees the provider's own refusal
             await response.aclose()
             await self._wait(attempt, hint)
+
+    def _releaser(self, sent_at: float, pause: float | None) -> Release:
+        released = False
+
+        def release(tokens: int = 0) -> None:
+            nonlocal released
+            if not released:  # once, however often the caller's cleanup calls it
+                released = True
+                self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+
+        return release
 
     async def _wait(self, attempt: int, hint: float | None) -> None:
         counts = self.limiter.counts
@@ -108,6 +137,10 @@ class Retrying:
         if "total_tokens" in usage:
             return int(usage["total_tokens"] or 0)
         return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+
+
+def _released(tokens: int = 0) -> None:
+    """The `Release` of an answer whose place was already given back."""
 
 
 _classes: dict[str, type] = {}
