@@ -344,8 +344,15 @@ async def test_a_timed_out_turn_does_not_leak_into_the_next(
     backend = _backend(_agent(), agent_dir, _env(server, tmp_path))
     session = await backend.create_session()
     try:
+        sending = asyncio.ensure_future(session.send("Slow question"))
+        # Timed out only once its request reached the API (took the slow answer): a CLI slow
+        # to start on a busy machine would otherwise be interrupted before it sent anything,
+        # and the quick question would take the slow answer.
+        async with asyncio.timeout(60):
+            while not server.conversation_requests:
+                await asyncio.sleep(0.05)
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(session.send("Slow question"), timeout=1.0)
+            await asyncio.wait_for(sending, timeout=0.5)
         result = await session.send("Quick question")
     finally:
         await backend.aclose()
