@@ -26,6 +26,7 @@ from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend, ClaudeSes
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite
 from holodeck_lsp.runner.judges.transport import JudgeTransport
 from holodeck_lsp.runner.limits import registry
+from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import LLMProvider
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
@@ -84,7 +85,7 @@ def _backend(
     return ClaudeBackend(agent or _agent(tmp_path, server), [], env, agent_dir=tmp_path)
 
 
-def _limiter(server: FakeAnthropicServer) -> registry.EndpointLimiter:
+def _limiter(server: FakeAnthropicServer) -> EndpointLimiter:
     return registry.limiter_for(server.base_url, f"anthropic:{MODEL}")
 
 
