@@ -34,6 +34,11 @@ Decisions (documented in the backend guide):
   Unless the agent asks for `user` settings, `HOME` and `CLAUDE_CONFIG_DIR` point at a scratch
   folder deleted by `aclose()`, so no user configuration leaks in and nothing is written to the
   real home. Telemetry, error reporting, auto-update and non-essential traffic are off.
+* The CLI's API calls go to a loopback relay (`claude/relay.py`, started by the first
+  session, closed by `aclose()`), which forwards them to the real endpoint through the
+  endpoint's limiter (shared with the judges) and retries them within the turn's retry
+  budget; the CLI's own retries are off (`CLAUDE_CODE_MAX_RETRIES=0`). Each session has a
+  relay path of its own, so the relay knows whose turn a request draws on.
 * `model.max_tokens`, when written, becomes CLAUDE_CODE_MAX_OUTPUT_TOKENS; `temperature` and
   `top_p` are not settable through Claude Code and are ignored, as is `defer_loading`.
 * Token usage per turn is the turn's `ResultMessage.usage`: input_tokens → prompt_tokens,

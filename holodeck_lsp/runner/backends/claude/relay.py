@@ -119,11 +119,10 @@ class LimitingRelay:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-        for task in list(self._connections):
+        connections = list(self._connections)
+        for task in connections:
             task.cancel()
-        for task in list(self._connections):
-            with contextlib.suppress(BaseException):
-                await task
+        await asyncio.gather(*connections, return_exceptions=True)
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -135,6 +134,10 @@ class LimitingRelay:
         self._connections.add(task)
         try:
             await serve_connection(reader, writer, self._relay)
+        except asyncio.CancelledError:
+            # Only `aclose` cancels this task, and nothing awaits it but `aclose`: ending
+            # quietly keeps asyncio's stream callback from logging the cancellation as an error.
+            pass
         finally:
             self._connections.discard(task)
 

@@ -66,7 +66,7 @@ async def serve_connection(
     conn = h11.Connection(h11.SERVER)
     try:
         while True:
-            request = await _read_request(conn, reader)
+            request = await _read_request(conn, reader, writer)
             if request is None:
                 return
             if not await _answer(conn, reader, writer, request, handle):
@@ -83,13 +83,18 @@ async def serve_connection(
 
 
 async def _read_request(
-    conn: h11.Connection, reader: asyncio.StreamReader
+    conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> IncomingRequest | None:
     head: h11.Request | None = None
     body = bytearray()
     while True:
         event = conn.next_event()
         if event is h11.NEED_DATA:
+            if conn.they_are_waiting_for_100_continue:  # `Expect: 100-continue`: send it
+                writer.write(
+                    conn.send(h11.InformationalResponse(status_code=100, headers=[])) or b""
+                )
+                await writer.drain()
             data = await reader.read(_READ_SIZE)
             conn.receive_data(data)  # b"" tells h11 the client closed
             continue
