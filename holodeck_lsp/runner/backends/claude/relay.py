@@ -176,10 +176,15 @@ class LimitingRelay:
             if consumed:
                 await respond.write(response.content)
             else:
-                async for chunk in response.aiter_raw():
-                    if usage is not None:
-                        usage.feed(chunk)
-                    await respond.write(chunk)
+                try:
+                    async for chunk in response.aiter_raw():
+                        if usage is not None:
+                            usage.feed(chunk)
+                        await respond.write(chunk)
+                except httpx.TransportError as error:
+                    # Lost mid-answer: too late to retry (the CLI has part of it). The CLI's
+                    # connection is closed too, so it sees the answer cut, as it would have.
+                    raise ConnectionAbortedError(type(error).__name__) from error
             await respond.end()
         finally:
             release(usage.tokens() if usage is not None else 0)

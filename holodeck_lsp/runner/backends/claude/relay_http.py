@@ -136,6 +136,8 @@ async def _answer(
             conn.receive_data(early)  # a pipelined request, read after this answer
         try:
             await answering
+        except OSError:  # either side's connection was lost mid-answer: close this one
+            return False
         except Exception:  # a bug: this connection is closed, the relay goes on
             _log.warning("the Claude relay failed to answer a request", exc_info=True)
             return False

@@ -49,6 +49,8 @@ class PausingUpstream:
         self.first_sent = asyncio.Event()
         self.seen: list[tuple[str, dict[str, str], bytes]] = []
         self.base_url = ""
+        #: Drop the connection after the first piece instead of sending the rest.
+        self.cut = False
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.seen.append((request.path_qs, dict(request.headers), await request.read()))
@@ -57,6 +59,9 @@ class PausingUpstream:
         await response.write(_PIECES[0])
         self.first_sent.set()
         await self.go.wait()
+        if self.cut and request.transport is not None:
+            request.transport.close()
+            return response
         for piece in _PIECES[1:]:
             await response.write(piece)
         await response.write_eof()
@@ -126,6 +131,32 @@ async def test_an_sse_answer_streams_through_byte_for_byte_holding_its_window_pl
     # 120 input + 30 output tokens, read from the stream, charged to the tpm bucket.
     assert limiter.tokens is not None
     assert limiter.tokens.capacity - limiter.tokens.level == pytest.approx(150, abs=5)
+
+
+async def test_an_answer_cut_upstream_is_cut_for_the_cli_too(
+    upstream: PausingUpstream, caplog: pytest.LogCaptureFixture
+) -> None:
+    upstream.cut = True
+    relay = await _relay(upstream.base_url)
+    slot = relay.open_slot()
+    limiter = registry.limiter_for(upstream.base_url, f"anthropic:{MODEL}")
+    received = bytearray()
+    try:
+        async with httpx.AsyncClient() as client:
+            url = relay.base_url(slot) + "/v1/messages"
+            async with client.stream("POST", url, json={"model": MODEL}) as response:
+                chunks = response.aiter_raw()
+                received += await anext(chunks)
+                upstream.go.set()
+                with pytest.raises(httpx.TransportError):
+                    async for chunk in chunks:
+                        received += chunk
+    finally:
+        await relay.aclose()
+    assert bytes(received) == _PIECES[0]  # not retried: the CLI already had part of it
+    assert len(upstream.seen) == 1
+    assert limiter.window.in_flight == 0
+    assert not [r for r in caplog.records if r.levelno >= 30], caplog.text  # weather, no bug
 
 
 async def test_a_request_without_a_known_session_is_refused_not_forwarded(
