@@ -212,11 +212,13 @@ async def test_parallel_turns_against_a_rate_limit_are_paced_not_hammered(
     assert [r.response for r in results] == ["ok"] * 6
     seen = fake_anthropic.faults.seen
     counts = _limiter(fake_anthropic).counts
-    # The limit was met (429s) and answered by the relay's waits, not by a storm: the window
-    # (4 to start with, halved by a 429) kept the six turns from all being in flight at once.
+    # The limit was met (429s), and each refusal was retried once by the relay, after its
+    # Retry-After — none by the CLI, none errored the turn; the window (4 to start with,
+    # halved by a 429) kept the six turns from all being in flight at once. (How few 429s a
+    # long run gets is measured at scale for the other backend: bench/long_run_faults.py.)
     assert seen["429-limit"] >= 1 and counts.limited == seen["429-limit"]
     assert counts.retries == seen["429-limit"]
-    assert seen["429-limit"] / seen["requests"] < 0.5, seen
+    assert seen["requests"] == 6 + seen["429-limit"], seen
     assert fake_anthropic.most_in_flight <= 4
 
 
