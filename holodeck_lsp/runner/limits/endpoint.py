@@ -85,5 +85,9 @@ class EndpointLimiter:
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:
-            self._paused_until = max(self._paused_until, time.monotonic() + pause)
+            self.pause(pause)
         self.window.release(outcome, sent_at)
+
+    def pause(self, seconds: float) -> None:
+        """The endpoint's requests wait `seconds` from now before they are sent."""
+        self._paused_until = max(self._paused_until, time.monotonic() + seconds)

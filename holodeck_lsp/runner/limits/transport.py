@@ -84,7 +84,9 @@ class Retrying:
             if not provider_status(status):
                 pause = limit_reset(response.headers)
                 if hold:
-                    return response, self._releaser(sent_at, pause)
+                    if pause:  # a limit used up: the others wait from now, not from the end
+                        self.limiter.pause(pause)
+                    return response, self._releaser(sent_at)
                 tokens = await self._tokens_used(response)
                 self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
                 return response, _released
@@ -102,14 +104,14 @@ class Retrying:
             await response.aclose()
             await self._wait(attempt, hint)
 
-    def _releaser(self, sent_at: float, pause: float | None) -> Release:
+    def _releaser(self, sent_at: float) -> Release:
         released = False
 
         def release(tokens: int = 0) -> None:
             nonlocal released
             if not released:  # once, however often the caller's cleanup calls it
                 released = True
-                self.limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                self.limiter.release("ok", sent_at, tokens=tokens)
 
         return release
 
