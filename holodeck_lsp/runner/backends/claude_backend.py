@@ -175,16 +175,17 @@ class ClaudeBackend:
         return servers
 
     def _options(
-        self, log: ToolLog, stderr: deque[str], cli_env: dict[str, str]
+        self, log: ToolLog, stderr: deque[str], cli_env: dict[str, str] | None = None
     ) -> ClaudeAgentOptions:
-        """One session's CLI options (its handlers record into `log`)."""
+        """One session's CLI options (its handlers record into `log`); `cli_env` is the
+        session's environment (its relay path), the backend's own when not given."""
         return agent_options(
             self._agent,
             self._config,
             self._tools,
             self._mcp_servers,
             system_prompt=self._system_prompt,
-            cli_env=cli_env,
+            cli_env=self._cli_env if cli_env is None else cli_env,
             cwd=working_directory(self._config, self._agent_dir),
             log=log,
             stderr=stderr,
