@@ -110,6 +110,10 @@ class FakeAnthropicServer(LoopbackHTTPServer):
         self._stopping = asyncio.Event()
         #: Provider weather (faults.py), applied to conversation requests before the script.
         self.faults: FaultPlan | None = None
+        #: Conversation requests being answered now (a stream counts until its last event),
+        #: and the most there ever were at once: what a client's limiter let through.
+        self.in_flight = 0
+        self.most_in_flight = 0
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -174,9 +178,21 @@ class FakeAnthropicServer(LoopbackHTTPServer):
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         recorded = await self._record(request)
         body = recorded.body if isinstance(recorded.body, dict) else {}
+        if not _is_conversation(body):
+            return await self._answer(request, body, conversation=False)
+        recorded.conversation = True
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await self._answer(request, body, conversation=True)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(
+        self, request: web.Request, body: dict[str, Any], *, conversation: bool
+    ) -> web.StreamResponse:
         model = str(body.get("model", "claude-fake"))
-        if _is_conversation(body):
-            recorded.conversation = True
+        if conversation:
             if self.faults is not None:
                 fault = await self.faults.before()
                 if fault == DROP:

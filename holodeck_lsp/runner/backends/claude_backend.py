@@ -34,6 +34,11 @@ Decisions (documented in the backend guide):
   Unless the agent asks for `user` settings, `HOME` and `CLAUDE_CONFIG_DIR` point at a scratch
   folder deleted by `aclose()`, so no user configuration leaks in and nothing is written to the
   real home. Telemetry, error reporting, auto-update and non-essential traffic are off.
+* The CLI's API calls go to a loopback relay (`claude/relay.py`, started by the first
+  session, closed by `aclose()`), which forwards them to the real endpoint through the
+  endpoint's limiter (shared with the judges) and retries them within the turn's retry
+  budget; the CLI's own retries are off (`CLAUDE_CODE_MAX_RETRIES=0`). Each session has a
+  relay path of its own, so the relay knows whose turn a request draws on.
 * `model.max_tokens`, when written, becomes CLAUDE_CODE_MAX_OUTPUT_TOKENS; `temperature` and
   `top_p` are not settable through Claude Code and are ignored, as is `defer_loading`.
 * Token usage per turn is the turn's `ResultMessage.usage`: input_tokens → prompt_tokens,
@@ -64,7 +69,7 @@ from holodeck_lsp.runner.backends.base import (
     SendResult,
     TurnFile,
 )
-from holodeck_lsp.runner.backends.claude.cli_environment import cli_environment
+from holodeck_lsp.runner.backends.claude.cli_environment import cli_environment, through_relay
 from holodeck_lsp.runner.backends.claude.messages import (
     PendingCall,
     result_text,
@@ -78,10 +83,14 @@ from holodeck_lsp.runner.backends.claude.options import (
     working_directory,
 )
 from holodeck_lsp.runner.backends.claude.provider_errors import turn_error
+from holodeck_lsp.runner.backends.claude.relay import LimitingRelay, RelaySlot
 from holodeck_lsp.runner.backends.claude.tool_server import TOOL_SERVER, ToolLog
 from holodeck_lsp.runner.backends.instructions import read_instructions
+from holodeck_lsp.runner.backends.providers import PROVIDERS
+from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
+from holodeck_lsp.schema.llm import Provider
 from holodeck_lsp.schema.results import ToolInvocation
 from holodeck_lsp.schema.tools import FunctionTool, MCPTool
 
@@ -144,6 +153,11 @@ class ClaudeBackend:
             self._remove_scratch()
             raise
         self._sessions: set[ClaudeSession] = set()
+        # The CLI's API calls go through a loopback relay to this endpoint (relay.py), each
+        # turn's retries within `retry_budget`; started by the first session, in the run's loop.
+        self._upstream = PROVIDERS[Provider.ANTHROPIC].endpoint(agent.model.endpoint, env)
+        self._retry_budget = settings().retry_budget
+        self._relay: LimitingRelay | None = None
 
     # -- configuration ------------------------------------------------------------------------
     def _stdio_servers(self, env: Mapping[str, str]) -> list[StdioServer]:
@@ -160,15 +174,18 @@ class ClaudeBackend:
                 )
         return servers
 
-    def _options(self, log: ToolLog, stderr: deque[str]) -> ClaudeAgentOptions:
-        """One session's CLI options (its handlers record into `log`)."""
+    def _options(
+        self, log: ToolLog, stderr: deque[str], cli_env: dict[str, str] | None = None
+    ) -> ClaudeAgentOptions:
+        """One session's CLI options (its handlers record into `log`); `cli_env` is the
+        session's environment (its relay path), the backend's own when not given."""
         return agent_options(
             self._agent,
             self._config,
             self._tools,
             self._mcp_servers,
             system_prompt=self._system_prompt,
-            cli_env=self._cli_env,
+            cli_env=self._cli_env if cli_env is None else cli_env,
             cwd=working_directory(self._config, self._agent_dir),
             log=log,
             stderr=stderr,
@@ -181,22 +198,44 @@ class ClaudeBackend:
 
         log = ToolLog()
         stderr: deque[str] = deque(maxlen=_STDERR_LINES)
-        client = ClaudeSDKClient(self._options(log, stderr))
+        relay = await self._started_relay()
+        slot = relay.open_slot()
+        cli_env = through_relay(self._cli_env, relay.base_url(slot))
+        client = ClaudeSDKClient(self._options(log, stderr, cli_env))
         try:
             await client.connect()
         except CLINotFoundError as error:
+            relay.close_slot(slot)
             raise BackendInitError(f"Claude Code CLI not found: {error}") from error
         except (ClaudeSDKError, OSError) as error:
+            relay.close_slot(slot)
             raise BackendInitError(
                 f"Claude Code CLI failed to start: {error}{stderr_tail(stderr)}"
             ) from error
-        session = ClaudeSession(client, log, stderr, self._sessions.discard)
+        session = ClaudeSession(
+            client, log, stderr, self._session_closed, slot=slot, retry_budget=self._retry_budget
+        )
         self._sessions.add(session)
         return session
+
+    async def _started_relay(self) -> LimitingRelay:
+        if self._relay is None:
+            relay = LimitingRelay(self._upstream, self._agent.model.name)
+            await relay.start()
+            self._relay = relay
+        return self._relay
+
+    def _session_closed(self, session: ClaudeSession) -> None:
+        self._sessions.discard(session)
+        if self._relay is not None:
+            self._relay.close_slot(session.slot)
 
     async def aclose(self) -> None:
         for session in list(self._sessions):
             await session.close()
+        relay, self._relay = self._relay, None
+        if relay is not None:
+            await relay.aclose()
         self._remove_scratch()
 
 
@@ -209,7 +248,13 @@ class ClaudeSession:
         log: ToolLog,
         stderr: deque[str],
         on_close: Callable[[ClaudeSession], None],
+        *,
+        slot: RelaySlot,
+        retry_budget: int,
     ) -> None:
+        #: This session's way through the relay: its turns' retry budgets.
+        self.slot = slot
+        self._retry_budget = retry_budget
         self._client = client
         self._log = log
         self._stderr = stderr
@@ -232,7 +277,8 @@ class ClaudeSession:
         if self._dead is not None:
             raise BackendSessionError(self._dead, recoverable=False)
         try:
-            return await self._turn(message, files)
+            with self.slot.turn(self._retry_budget):  # every API call of the turn draws on it
+                return await self._turn(message, files)
         except BackendSessionError:
             raise
         except ClaudeSDKError as error:

@@ -34,7 +34,14 @@ _current: ContextVar[RetryBudget | None] = ContextVar("holodeck_retry_budget", d
 @contextlib.contextmanager
 def turn_budget(retries: int) -> Iterator[RetryBudget]:
     """Within the block (and tasks it starts), requests share `retries` retries."""
-    budget = RetryBudget(retries)
+    with drawing_on(RetryBudget(retries)) as budget:
+        yield budget
+
+
+@contextlib.contextmanager
+def drawing_on(budget: RetryBudget) -> Iterator[RetryBudget]:
+    """Within the block, requests draw on `budget`, a turn's budget kept elsewhere (the
+    Claude relay's requests come from another process, not from the turn's task)."""
     token = _current.set(budget)
     try:
         yield budget

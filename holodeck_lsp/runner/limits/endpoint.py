@@ -148,8 +148,12 @@ class EndpointLimiter:
         if tokens and self.tokens is not None:
             self.tokens.charge(tokens)
         if pause:
-            self._paused_until = max(self._paused_until, time.monotonic() + pause)
+            self.pause(pause)
         size = self.window.size
         self.window.release(window_outcome, sent_at)
         if trace.enabled() and self.window.size < size:
             trace.note("window.shrunk", self.window.size)
+
+    def pause(self, seconds: float) -> None:
+        """The endpoint's requests wait `seconds` from now before they are sent."""
+        self._paused_until = max(self._paused_until, time.monotonic() + seconds)

@@ -16,7 +16,7 @@ import json
 import random
 import time
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.backoff import (
@@ -34,6 +34,12 @@ from holodeck_lsp.runner.limits.window import Priority
 #: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
 #: they draw on the turn's retry budget like any other refusal.
 LIMIT_ALLOWANCE_SECONDS = 10.0
+
+
+class Release(Protocol):
+    """Gives a held answer's place in the window back; `tokens` the answer used (`tpm`)."""
+
+    def __call__(self, tokens: int = 0) -> None: ...
 
 
 def provider_status(status: int) -> bool:
@@ -58,6 +64,16 @@ class Retrying:
         self._sleep = asyncio.sleep  # a test's fake clock replaces it
 
     async def send(self, attempt_once: Any, request: Any) -> Any:
+        response, _ = await self._send(attempt_once, request, hold=False)
+        return response
+
+    async def send_held(self, attempt_once: Any, request: Any) -> tuple[Any, Release]:
+        """As `send`, but an answer that is not a refusal keeps its place in the window until
+        `release` is called: a streamed (SSE) answer's headers come at once and its tokens
+        for seconds after, and the window bounds requests being answered, not begun."""
+        return await self._send(attempt_once, request, hold=True)
+
+    async def _send(self, attempt_once: Any, request: Any, *, hold: bool) -> tuple[Any, Release]:
         budget = current_budget(
             self._budget if self._budget is not None else settings().retry_budget
         )
@@ -90,12 +106,16 @@ class Retrying:
                 raise
             status = int(response.status_code)
             if not provider_status(status):
-                tokens = await self._tokens_used(response)
                 pause = limit_reset(response.headers)
-                limiter.release("ok", sent_at, tokens=tokens, pause=pause)
                 trace.note("request.retries", attempt - 1)
                 trace.note("turn.budget_left", budget.remaining)
-                return response
+                if hold:
+                    if pause:  # a limit used up: the others wait from now, not from the end
+                        limiter.pause(pause)
+                    return response, self._releaser(sent_at)
+                tokens = await self._tokens_used(response)
+                limiter.release("ok", sent_at, tokens=tokens, pause=pause)
+                return response, _released
             hint = retry_after(response.headers)
             free = False
             if status == 429:
@@ -117,7 +137,7 @@ class Retrying:
                 hintless = 0
             if not free and not budget.take():
                 trace.note("request.gave_up", attempt)
-                return response  # the caller sees the provider's own refusal
+                return response, _released  # the caller sees the provider's own refusal
             await response.aclose()
             if free:
                 trace.note("budget.free_limit_429")
@@ -125,6 +145,17 @@ class Retrying:
             await self._wait(hintless, hint, cause)
             if free:
                 refused_at = time.monotonic()
+
+    def _releaser(self, sent_at: float) -> Release:
+        released = False
+
+        def release(tokens: int = 0) -> None:
+            nonlocal released
+            if not released:  # once, however often the caller's cleanup calls it
+                released = True
+                self.limiter.release("ok", sent_at, tokens=tokens)
+
+        return release
 
     async def _wait(self, attempt: int, hint: float | None, cause: str) -> None:
         counts = self.limiter.counts
@@ -156,6 +187,10 @@ class Retrying:
         if "total_tokens" in usage:
             return int(usage["total_tokens"] or 0)
         return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+
+
+def _released(tokens: int = 0) -> None:
+    """The `Release` of an answer whose place was already given back."""
 
 
 _classes: dict[str, type] = {}

@@ -7,16 +7,22 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
-from holodeck_lsp.runner.backends.base import BackendInitError, BackendSessionError, TurnFile
+from holodeck_lsp.runner.backends.base import (
+    BackendInitError,
+    BackendProviderError,
+    BackendSessionError,
+    TurnFile,
+)
 from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend
 from holodeck_lsp.runner.backends.create import create_backend
+from holodeck_lsp.runner.limits import registry
 from holodeck_lsp.schema.agent import Agent
 from tests.fakes.anthropic_server import (
     ErrorReply,
@@ -113,8 +119,10 @@ def _env(server: FakeAnthropicServer, tmp_path: Path) -> dict[str, str]:
         "HOME": str(home),
         "ANTHROPIC_API_KEY": "sk-ant-fake-key",
         "ANTHROPIC_BASE_URL": server.base_url,
-        # Fail fast on scripted errors instead of the CLI's long retry back-off.
-        "CLAUDE_CODE_MAX_RETRIES": "0",
+        # A user's own setting: the backend's 0 must win (the relay retries, the CLI must
+        # not), or every scripted error would be sent 4 times.
+        "CLAUDE_CODE_MAX_RETRIES": "3",
+        "CLAUDE_CODE_HOLODECK_TEST_SETTING": "kept",
         "SOME_UNRELATED_SECRET": "do-not-leak",
     }
 
@@ -258,18 +266,35 @@ async def test_failing_tool_is_captured_with_its_error(
     assert "ZeroDivisionError" in sent_back
 
 
+@pytest.fixture
+def retry_budget() -> Iterator[Callable[[int], None]]:
+    """Set the run's retry budget (before the backend is made); the settings come back after."""
+    before = registry.settings()
+    yield lambda retries: registry.configure(registry.LimitSettings(retry_budget=retries))
+    registry.configure(before)
+
+
 @needs_cli
-async def test_server_error_fails_the_turn_and_the_session_goes_on(
-    server: FakeAnthropicServer, agent_dir: Path, tmp_path: Path
+async def test_server_error_errors_the_turn_and_the_session_goes_on(
+    server: FakeAnthropicServer,
+    agent_dir: Path,
+    tmp_path: Path,
+    retry_budget: Callable[[int], None],
 ) -> None:
-    server.script(ErrorReply(status=500, message="upstream exploded"), Reply(text="back again"))
+    retry_budget(1)
+    server.script(
+        ErrorReply(status=500, message="upstream exploded", times=2), Reply(text="back again")
+    )
     backend = _backend(_agent(), agent_dir, _env(server, tmp_path))
     session = await backend.create_session()
     try:
-        with pytest.raises(BackendSessionError) as failure:
+        # A 500 is the provider's, not the agent's: errored once the budget (1) is spent.
+        with pytest.raises(BackendProviderError) as failure:
             await session.send("Hello?")
         assert failure.value.recoverable
         assert "500" in str(failure.value) and "upstream exploded" in str(failure.value)
+        # The relay's one retry, and none of the CLI's own (its 3 would make it 8).
+        assert len(server.conversation_requests) == 2
         again = await session.send("Hello again?")
     finally:
         await backend.aclose()
@@ -298,8 +323,11 @@ async def test_cli_gets_a_controlled_environment(
     assert env.get("SOME_UNRELATED_SECRET", "") == ""
     assert env.get("HOLODECK_TEST_INHERITED_SECRET", "") == ""
     assert env["ANTHROPIC_API_KEY"] == "sk-ant-fake-key"
-    assert env["ANTHROPIC_BASE_URL"] == server.base_url
-    assert env["CLAUDE_CODE_MAX_RETRIES"] == "0"  # CLAUDE_CODE_* settings pass through
+    # The CLI calls the limiting relay (a path of its own), which forwards to the server.
+    assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+    assert "/s/" in env["ANTHROPIC_BASE_URL"]
+    assert env["CLAUDE_CODE_MAX_RETRIES"] == "0"  # the relay retries, the CLI does not
+    assert env["CLAUDE_CODE_HOLODECK_TEST_SETTING"] == "kept"  # CLAUDE_CODE_* pass through
     assert env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "") == ""  # max_tokens not written
     assert env["DISABLE_TELEMETRY"] == "1"
     # A scratch home, not the caller's, removed when the backend closes.
@@ -316,8 +344,15 @@ async def test_a_timed_out_turn_does_not_leak_into_the_next(
     backend = _backend(_agent(), agent_dir, _env(server, tmp_path))
     session = await backend.create_session()
     try:
+        sending = asyncio.ensure_future(session.send("Slow question"))
+        # Timed out only once its request reached the API (took the slow answer): a CLI slow
+        # to start on a busy machine would otherwise be interrupted before it sent anything,
+        # and the quick question would take the slow answer.
+        async with asyncio.timeout(60):
+            while not server.conversation_requests:
+                await asyncio.sleep(0.05)
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(session.send("Slow question"), timeout=1.0)
+            await asyncio.wait_for(sending, timeout=0.5)
         result = await session.send("Quick question")
     finally:
         await backend.aclose()

@@ -91,3 +91,33 @@ def cli_environment(
     # The SDK merges options.env over os.environ: blank what we did not choose to pass.
     blanked = {key: "" for key in os.environ if key not in controlled}
     return {**blanked, **controlled}
+
+
+#: The loopback names a CLI behind a proxy must still reach directly (the relay).
+_LOOPBACK = ("127.0.0.1", "localhost")
+
+
+def through_relay(env: Mapping[str, str], base_url: str) -> dict[str, str]:
+    """`env` for a CLI whose API calls go to the relay at `base_url` (relay.py)."""
+    relayed = {**env, "ANTHROPIC_BASE_URL": base_url}
+    # The relay retries within the turn's budget; retries of the CLI's own on top would
+    # multiply every request and hide the provider's refusals from the limiter. The CLI reads
+    # it (`CLAUDE_CODE_MAX_RETRIES`, 0 allowed); a user's value is overridden on purpose.
+    relayed["CLAUDE_CODE_MAX_RETRIES"] = "0"
+    # The proxy variables pass through (the CLI's web tools and MCP servers may need them),
+    # but a proxy cannot reach our loopback relay: the CLI must go to it directly.
+    if any(
+        env.get(name)
+        for name in (
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        )
+    ):
+        for name in ("NO_PROXY", "no_proxy"):
+            present = [part.strip() for part in env.get(name, "").split(",") if part.strip()]
+            relayed[name] = ",".join([*present, *(h for h in _LOOPBACK if h not in present)])
+    return relayed
