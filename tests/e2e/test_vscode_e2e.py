@@ -105,11 +105,14 @@ def run_script(e2e: dict[str, str], script: str, *extra: str) -> str:
 
 def test_problems_hover_and_run_turn_lenses(e2e: dict[str, str]) -> None:
     """A planted broken regex in the Problems panel at its line with our message; hover on it
-    and on `fuzzy`; "Run turn" lenses give ✗ / ✓ inline and in the Testing view."""
+    and on `fuzzy`; "Run turn" lenses give ✗ / ✓ inline and in the Testing view; Ctrl+. on a
+    misspelt `fuzy:` applies "Change to 'fuzzy'"; Ctrl+Space on `fu` completes `fuzzy: ""`."""
     output = run_script(e2e, "vscode_e2e.mjs")
     assert "PASS: Problems + hover on the planted fault" in output, output
+    assert "quick fix Change to 'fuzzy', completion of `fu`" in output, output
     shots = artifacts_dir() / "holodeck-e2e" / "screenshots"
     assert (shots / "02-hover-regex.png").is_file() and (shots / "05-testing-view.png").is_file()
+    assert (shots / "07-completion.png").is_file()
 
 
 def test_runs_from_the_testing_view(e2e: dict[str, str]) -> None:

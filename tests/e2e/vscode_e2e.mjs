@@ -17,8 +17,13 @@
 //  2. Hover on a `fuzzy:` key of agent.yaml explains the fuzzy matcher's semantics.
 //  3. The "Run turn N" code lens of a turn the recording got wrong -> a ✗ inlay hint on the
 //     turn and the turn failed in the Testing view; the lens of a right turn -> ✓ and passed.
+//  4. Quick fix: that `fuzzy:` key misspelt `fuzy:` -> HD125 in the Problems panel; Ctrl+.
+//     there offers "Change to 'fuzzy'", which (picked, Enter) gives the line back as it was.
+//  5. Completion: the next `fuzzy:` line replaced by `fu`, Ctrl+Space (triggerSuggest): the
+//     suggest widget lists `fuzzy` first and no `regex`; Enter gives `fuzzy: ""`.
 // Screenshots: <scratch>/screenshots (01-problems, 02-hover-regex, 03-hover-fuzzy,
-// 04-run-turn, 05-testing-view); a failure exits 1 with "ASSERTION FAILED: …".
+// 04-run-turn, 05-testing-view, 06-quick-fix-menu, 07-completion); a failure exits 1 with
+// "ASSERTION FAILED: …".
 import fs from "node:fs";
 import path from "node:path";
 import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
@@ -40,7 +45,37 @@ function plantBrokenRegex(workspace) {
 function fuzzyLine(workspace) {
   const lines = fs.readFileSync(path.join(workspace, "agent.yaml"), "utf8").split("\n");
   const at = lines.findIndex((l) => /^\s+fuzzy: "[^"]+"$/.test(l));
-  return { line: at + 1, column: lines[at].indexOf("fuzzy") + 2 };
+  // the next `fuzzy:` matcher: its line is replaced by `fu` and completed
+  const next = lines.findIndex((l, i) => i > at && /^\s+fuzzy: "[^"]+"$/.test(l));
+  return {
+    line: at + 1, column: lines[at].indexOf("fuzzy") + 2, text: lines[at],
+    complete: { line: next + 1, column: lines[next].indexOf("fuzzy") + 1, text: lines[next] },
+  };
+}
+
+// The text of line `n` (1-based) of the active editor as drawn (the view line level with its
+// line number; spaces as drawn are non-breaking), or null when it is not drawn.
+async function lineText(page, n) {
+  return page.evaluate((n) => {
+    const nums = [...document.querySelectorAll(".editor-instance .monaco-editor .margin-view-overlays .line-numbers")];
+    const num = nums.find((e) => e.textContent.trim() === String(n));
+    if (!num) return null;
+    const y = num.getBoundingClientRect().top;
+    const line = [...document.querySelectorAll(".editor-instance .monaco-editor .view-line")]
+      .find((l) => Math.abs(l.getBoundingClientRect().top - y) < 4);
+    return line ? line.textContent.replace(/\u00a0/g, " ") : null;
+  }, n);
+}
+
+async function waitForLine(page, n, wanted, what, timeout = 30000) {
+  const end = Date.now() + timeout;
+  let text = null;
+  while (Date.now() < end) {
+    text = await lineText(page, n);
+    if (text === wanted) return text;
+    await page.waitForTimeout(250);
+  }
+  fail(`${what}: line ${n} is ${JSON.stringify(text)}, not ${JSON.stringify(wanted)}`);
 }
 
 // Under load (2 CPUs shared with other test workers) the first hover request can reach the
@@ -167,8 +202,81 @@ async function main() {
     if (!turnRow(rows, right)?.icons.some((i) => i.includes("passed"))) fail(`turn ${right} is not passed in the Testing view: ${JSON.stringify(rows)}`);
     await shot("05-testing-view");
 
+    // 4. a quick fix: the `fuzzy:` key misspelt `fuzy:` (HD125), Ctrl+. -> "Change to 'fuzzy'"
+    await editor.click({ position: { x: 300, y: 40 } });
+    const c = fuzzy.column - 2; // 0-based column of `fuzzy`
+    await goToLine(page, fuzzy.line, c + 4); // after "fuz"
+    await page.keyboard.press("Delete"); // fuzzy: -> fuzy:
+    await waitForLine(page, fuzzy.line, fuzzy.text.replace("fuzzy:", "fuzy:"), "the misspelt key");
+    await timed("quickfix_diagnostic", async () => {
+      await runCommand("View: Focus Problems");
+      await page.locator(".markers-panel .monaco-list-row", { hasText: "HD125" }).first().waitFor({ timeout: 60000 })
+        .catch(() => fail("no HD125 (unknown matcher kind 'fuzy') in the Problems panel within 60 s"));
+    });
+    const fixTitle = "Change to 'fuzzy'";
+    const offered = await timed("quickfix_menu", async () => {
+      const item = page.locator(".action-widget .monaco-list-row", { hasText: fixTitle }).first();
+      const deadline = Date.now() + 60000;
+      for (let attempt = 1; ; attempt++) {
+        await goToLine(page, fuzzy.line, c + 3); // inside the key
+        await page.keyboard.press("Control+.");
+        try {
+          await item.waitFor({ timeout: Math.max(1000, Math.min(15000, deadline - Date.now())) });
+          return (await page.locator(".action-widget .monaco-list-row").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+        } catch {
+          if (Date.now() >= deadline) fail(`Ctrl+. on agent.yaml:${fuzzy.line} offered no "${fixTitle}" within 60 s (${attempt} attempts)`);
+          await page.keyboard.press("Escape");
+        }
+      }
+    });
+    log(`quick fixes offered: ${JSON.stringify(offered)}`);
+    await shot("06-quick-fix-menu");
+    // picked with the keyboard (the menu's pointer block takes clicks meant for its rows)
+    for (let i = 0; ; i++) {
+      const focused = await page.locator(".action-widget .monaco-list-row.focused").first().getAttribute("aria-label").catch(() => null);
+      if (focused === fixTitle) break;
+      if (i >= 10) fail(`"${fixTitle}" never got the focus in the quick fix menu (last: ${focused})`);
+      await page.keyboard.press("ArrowDown");
+      await page.waitForTimeout(150);
+    }
+    await page.keyboard.press("Enter");
+    await timed("quickfix_applied", async () => waitForLine(page, fuzzy.line, fuzzy.text, `after "${fixTitle}"`));
+    log(`quick fix applied: ${fuzzy.text.trim()}`);
+
+    // 5. completion: a matcher key replaced by `fu`, suggestions triggered
+    //    (editor.action.triggerSuggest, Ctrl+Space): the suggest widget's rows, then Enter
+    const done = fuzzy.complete;
+    const indent = " ".repeat(done.column - 1);
+    await goToLine(page, done.line, done.column);
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.type("fu", { delay: 60 });
+    await waitForLine(page, done.line, `${indent}fu`, "the half-typed key");
+    const rowsLocator = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row");
+    const suggested = await timed("completion", async () => {
+      const deadline = Date.now() + 60000;
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press("Control+Space"); // editor.action.triggerSuggest
+        try {
+          await rowsLocator.filter({ hasText: "fuzzy" }).first().waitFor({ timeout: Math.max(1000, Math.min(15000, deadline - Date.now())) });
+          await page.waitForTimeout(300); // every provider's rows drawn
+          return (await page.locator(".editor-widget.suggest-widget.visible .monaco-list-row .label-name").allInnerTexts()).map((t) => t.trim());
+        } catch {
+          if (Date.now() >= deadline) fail(`no "fuzzy" suggestion at agent.yaml:${done.line} within 60 s (${attempt} attempts)`);
+          await page.keyboard.press("Escape");
+          await page.keyboard.press("End"); // back after the typed `fu`
+        }
+      }
+    });
+    log(`suggestions for "fu": ${JSON.stringify(suggested)}`);
+    if (suggested[0] !== "fuzzy") fail(`"fuzzy" is not the first suggestion for "fu": ${JSON.stringify(suggested)}`);
+    if (suggested.includes("regex")) fail(`"regex" suggested for "fu": ${JSON.stringify(suggested)}`);
+    await shot("07-completion");
+    await page.keyboard.press("Enter");
+    await timed("completion_applied", async () => waitForLine(page, done.line, `${indent}fuzzy: ""`, "the accepted suggestion"));
+    await page.keyboard.press("Escape");
+
     copyOut(o, readmeShot);
-    log("PASS: Problems + hover on the planted fault, fuzzy hover, Run turn lenses -> ✓/✗ inline and in the Testing view");
+    log("PASS: Problems + hover on the planted fault, fuzzy hover, Run turn lenses -> ✓/✗ inline and in the Testing view, quick fix Change to 'fuzzy', completion of `fu`");
   });
 }
 

@@ -2,7 +2,8 @@
 ;; Run with `emacs --batch -q -l <config> -l eglot_probe.el' (site files load: Debian's elpa-eglot).
 ;; $HOLODECK_EGLOT_SPEC: a JSON file {"out", "agent", "fault": {"line", "from", "to"},
 ;; "quickfix": {"line", "from", "to", "fix"}, "complete": {"line", "text"},
-;; "hover": [line, character], "run_at": line} (0-based lines; "fix" is an action's title).
+;; "hover": [line, character], "definition": [line, character], "references": [line,
+;; character], "run_at": line} (0-based lines, characters; "fix" is an action's title).
 ;; Writes JSON to "out": what the user would see, then kills Emacs.
 (require 'json)
 (require 'subr-x)
@@ -73,8 +74,8 @@ executed command's answer, and the titles offered in `probe-offered'."
   (kill-emacs 0))
 
 ;; eglot-execute-command waits `jsonrpc-default-request-timeout' (10 s) for a run's answer; a
-;; whole case takes longer than that on a busy 2-core machine.
-(setq jsonrpc-default-request-timeout 60)
+;; whole case (and Run all) takes longer than that on a busy 2-core machine.
+(setq jsonrpc-default-request-timeout 120)
 (setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
 (setq eglot-sync-connect t)
 
@@ -149,6 +150,30 @@ executed command's answer, and the titles offered in `probe-offered'."
                                       (eglot--TextDocumentPositionParams))))
           (probe-put 'hover (eglot--hover-info (plist-get hover :contents)))))
 
+      ;; Go to definition (M-.): xref-find-definitions on an expected_tools entry jumps to the
+      ;; tool's `def'; where it landed is read, then the agent's buffer is shown again.
+      (let ((at (probe-get 'definition)) (agent-buffer (current-buffer)))
+        (probe-goto (aref at 0) (aref at 1))
+        (call-interactively #'xref-find-definitions)
+        (probe-put 'definition
+                   (list (cons 'file (buffer-file-name))
+                         (cons 'line (1- (line-number-at-pos)))
+                         (cons 'character (current-column))))
+        (switch-to-buffer agent-buffer))
+
+      ;; References: what xref-find-references lists, from eglot's xref backend (the file
+      ;; and 0-based line of each item).
+      (let* ((at (probe-get 'references)) backend)
+        (probe-goto (aref at 0) (aref at 1))
+        (setq backend (xref-find-backend))
+        (probe-put 'references
+                   (mapcar (lambda (item)
+                             (let ((location (xref-item-location item)))
+                               (list (cons 'file (xref-location-group location))
+                                     (cons 'line (1- (xref-location-line location))))))
+                           (xref-backend-references
+                            backend (xref-backend-identifier-at-point backend)))))
+
       ;; A turn run through its code action, as M-x eglot-code-actions picks it.
       (probe-wait (lambda () nil) 0.3)
       (probe-goto (probe-get 'run_at))
@@ -179,6 +204,18 @@ executed command's answer, and the titles offered in `probe-offered'."
         (probe-put 'case_status (plist-get answer :status))
         (probe-put 'case_summary (plist-get answer :summary)))
       (probe-wait (lambda () nil) 0.5)
-      (probe-put 'case_diagnostics (probe-diagnostics)))
+      (probe-put 'case_diagnostics (probe-diagnostics))
+
+      ;; Every case, from the same menu: "HoloDeck: Run all test cases".
+      (probe-goto (probe-get 'run_at))
+      (let* ((publishes probe-publishes)
+             (answer (probe-pick-action (point) nil nil "HoloDeck: Run all test cases")))
+        (probe-put 'all_offered probe-offered)
+        (probe-put 'all_status (plist-get answer :status))
+        (probe-put 'all_summary (plist-get answer :summary))
+        (unless (probe-wait (lambda () (> probe-publishes publishes)) 15)
+          (probe-fail "no publishDiagnostics after Run all within 15 s")))
+      (probe-wait (lambda () nil) 0.5)
+      (probe-put 'all_diagnostics (probe-diagnostics)))
   (error (probe-fail (format "error: %S" err))))
 (probe-finish)

@@ -1,6 +1,9 @@
--- Test driver for navigation, run after the config: document links, semantic tokens (0.9+)
--- and a rename with vim.lsp.buf.rename(), then writes JSON and quits.
+-- Test driver for navigation, run after the config: document links, semantic tokens (0.9+),
+-- go to definition with vim.lsp.buf.definition() (the jump), references with
+-- vim.lsp.buf.references() (the quickfix list) and a rename with vim.lsp.buf.rename(), then
+-- writes JSON and quits.
 -- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "tokens": {name: [line, character]},
+-- "definition": [line, character], "references": [line, character],
 -- "rename": {"at": [line, character], "to": name}} (0-based).
 local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
@@ -11,6 +14,8 @@ local result = {
   clients = 0,
   links = {},
   tokens = {},
+  definition = vim.NIL,
+  references = {},
   renamed = vim.NIL,
   errors = {},
 }
@@ -50,6 +55,45 @@ repeat -- one pass; `break` on a failure skips to writing the result
       result.tokens[name] = types
     end
   end
+
+  -- Go to definition: the jump, read as the window's file and cursor (0-based).
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_cursor(win, { spec.definition[1] + 1, spec.definition[2] })
+  vim.lsp.buf.definition()
+  if vim.wait(10000, function()
+    return vim.api.nvim_win_get_buf(win) ~= bufnr
+  end, 20) then
+    local cursor = vim.api.nvim_win_get_cursor(win)
+    result.definition = {
+      file = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)),
+      line = cursor[1] - 1,
+      character = cursor[2],
+    }
+  else
+    fail("go to definition did not jump within 10 s")
+  end
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_win_set_buf(win, bufnr)
+
+  -- References: the quickfix list the client fills (and opens).
+  vim.fn.setqflist({}, "r")
+  vim.api.nvim_win_set_cursor(win, { spec.references[1] + 1, spec.references[2] })
+  vim.lsp.buf.references()
+  if not vim.wait(10000, function()
+    return #vim.fn.getqflist() > 0
+  end, 20) then
+    fail("references filled no quickfix list within 10 s")
+  end
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(result.references, {
+      file = vim.api.nvim_buf_get_name(item.bufnr),
+      line = item.lnum - 1,
+      text = item.text,
+    })
+  end
+  vim.cmd("cclose")
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_win_set_buf(win, bufnr)
 
   local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
   vim.api.nvim_win_set_cursor(0, { spec.rename.at[1] + 1, spec.rename.at[2] })

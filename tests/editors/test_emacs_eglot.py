@@ -2,10 +2,12 @@
 docs/editors/emacs.md (trusted, with the sample's cassette): eglot_probe.el opens a copy of
 sample/financial-assistant, waits for the first diagnostics, makes and undoes an error (shown
 by Flymake), applies a quick fix picked from eglot's code action menu, completes a matcher
-kind, hovers `fuzzy`, runs a failing turn through its "Run turn" code action (eglot shows no
-code lenses) and reads the run's diagnostics as Flymake shows them, then runs the case
-through its "Run case" action; the verdicts are compared with `holodeck-lsp run --replay`
-of the same cassette."""
+kind, hovers `fuzzy`, goes to a tool's definition from an `expected_tools` entry
+(xref-find-definitions, M-.) and lists its references (xref-find-references' backend), runs a
+failing turn through its "Run turn" code action (eglot shows no code lenses) and reads the
+run's diagnostics as Flymake shows them, then runs the case through its "Run case" action and
+the whole file through "Run all test cases"; the verdicts are compared with `holodeck-lsp run
+--replay` of the same cassette."""
 
 from __future__ import annotations
 
@@ -19,7 +21,16 @@ from typing import Any
 
 import pytest
 
-from tests.editors.test_neovim import CASSETTE, SAMPLE, _missing, key_at, replay_case, turn_spans
+from tests.editors.test_neovim import (
+    CASSETTE,
+    SAMPLE,
+    _missing,
+    case_turn_spans,
+    key_at,
+    replay,
+    replay_case,
+    turn_spans,
+)
 from tests.server.lsp_client import HOME, installed_server
 
 pytestmark = pytest.mark.slow  # a real Emacs and server
@@ -29,7 +40,7 @@ DOC = REPO / "docs" / "editors" / "emacs.md"
 PROBE = Path(__file__).with_name("eglot_probe.el")
 FIRST_LINE = ";; holodeck-lsp with eglot"
 UNTRUSTED = "(:trusted :json-false)"
-TIMEOUT = 180  # seconds; about 30 on an idle machine, several times that under load
+TIMEOUT = 300  # seconds; about 40 on an idle machine, several times that under load
 
 
 def emacs_with_eglot() -> str:
@@ -63,6 +74,7 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     lines = agent.read_text(encoding="utf-8").splitlines()
     spans = turn_spans(lines)
     expected = replay_case(agent, 0)
+    every_case = replay(agent)
     turns = {turn["turn_index"]: turn for turn in expected["turns"]}
     failing = min(index for index, turn in turns.items() if not turn["passed"])
     assert len(turns) > 1, "Run turn is offered in multi-turn cases"
@@ -79,6 +91,13 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     provider = next(i for i, line in enumerate(lines) if line.startswith("model: {provider:"))
     fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", spans[0][0])
     misspelt = key_at(lines, "fuzzy", fuzzy_line + 1)[0]
+    entry = next(i for i, line in enumerate(lines) if line.strip() == "- name: subtract")
+    tool_line = lines.index("  - name: subtract")  # the tool's declaration
+    naming = [
+        i for i, line in enumerate(lines) if line.strip() in ("- name: subtract", "name: subtract")
+    ]
+    tools_py = (suite / "tools.py").read_text(encoding="utf-8").splitlines()
+    def_line = next(i for i, line in enumerate(tools_py) if line.startswith("def subtract("))
     out = tmp_path / "out.json"
     spec = {
         "out": str(out),
@@ -87,6 +106,8 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
         "quickfix": {"line": misspelt, "from": "fuzzy:", "to": "fuzy:", "fix": "Change to 'fuzzy'"},
         "complete": {"line": fuzzy_line, "text": " " * fuzzy_column + "fu"},
         "hover": [fuzzy_line, fuzzy_column + 1],
+        "definition": [entry, lines[entry].index("subtract") + 1],
+        "references": [tool_line, lines[tool_line].index("subtract") + 1],
         "run_at": key_at(lines, "ground_truth", spans[failing][0])[0],
     }
     spec_file = tmp_path / "spec.json"
@@ -127,6 +148,16 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     assert result["completion_prefix"] == "fu", result
     assert set(result["completions"]) == {"fuzzy"}, result["completions"]  # `regex` ≠ "fu…"
     assert "not edit distance" in result["hover"], result["hover"]
+    # M-. on an expected_tools entry: the tool's `def` in tools.py.
+    assert result["definition"] == {
+        "file": str(suite / "tools.py"),
+        "line": def_line,
+        "character": len("def "),
+    }, result["definition"]
+    # xref-find-references on the tool's name: its declaration and every entry naming it.
+    found = sorted((Path(ref["file"]).name, ref["line"]) for ref in result["references"])
+    assert found == [("agent.yaml", i) for i in naming], result["references"]
+    assert len(naming) >= 3, naming
 
     # The code actions at the failing turn: Run turn / Run case / Run all, and the run.
     assert len(result["actions"]) == 3, result["actions"]
@@ -160,3 +191,15 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     for (first, end), turn in zip(spans, expected["turns"], strict=True):
         inside = [d for d in case_diagnostics if first <= d["line"] < end]
         assert bool(inside) != turn["passed"], (turn["turn_index"], inside)
+    # Run all test cases, from the same menu: the CLI's verdicts for every case; Flymake shows
+    # run failures exactly in the failing turns of every case.
+    assert "HoloDeck: Run all test cases" in result["all_offered"], result["all_offered"]
+    assert result["all_status"] == "done", result
+    passed = sum(case["passed"] for case in every_case)
+    assert result["all_summary"]["passed"] == passed, result["all_summary"]
+    assert result["all_summary"]["failed"] == len(every_case) - passed, result["all_summary"]
+    all_diagnostics = [d for d in result["all_diagnostics"] if d["type"] == "eglot-error"]
+    for spans_of_case, case in zip(case_turn_spans(lines), every_case, strict=True):
+        for (first, end), turn in zip(spans_of_case, case["turns"], strict=True):
+            inside = [d for d in all_diagnostics if first <= d["line"] < end]
+            assert bool(inside) != turn["passed"], (case["name"], turn["turn_index"], inside)

@@ -10,6 +10,8 @@ only through `require("holodeck").setup({...})`.
   `holodeck-run` diagnostics, the virtual text / inlay hints and the quickfix list, then runs
   the second case with :HoloDeckRun case and the file with :HoloDeckRun all; the verdicts
   are compared with `holodeck-lsp run --replay` of the same cassette.
+* nvim_nav_probe.lua: document links, semantic tokens (0.11), vim.lsp.buf.definition() (the
+  jump), vim.lsp.buf.references() (the quickfix list) and vim.lsp.buf.rename().
 * nvim_edit_probe.lua: a quick fix applied with vim.lsp.buf.code_action() and a matcher kind
   completed through Neovim's LSP client.
 * :checkhealth holodeck, a missing server, and the page's "without the plugin" block.
@@ -497,7 +499,7 @@ def check_case_and_all(
     assert all_title == f"✗ Run all ({passed}/{len(every_case)} cases)", all_title
 
 
-# -- navigation: document links, semantic tokens, rename ---------------------------------------
+# -- navigation: document links, semantic tokens, definition, references, rename -------------
 
 
 def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
@@ -509,10 +511,17 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
     tool_line = next(i for i, line in enumerate(lines) if line == "  - name: subtract")
     fuzzy = key_at(lines, "fuzzy")
     step_line = next(i for i, line in enumerate(lines) if "#0" in line)
+    # Every line naming the tool: its declaration and the expected_tools entries.
+    naming = [
+        i for i, line in enumerate(lines) if line.strip() in ("- name: subtract", "name: subtract")
+    ]
+    entry = next(i for i in naming if i != tool_line)  # an expected_tools entry
     out = tmp_path / "out.json"
     spec = {
         "out": str(out),
         "tokens": {"fuzzy": fuzzy, "step": (step_line, lines[step_line].index("#0"))},
+        "definition": (entry, lines[entry].index("subtract") + 1),
+        "references": (tool_line, lines[tool_line].index("subtract") + 1),
         "rename": {"at": (tool_line, lines[tool_line].index("subtract") + 1), "to": "minus"},
     }
     spec_file = tmp_path / "spec.json"
@@ -527,6 +536,19 @@ def test_neovim_links_tokens_and_rename(tmp_path: Path, version: str) -> None:
     file_lines = [i for i, line in enumerate(lines) if line.strip() == "file: tools.py"]
     assert file_lines and {(i, tools_uri) for i in file_lines} <= links, links
     assert any(target == graders_uri for _, target in links), links
+    # vim.lsp.buf.definition() on an expected_tools entry jumps to the tool's `def`.
+    tools_py = (suite / "tools.py").read_text(encoding="utf-8").split("\n")
+    def_line = tools_py.index(next(line for line in tools_py if line.startswith("def subtract(")))
+    assert result["definition"] == {
+        "file": str(suite / "tools.py"),
+        "line": def_line,
+        "character": len("def "),
+    }, result["definition"]
+    # vim.lsp.buf.references() on the tool's name: the quickfix list has the declaration and
+    # every expected_tools entry naming it, all in agent.yaml.
+    found = sorted((Path(ref["file"]).name, ref["line"]) for ref in result["references"])
+    assert found == [("agent.yaml", i) for i in naming], result["references"]
+    assert len(naming) >= 3, naming
     # Exactly the tool's own name and the expected_tools entries naming it, nothing else.
     expected = "\n".join(
         line.replace("name: subtract", "name: minus")
