@@ -49,7 +49,13 @@ from holodeck_lsp.runner.backends.sk.mcp_plugins import (
     plugin_servers,
 )
 from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
-from holodeck_lsp.runner.backends.sk.openai_client import make_client, make_service, session_error
+from holodeck_lsp.runner.backends.sk.openai_client import (
+    http_timeout,
+    make_client,
+    make_service,
+    read_timeout,
+    session_error,
+)
 from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
 from holodeck_lsp.runner.limits.budget import turn_budget
 from holodeck_lsp.runner.limits.registry import settings
@@ -97,8 +103,16 @@ class SemanticKernelBackend:
         self.instructions = read_instructions(agent, agent_dir)
         # Before the HTTP client: nothing to release when a server cannot be used.
         self._mcp_servers = plugin_servers(agent, env, agent_dir)
-        timeout = agent.execution.llm_timeout if agent.execution else None
-        self._client = make_client(agent.model, env, max_retries=max_retries, timeout=timeout)
+        llm_timeout = agent.execution.llm_timeout if agent.execution else None
+        self._llm_timeout = llm_timeout
+        self._client = make_client(
+            agent.model,
+            env,
+            max_retries=max_retries,
+            # With `llm_timeout` an HTTP timeout is the case's verdict; without, the client's
+            # own (HOLODECK_HTTP_TIMEOUT or openai's) ends a call the provider never answers.
+            timeout=llm_timeout if llm_timeout is not None else http_timeout(env),
+        )
         self._retry_budget = max_retries if max_retries is not None else settings().retry_budget
         send_plain_bodies(self._client)  # a quarter of a run's CPU otherwise (plain_body.py)
         self._service = make_service(agent.model, self._client)
@@ -134,6 +148,8 @@ class SemanticKernelBackend:
             plugins=plugins,
             on_close=self._sessions.discard,
             retry_budget=self._retry_budget,
+            llm_timeout=self._llm_timeout,
+            http_timeout=read_timeout(self._client),
         )
         kernel.add_filter(FilterTypes.AUTO_FUNCTION_INVOCATION, session._invocation_filter)
         self._sessions.add(session)
@@ -183,9 +199,13 @@ class SemanticKernelSession:
         plugins: Sequence[McpPlugin] = (),
         on_close: Callable[[SemanticKernelSession], None] | None = None,
         retry_budget: int = 0,
+        llm_timeout: float | None = None,
+        http_timeout: float | None = None,
     ) -> None:
         self.kernel = kernel
         self._retry_budget = retry_budget
+        self._llm_timeout = llm_timeout
+        self._http_timeout = http_timeout
         self.history = history
         self._settings = settings
         self._service = service
@@ -212,7 +232,12 @@ class SemanticKernelSession:
             # Drop the half turn, so a later turn sends a well-formed history.
             del self.history.messages[start:]
             if isinstance(error, Exception):
-                raise session_error(error, self._describe()) from error
+                raise session_error(
+                    error,
+                    self._describe(),
+                    llm_timeout=self._llm_timeout,
+                    http_timeout=self._http_timeout,
+                ) from error
             raise  # cancellation (e.g. the executor's timeout) goes through unchanged
         turn = self.history.messages[start + 1 :]
         self.history.add_message(answer)

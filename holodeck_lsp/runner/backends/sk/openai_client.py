@@ -35,11 +35,32 @@ OLLAMA_PLACEHOLDER_KEY = "ollama"
 #: HTTP statuses after which every later turn would fail the same way (bad key, no access,
 #: unknown model or deployment): the session is dead.
 _FATAL_STATUSES = frozenset({401, 403, 404})
+#: Seconds an agent's HTTP call may wait for the provider's answer when the agent sets no
+#: `llm_timeout` (the openai client's own default otherwise: 600 s, 5 s to connect).
+HTTP_TIMEOUT_VARIABLE = "HOLODECK_HTTP_TIMEOUT"
 
 
 def _secret(model: LLMProvider) -> str | None:
     key = model.api_key.get_secret_value().strip() if model.api_key is not None else ""
     return key or None
+
+
+def http_timeout(env: Mapping[str, str]) -> float | None:
+    """`HOLODECK_HTTP_TIMEOUT` seconds, or None (the client's default) when unset or bad."""
+    try:
+        seconds = float(env.get(HTTP_TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return None
+    return seconds if seconds > 0 else None
+
+
+def read_timeout(client: AsyncOpenAI) -> float | None:
+    """The seconds `client` waits for an answer (for the message of an HTTP timeout)."""
+    timeout: Any = client.timeout
+    if isinstance(timeout, int | float):
+        return float(timeout)
+    read = getattr(timeout, "read", None)
+    return float(read) if isinstance(read, int | float) else None
 
 
 def make_client(
@@ -126,12 +147,17 @@ def make_service(model: LLMProvider, client: AsyncOpenAI) -> OpenAIChatCompletio
 _E = TypeVar("_E", bound=BaseException)
 
 
-def session_error(error: Exception, where: str) -> BackendError:
+def session_error(
+    error: Exception, where: str, *, llm_timeout: float | None, http_timeout: float | None = None
+) -> BackendError:
     """An SK/HTTP failure as the backend error the executor understands.
 
-    Timeouts (the client's is `llm_timeout`) -> BackendTimeoutError, a failure.
-    408/409/429/5xx and connection errors -> BackendProviderError (the turn is
-    errored, not failed: the retry budget was spent on the provider's weather). HTTP
+    An HTTP timeout is the case's verdict when the agent sets `llm_timeout` (the client's
+    timeout is then `llm_timeout`: make_client) -> BackendTimeoutError, a failure; without
+    one it is the HTTP client's own (`http_timeout` seconds), the provider's weather ->
+    BackendProviderError, errored. 408/409/429/5xx and connection errors ->
+    BackendProviderError (the turn is errored, not failed: the retry budget was spent on the
+    provider's weather). HTTP
     401/403/404 (key, permission, model or deployment name) -> not recoverable: every later
     turn would fail the same way. Anything else (a 400 for this turn's content) ->
     recoverable; the half turn was dropped from the history, so the conversation stays well
@@ -142,9 +168,16 @@ def session_error(error: Exception, where: str) -> BackendError:
 
     cause = _find_cause(error, openai.APIError)
     if isinstance(cause, openai.APITimeoutError):
-        # The client's timeout is the case's `llm_timeout` (make_client): upstream's verdict
-        # of failure, not the provider's weather.
-        return BackendTimeoutError(f"{where}: request timed out")
+        if llm_timeout is not None:
+            # The client's timeout is the case's `llm_timeout` (make_client): upstream's
+            # verdict of failure, not the provider's weather.
+            return BackendTimeoutError(f"{where}: request timed out")
+        # No `llm_timeout`, so no verdict to give: the provider did not answer in the
+        # client's own time, like a dropped connection.
+        within = f" within the HTTP timeout ({http_timeout:g}s)" if http_timeout else ""
+        return BackendProviderError(
+            f"{where}: the provider did not answer{within}; the agent sets no llm_timeout"
+        )
     if isinstance(cause, openai.APIStatusError):
         status = cause.status_code
         hint = ""
