@@ -69,6 +69,7 @@ from holodeck_lsp.runner.execution.interrupts import (
 from holodeck_lsp.runner.execution.turn_files import prepare_files
 from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
+from holodeck_lsp.runner.limits.weather import provider_timeout, watching_turn
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
@@ -249,7 +250,8 @@ class CaseRun:
             return TurnOutcome(skipped=True, skip_reason=CANCELLED)
         files, file_errors = prepare_files(self._files_of(spec), ctx.agent_dir)
         started = time.perf_counter()
-        outcome = await self._race(session.send(spec.input, files))
+        with watching_turn() as weather:  # the send's task reports the provider's weather
+            outcome = await self._race(session.send(spec.input, files))
         duration_ms = round((time.perf_counter() - started) * 1000)
         if isinstance(outcome, SendResult):
             state.failures = 0
@@ -264,6 +266,12 @@ class CaseRun:
             state.dead = outcome.reason
             return TurnOutcome(skipped=True, skip_reason=outcome.reason)
         error = outcome.reason if isinstance(outcome, Interrupted) else describe_error(outcome)
+        # llm_timeout measures the model: a turn that spent it on the provider's refusals or
+        # queued at the rate limit was not measured (docs/running.md "Long runs").
+        weathered = None
+        if isinstance(outcome, Interrupted) and ctx.llm_timeout is not None:
+            weathered = provider_timeout(weather, ctx.llm_timeout)
+        error = weathered or error
         if _counts_as_failure(outcome):
             state.failures += 1
         if isinstance(outcome, BackendSessionError) and not outcome.recoverable:
@@ -272,7 +280,8 @@ class CaseRun:
             state.dead = (
                 f"the session is unrecoverable: turns {spec.index - 1} and {spec.index} both failed"
             )
-        errored = isinstance(outcome, BackendProviderError)  # the provider's, not a verdict
+        # The provider's, not a verdict.
+        errored = isinstance(outcome, BackendProviderError) or weathered is not None
         return TurnOutcome(duration_ms=duration_ms, errors=(*file_errors, error), errored=errored)
 
     async def _race(

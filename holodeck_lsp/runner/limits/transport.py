@@ -29,6 +29,7 @@ from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
+from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
 
 #: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
@@ -78,6 +79,7 @@ class Retrying:
             self._budget if self._budget is not None else settings().retry_budget
         )
         limiter = self.limiter
+        weather = current_weather()  # what the provider costs the turn (its llm_timeout)
         asked = time.monotonic()
         priority: Priority | None = None  # a first attempt; a retry goes first, oldest first
         hintless = 0  # consecutive failures without a hint (the backoff's exponent)
@@ -86,7 +88,8 @@ class Retrying:
         attempt = 0
         while True:
             attempt += 1
-            sent_at = await limiter.acquire(priority)
+            with weather.waiting():
+                sent_at = await limiter.acquire(priority)
             if refused_at is not None:
                 allowance -= sent_at - refused_at
                 refused_at = None
@@ -95,11 +98,13 @@ class Retrying:
                 response = await attempt_once(request)
             except self._errors:
                 limiter.release("other", sent_at)
+                weather.refused(time.monotonic() - sent_at)
                 if not budget.take():
                     trace.note("request.gave_up", attempt)
                     raise
                 hintless += 1
-                await self._wait(hintless, None, "drop")
+                with weather.waiting():
+                    await self._wait(hintless, None, "drop")
                 continue
             except BaseException:
                 limiter.release("other", sent_at)
@@ -116,6 +121,7 @@ class Retrying:
                 tokens = await self._tokens_used(response)
                 limiter.release("ok", sent_at, tokens=tokens, pause=pause)
                 return response, _released
+            weather.refused(time.monotonic() - sent_at)
             hint = retry_after(response.headers)
             free = False
             if status == 429:
@@ -142,7 +148,8 @@ class Retrying:
             if free:
                 trace.note("budget.free_limit_429")
             cause = f"{status}" if hint is None else f"{status}-hint-{'short' if free else 'long'}"
-            await self._wait(hintless, hint, cause)
+            with weather.waiting():
+                await self._wait(hintless, hint, cause)
             if free:
                 refused_at = time.monotonic()
 

@@ -79,3 +79,31 @@ async def test_an_http_timeout_under_llm_timeout_stays_a_failure(
     result = report.results[0]
     assert not result.errored and not result.passed
     assert report.summary.failed == 1 and report.summary.errored == 0
+
+
+async def test_an_llm_timeout_spent_on_provider_refusals_is_errored(
+    tmp_path: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    # Three 429s of Retry-After 1 s: the answer would come after 3 s, past llm_timeout.
+    fake_openai.responder = lambda body: Reply(text="1")
+    fake_openai.faults = FaultPlan(scripted=["429", "429", "429"], retry_after=1.0)
+    report = await _run(tmp_path, fake_openai, execution="execution: {llm_timeout: 2}", retries=8)
+    result = report.results[0]
+    assert result.errored and not result.passed, result.errors
+    message = result.errors[0]
+    assert message.startswith("timed out after 2s, ") and "of it waiting on the provider" in message
+    assert "2 provider refusals" in message
+    assert report.summary.errored == 1 and report.summary.failed == 0
+
+
+async def test_an_llm_timeout_spent_on_a_slow_model_stays_a_failure(
+    tmp_path: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    # No refusal: the model had all of its time (upstream: hitting llm_timeout fails).
+    fake_openai.responder = lambda body: Reply(text="1")
+    fake_openai.faults = FaultPlan(scripted=["slow"], slow_seconds=2.5)
+    report = await _run(tmp_path, fake_openai, execution="execution: {llm_timeout: 1}", retries=8)
+    result = report.results[0]
+    assert not result.errored and not result.passed
+    assert result.errors == ["timed out after 1s"]
+    assert report.summary.failed == 1 and report.summary.errored == 0

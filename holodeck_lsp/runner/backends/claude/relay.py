@@ -44,6 +44,7 @@ from holodeck_lsp.runner.limits.budget import RetryBudget, drawing_on
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.registry import limiter_for, settings
 from holodeck_lsp.runner.limits.transport import Retrying
+from holodeck_lsp.runner.limits.weather import TurnWeather, reporting_to, watched_weather
 
 #: Per connection, not per request: they are the CLI's and httpx's business, not the peer's.
 _HOP_BY_HOP = frozenset(
@@ -72,15 +73,20 @@ class RelaySlot:
     def __init__(self) -> None:
         self.id = secrets.token_urlsafe(12)
         self.budget: RetryBudget | None = None
+        #: The turn's weather record (weather.py), for its `llm_timeout` verdict.
+        self.weather: TurnWeather | None = None
 
     @contextlib.contextmanager
     def turn(self, retries: int) -> Iterator[RetryBudget]:
-        """Within the block, the session's requests share `retries` retries."""
+        """Within the block, the session's requests share `retries` retries and report their
+        weather to the turn's record (taken from the turn's task, which the relay is not)."""
         self.budget = RetryBudget(retries)
+        self.weather = watched_weather()
         try:
             yield self.budget
         finally:
             self.budget = None
+            self.weather = None
 
 
 class LimitingRelay:
@@ -158,7 +164,7 @@ class LimitingRelay:
         # A request outside a turn (the CLI's start-up calls) gets a budget of its own.
         budget = slot.budget or RetryBudget(settings().retry_budget)
         try:
-            with drawing_on(budget):
+            with drawing_on(budget), reporting_to(slot.weather):
                 response, release = await retrying.send_held(self._attempt, upstream)
         except (httpx.TransportError, OSError) as error:
             # The budget is spent and the last attempt got no answer. No URL in the message:
