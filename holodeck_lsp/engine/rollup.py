@@ -5,7 +5,8 @@ last response, every call in turn order, token usage summed field by field, each
 with the mean score of the turns that ran it, errors prefixed `[turn N]`, and `passed` only
 when every turn passed. The summary counts test cases, not turns.
 
-Errored turns (the provider could not answer: schema `TurnResult.errored`) are not measured:
+Errored turns (the provider could not answer the agent, or a judge the turn needed: schema
+`TurnResult.errored`) are not measured:
 a case with an errored turn and no failed one is `errored`, counted apart from passed and
 failed, and left out of the pass rate (a rate limit is not a wrong answer).
 """
@@ -40,14 +41,18 @@ def roll_up_metrics(turns: Sequence[TurnResult]) -> list[MetricResult]:
     for name, results in by_name.items():
         first = results[0][1]
         errors = [f"[turn {index}] {m.error}" for index, m in results if m.error]
+        # A judge the provider kept from answering gave no score: its 0 is not averaged.
+        measured = [m.score for _, m in results if not m.errored] or [0.0]
+        not_passed = [m for _, m in results if m.passed is not True]
         rolled.append(
             MetricResult(
                 metric_name=name,
                 kind=first.kind,
-                score=fmean(m.score for _, m in results),
+                score=fmean(measured),
                 threshold=first.threshold,
-                passed=all(m.passed is True for _, m in results),
+                passed=not not_passed,
                 error="; ".join(errors) or None,
+                errored=bool(not_passed) and all(m.errored for m in not_passed),
                 evaluation_time_ms=sum(m.evaluation_time_ms or 0 for _, m in results),
             )
         )
@@ -147,6 +152,8 @@ def summarize(results: Sequence[TestResult]) -> ReportSummary:
         turns_passed += sum(t.passed for t in turns) if turns is not None else int(result.passed)
         turns_errored += sum(t.errored for t in turns) if turns is not None else int(result.errored)
         for metric in result.metric_results:
+            if metric.errored:
+                continue  # not measured: neither an evaluation nor a score of 0
             counts[metric.metric_name] = counts.get(metric.metric_name, 0) + 1
             scores.setdefault(metric.metric_name, []).append(metric.score)
     return ReportSummary(

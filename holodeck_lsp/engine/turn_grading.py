@@ -165,6 +165,12 @@ def grade_turn(
     if not (outcome.response or "").strip() and asserts_something and not outcome.errors:
         result.errors.append("the agent gave an empty response")
     result.passed = _turn_passed(result)
+    judge_errors = _judge_provider_errors(result)
+    if judge_errors:
+        # The judge's provider, not the agent, kept the turn from a verdict: the same
+        # errored status as an agent call the provider could not answer.
+        result.errored = True
+        result.errors += judge_errors
     return result
 
 
@@ -223,6 +229,18 @@ def judge_inputs(spec: TurnSpec, outcome: TurnOutcome) -> TurnInputs:
         ground_truth=spec.ground_truth,
         retrieval_context=spec.retrieval_context,
     )
+
+
+def _judge_provider_errors(result: TurnResult) -> list[str]:
+    """The provider errors of the judged metrics that kept a turn from passing, when
+    nothing else did (its tool assertions and every other metric passed, no error of its
+    own); empty when the turn passed or failed on its own merits."""
+    if result.passed or result.errors or result.skipped or result.tools_matched is False:
+        return []
+    failing = [m for m in result.metric_results if m.passed is False]
+    if not failing or not all(m.errored for m in failing):
+        return []
+    return [f"metric {m.metric_name!r} not measured: {m.error}" for m in failing]
 
 
 def _turn_passed(result: TurnResult) -> bool:

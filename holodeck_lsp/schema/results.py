@@ -68,6 +68,11 @@ class MetricResult(_Result):
     passed: bool | None = Field(default=None, description="None when skipped.")
     skipped: bool = Field(default=False, description="Not evaluated; see `reasoning`.")
     error: str | None = Field(default=None, description="Why evaluation failed, kept verbatim.")
+    errored: bool = Field(
+        default=False,
+        description="The judge's provider could not answer (429 after the retry budget, 5xx, "
+        "connection lost, HTTP timeout): `error` says how; not measured, not a wrong answer.",
+    )
     reasoning: str | None = Field(default=None, description="Explanation or skip reason.")
     evaluation_time_ms: int | None = None
     model_used: str | None = Field(
@@ -128,8 +133,9 @@ class TurnResult(_Result):
     skipped: bool = Field(default=False, description="Never sent (session lost, cancelled).")
     errored: bool = Field(
         default=False,
-        description="The provider could not complete the agent call (429 after the retry "
-        "budget, 5xx, connection lost, HTTP timeout): not measured, neither passed nor failed.",
+        description="The provider could not complete the agent call, or a judge call the "
+        "turn's only non-passing metrics needed (429 after the retry budget, 5xx, connection "
+        "lost, HTTP timeout): not measured, neither passed nor failed.",
     )
     cost_usd: float | None = Field(
         default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."

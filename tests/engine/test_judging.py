@@ -15,6 +15,7 @@ from holodeck_lsp.engine.evaluators.judges import (
     judged_result,
 )
 from holodeck_lsp.engine.judging import Judging
+from holodeck_lsp.engine.rollup import multi_turn_result, summarize
 from holodeck_lsp.engine.turn_grading import TurnOutcome, TurnSpec, grade_turn
 from holodeck_lsp.schema.metrics import GEvalMetric, RAGMetric, StandardMetric
 from holodeck_lsp.schema.results import TokenUsage
@@ -143,3 +144,45 @@ def test_a_turn_grades_its_judged_metrics_from_the_verdicts_only() -> None:
     graded = grade_turn(spec, outcome, metrics, case_name="c", judging=failing)
     assert graded.metric_results[0].passed is False and graded.metric_results[1].passed is True
     assert graded.passed is False
+
+
+def _graded(response: str, verdict: JudgeVerdict, ground_truth: str = "25587") -> Any:
+    metrics = [geval(), StandardMetric.model_validate({"metric": "equality"})]
+    spec = TurnSpec(index=0, input="q", ground_truth=ground_truth)
+    key = request(geval(), TurnInputs("q", response, ground_truth, None)).key
+    judging = Judging(model_of=lambda metric: MODEL, verdicts={key: verdict})
+    return grade_turn(spec, TurnOutcome(response=response), metrics, case_name="c", judging=judging)
+
+
+UNHEARD = JudgeVerdict(error="the judge openai:judge-1 answered HTTP 503: busy", errored=True)
+
+
+def test_a_judge_provider_error_leaves_a_turn_failing_on_nothing_else_errored() -> None:
+    turn = _graded("25587", UNHEARD)
+    judged_metric, equality = turn.metric_results
+    assert judged_metric.errored and judged_metric.passed is False and equality.passed is True
+    assert turn.errored and not turn.passed
+    assert turn.errors == ["metric 'Direct' not measured: " + (UNHEARD.error or "")]
+    case = multi_turn_result("c", 0, [turn])
+    assert case.errored and summarize([case]).errored == 1
+    assert case.metric_results[0].errored and summarize([case]).average_scores == {"equality": 1.0}
+
+
+def test_a_turn_failing_on_its_own_merits_stays_failed_beside_an_errored_judge() -> None:
+    wrong = _graded("25586", UNHEARD)  # equality fails: a verdict, whatever the judge did
+    assert wrong.metric_results[0].errored and not wrong.errored and not wrong.passed
+    assert not multi_turn_result("c", 0, [wrong]).errored
+    low = _graded("25587", JudgeVerdict(score=0.1))  # the judge answered: below threshold
+    assert not low.errored and not low.passed
+
+
+@pytest.mark.parametrize(
+    "verdict",
+    [
+        JudgeVerdict(error="the judge openai:judge-1 answered HTTP 400: bad"),
+        JudgeVerdict(stale="judge recording is stale: …", errored=True),
+    ],
+)
+def test_only_a_provider_error_is_errored(verdict: JudgeVerdict) -> None:
+    turn = _graded("25587", verdict)
+    assert not turn.metric_results[0].errored and not turn.errored and not turn.passed

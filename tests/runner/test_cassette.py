@@ -62,7 +62,7 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "agent", "model", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 4, "agent")
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 5, "agent")
     assert data["model"] is None  # recorded through a bare backend: who answered is not known
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
@@ -171,7 +171,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 5}', "has version 5"),
+        ('{"format": "holodeck-cassette", "version": 6}', "has version 6"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
@@ -200,5 +200,5 @@ def test_a_version_1_cassette_still_replays_and_is_written_as_version_4(tmp_path
     cassette = load_cassette(path)
     assert cassette.cases[0].turns[0].judgements == []
     data = json.loads(cassette.render())
-    assert data["version"] == 4 and data["cases"][0]["turns"][0]["judgements"] == []
+    assert data["version"] == 5 and data["cases"][0]["turns"][0]["judgements"] == []
     assert data["model"] is None

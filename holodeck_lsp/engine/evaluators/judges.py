@@ -113,11 +113,14 @@ class JudgeVerdict:
     metric fails with it. `skip`: nobody judged (no recording for this input and no judge
     may be called) — the metric is skipped with that reason. `stale`: a recording exists
     but for other inputs — the metric fails, saying so, rather than reuse a score that no
-    longer applies."""
+    longer applies. `errored`: the `error` was the judge's provider's (429 after the retry
+    budget, 5xx, connection lost, HTTP timeout) — the metric is not measured, and a turn
+    failing on nothing else is errored, not failed."""
 
     score: float | None = None
     reason: str | None = None
     error: str | None = None
+    errored: bool = False
     skip: str | None = None
     stale: str | None = None
     model: str | None = None
@@ -243,6 +246,8 @@ def judged_result(
     if failure is not None:
         result.passed = False
         result.error = failure
+        # Only a provider's refusal is weather; a stale recording or a bad reply is a verdict.
+        result.errored = verdict.errored and verdict.stale is None and verdict.error is not None
         result.reasoning = verdict.reason
         return result
     assert verdict.score is not None

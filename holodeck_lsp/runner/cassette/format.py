@@ -1,4 +1,4 @@
-"""The cassette file format (docs/cassettes.md), version 2:
+"""The cassette file format (docs/cassettes.md), version 5:
 
     {"format": "holodeck-cassette", "version": 2, "agent": str,
      "cases": [{"name": str|null, "index": int,
@@ -11,13 +11,16 @@
                            "judgements": [{"metric": str, "kind": str, "input": str,
                                            "model": str, "score": float|null,
                                            "reason": str|null, "error": str|null,
-                                           "token_usage": {...}|null,
+                                           "errored": bool, "token_usage": {...}|null,
                                            "latency_ms": int, "calls": int}]}]}]}
 
 Version 2 added `judgements` (what the LLM judges said about the turn); a version 1 file
 is read as a cassette without judgements. Version 4 added `errored`: the turn's `error` was
 the provider's (429 after the retry budget, 5xx, connection lost), so a replay reports it
 errored, not failed, as the recorded run did; older files read as `errored: false`.
+Version 5 added the judgements' `errored`: the judge's `error` was its provider's, so a
+replay reports the metric (and a turn failing on nothing else) errored; older files read as
+`errored: false`.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import TokenUsage
 
 FORMAT: Final = "holodeck-cassette"
-VERSION: Final = 4
+VERSION: Final = 5
 #: Versions this holodeck-lsp reads (1: before judgements were recorded).
-READABLE_VERSIONS: Final = (1, 2, 3, 4)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5)
 #: How a judged metric without a usable recording starts its error (not a verdict).
 STALE_PREFIXES = ("judge recording is stale", "no judge recording")
 
@@ -81,6 +84,8 @@ class CassetteJudgement(_Strict):
     score: float | None = None
     reason: str | None = None
     error: str | None = None
+    #: `error` was the judge's provider's (version 5): replayed as errored, not failed.
+    errored: bool = False
     token_usage: CassetteUsage | None = None
     latency_ms: int = Field(default=0, ge=0)
     calls: int = Field(default=0, ge=0)
@@ -106,7 +111,7 @@ class CassetteCase(_Strict):
 
 class Cassette(_Strict):
     format: Literal["holodeck-cassette"] = FORMAT
-    version: Literal[1, 2, 3, 4] = VERSION
+    version: Literal[1, 2, 3, 4, 5] = VERSION
     agent: str
     #: Who answered, `provider:name` (version 3); a replay answers as that model, so its
     #: results and its judges' defaults are that model's. None: not known (older files).

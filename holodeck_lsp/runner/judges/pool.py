@@ -196,7 +196,11 @@ class JudgePool:
 
     async def _judge(self, request: JudgeRequest) -> JudgeVerdict:
         try:
-            from holodeck_lsp.runner.judges.transport import JudgeCallError, JudgeConfigError
+            from holodeck_lsp.runner.judges.transport import (
+                JudgeCallError,
+                JudgeConfigError,
+                JudgeProviderError,
+            )
         except ImportError as missing:  # httpx: brought by every backend extra and `judges`
             return JudgeVerdict(
                 error=f"LLM judges need {missing.name}: pip install 'holodeck-lsp[judges]'",
@@ -219,6 +223,7 @@ class JudgePool:
 
         masked = self._masked(request)
         error: str | None = None
+        errored = False
         score: float | None = None
         reason: str | None = None
         for _attempt in range(1 + max(0, request.retries)):
@@ -228,6 +233,8 @@ class JudgePool:
                 break
             except JudgeCallError as failure:
                 error = str(failure)
+                # The last attempt decides: the provider's weather, or the judge's answer.
+                errored = isinstance(failure, JudgeProviderError)
             except Exception as crash:  # a bug judging one metric fails that metric only
                 error = f"judging failed: {type(crash).__name__}: {crash}"
                 break
@@ -235,6 +242,7 @@ class JudgePool:
             score=score if error is None else None,
             reason=reason,
             error=error,
+            errored=errored and error is not None,
             model=request.model,
             tokens=_total(replies),
             latency_ms=round((time.perf_counter() - started) * 1000),
@@ -287,6 +295,7 @@ def _judgement(request: JudgeRequest, verdict: JudgeVerdict) -> CassetteJudgemen
         score=verdict.score,
         reason=verdict.reason,
         error=verdict.error,
+        errored=verdict.errored,
         token_usage=cassette_usage(verdict.tokens),
         latency_ms=verdict.latency_ms,
         calls=verdict.calls,
@@ -299,6 +308,7 @@ def _verdict_of(judgement: CassetteJudgement) -> JudgeVerdict:
         score=judgement.score,
         reason=judgement.reason,
         error=judgement.error,
+        errored=judgement.errored,
         model=judgement.model,
         tokens=TokenUsage(
             prompt_tokens=usage.prompt_tokens,

@@ -23,7 +23,7 @@ import httpx
 
 from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.runner.limits.registry import limiter_for
-from holodeck_lsp.runner.limits.transport import limited_transport
+from holodeck_lsp.runner.limits.transport import limited_transport, provider_status
 from holodeck_lsp.schema.judge_model import judge_label
 from holodeck_lsp.schema.llm import LLMProvider, Provider
 from holodeck_lsp.schema.results import TokenUsage
@@ -36,6 +36,11 @@ MAX_REPLY_TOKENS = 2048
 
 class JudgeCallError(Exception):
     """A judge call failed; the message says how (leads with the cause, names the judge)."""
+
+
+class JudgeProviderError(JudgeCallError):
+    """The judge's provider could not answer (429 after the retry budget, 408/409/5xx, a
+    connection lost, an HTTP timeout): the metric is errored (not measured), not failed."""
 
 
 class JudgeConfigError(JudgeCallError):
@@ -161,15 +166,19 @@ class JudgeTransport:
                 timeout=timeout,
             )
         except httpx.TimeoutException:
-            raise JudgeCallError(
+            raise JudgeProviderError(
                 f"the judge {self.label} did not answer within {timeout:g} s"
             ) from None
         except httpx.HTTPError as error:
-            raise JudgeCallError(
+            raise JudgeProviderError(
                 f"the judge {self.label} cannot be reached ({type(error).__name__}: {error})"
             ) from None
         if response.status_code >= 400:
-            raise JudgeCallError(
+            # A 400 or 401 is the request's fault (a verdict of sorts); a 429 the limiter
+            # could not wait out, or a 5xx, is the provider's.
+            status = response.status_code
+            failure = JudgeProviderError if provider_status(status) else JudgeCallError
+            raise failure(
                 f"the judge {self.label} answered HTTP {response.status_code}: "
                 f"{response.text[:200]}"
             )
