@@ -268,6 +268,21 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: P
             )
 
     traffic = Traffic(traffic_log, agent, hint)
+
+    def type_into_kate(text: str, version: int) -> None:
+        """Type `text` into Kate's editor. Under Xvfb there is no window manager to give
+        Kate the keyboard, and a loaded machine may draw the window after the server has the
+        file: focus the window by hand, and type again only when no keystroke reached the
+        document (no didChange after `version`) within a few seconds."""
+        for _ in range(3):
+            xdotool("search", "--sync", "--onlyvisible", "--name", "agent.yaml", "windowfocus")
+            xdotool("type", "--delay", "50", text)
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline:
+                if traffic.last_version() > version:
+                    return
+                time.sleep(0.1)
+        pytest.fail(f"no keystroke reached Kate's document; {hint()}")
     # -l / -c are 1-based: the cursor lands right after `ollama`.
     with kate_log.open("wb") as output:
         kate = subprocess.Popen(
@@ -328,7 +343,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: P
 
         # A typo in `provider:`, typed: HD103 on its line, then undone: cleared.
         before = traffic.last_version()
-        xdotool("type", "--delay", "50", "x")
+        type_into_kate("x", before)
         [fault] = traffic.wait(
             "HD103 for the typed typo",
             lambda ms: [

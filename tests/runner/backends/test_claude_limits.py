@@ -7,7 +7,6 @@ which `limits:` in holodeck-lsp.yaml configures, and which the judges share."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
 from collections.abc import Iterator
@@ -15,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.commands.run.long_run_flags import configure_limits
 from holodeck_lsp.config.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backends.base import (
     BackendConnectionError,
@@ -27,6 +25,7 @@ from holodeck_lsp.runner.execution.executor import RunOptions, run_suite
 from holodeck_lsp.runner.judges.transport import JudgeTransport
 from holodeck_lsp.runner.limits import registry
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
+from holodeck_lsp.runner.project_limits import apply_project_limits
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import LLMProvider
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
@@ -120,7 +119,9 @@ async def test_faults_beyond_the_budget_error_the_turn_and_the_run_counts_it(
     tmp_path: Path, fake_anthropic: FakeAnthropicServer
 ) -> None:
     _budget(2)
-    fake_anthropic.faults = FaultPlan(scripted=["503", "429", "503"], retry_after=0.05)
+    # 503s: a 429 with a Retry-After this short is the limit's pacing probe, which spends
+    # time rather than the budget (runner/limits/transport.py).
+    fake_anthropic.faults = FaultPlan(scripted=["503", "503", "503"])
     fake_anthropic.script(Reply(text="never sent"))
     agent = _agent(tmp_path, fake_anthropic)
     backend = _backend(tmp_path, fake_anthropic, agent)
@@ -181,7 +182,7 @@ async def test_max_in_flight_in_holodeck_lsp_yaml_bounds_the_agents_requests(
     tmp_path: Path, fake_anthropic: FakeAnthropicServer
 ) -> None:
     (tmp_path / "holodeck-lsp.yaml").write_text("limits:\n  anthropic: {max_in_flight: 2}\n")
-    assert configure_limits(argparse.Namespace(retry_budget=None), tmp_path / "agent.yaml") is None
+    apply_project_limits(tmp_path / "agent.yaml")
     fake_anthropic.script(*(Reply(text="ok", delay=0.8) for _ in range(4)))
     backend = _backend(tmp_path, fake_anthropic)
     try:
