@@ -59,7 +59,20 @@ def run_session(repo: Path, *args: str, **env: str) -> subprocess.CompletedProce
     environment.pop("HOLODECK_CHECKOUT_GUARD", None)
     environment.update(PYTHONPATH=str(ROOT), **env)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suite", *args],
+        # `-p no:deepeval` as in pyproject.toml: the judges extra's pytest plugin imports
+        # deepeval (seconds per process) and this session has no pyproject of its own.
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:deepeval",
+            "suite",
+            *args,
+        ],
         cwd=repo,
         env=environment,
         capture_output=True,

@@ -269,20 +269,57 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: P
 
     traffic = Traffic(traffic_log, agent, hint)
 
+    def windows() -> list[tuple[int, str, str]]:
+        """Kate's visible windows, largest first: (area, id, name)."""
+        found = subprocess.run(
+            [binaries["xdotool"], "search", "--onlyvisible", "--pid", str(kate.pid)],
+            env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        ).stdout.split()  # fmt: skip
+        listed = []
+        for window in found:
+            asked = ["getwindowname", window, "getwindowgeometry", "--shell", window]
+            described = subprocess.run(
+                [binaries["xdotool"], *asked],
+                env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+            ).stdout  # fmt: skip
+            name, _, shell = described.partition("\n")
+            fields = dict(line.split("=", 1) for line in shell.split() if "=" in line)
+            area = int(fields.get("WIDTH", 0)) * int(fields.get("HEIGHT", 0))
+            listed.append((area, window, name))
+        return sorted(listed, reverse=True)
+
     def type_into_kate(text: str, version: int) -> None:
         """Type `text` into Kate's editor. Under Xvfb there is no window manager to give
         Kate the keyboard, and a loaded machine may draw the window after the server has the
-        file: focus the window by hand, and type again only when no keystroke reached the
-        document (no didChange after `version`) within a few seconds."""
-        for _ in range(3):
-            xdotool("search", "--sync", "--onlyvisible", "--name", "agent.yaml", "windowfocus")
-            xdotool("type", "--delay", "50", text)
+        file: wait for Kate's main window (its largest), rest the pointer on it and focus it
+        by hand, and type again only when no keystroke reached the document (no didChange
+        after `version`) within a few seconds."""
+        seen: list[tuple[int, str, str]] = []
+        for _ in range(4):
+            deadline = time.monotonic() + TIMEOUT
+            while not (seen := windows()) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if seen:
+                main = seen[0][1]
+                # Over the menu bar: no hover request, and the keyboard follows the pointer
+                # should the focus be PointerRoot.
+                xdotool("mousemove", "--window", main, "60", "8")
+                xdotool("windowfocus", "--sync", main)
+                xdotool("type", "--delay", "50", text)
             deadline = time.monotonic() + 8
             while time.monotonic() < deadline:
                 if traffic.last_version() > version:
                     return
                 time.sleep(0.1)
-        pytest.fail(f"no keystroke reached Kate's document; {hint()}")
+        focused = subprocess.run(
+            [binaries["xdotool"], "getwindowfocus", "getwindowname"],
+            env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        pytest.fail(
+            f"no keystroke reached Kate's document; Kate's windows (area, id, name): {seen}; "
+            f"focused: {focused.stdout.strip() or focused.stderr.strip()!r}; {hint()}"
+        )
+
     # -l / -c are 1-based: the cursor lands right after `ollama`.
     with kate_log.open("wb") as output:
         kate = subprocess.Popen(

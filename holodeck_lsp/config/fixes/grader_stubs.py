@@ -13,6 +13,7 @@ from ruamel.yaml.nodes import ScalarNode
 from holodeck_lsp.config.fixes.edits import Edit, FileChange, Fix
 from holodeck_lsp.config.fixes.nodes import BLOCK_STYLES, replace, replacement_for
 from holodeck_lsp.config.graders.shape import grader_functions
+from holodeck_lsp.config.python_source.ast_parse import parse_python
 from holodeck_lsp.config.suggestions import closest
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -99,7 +100,7 @@ def _append_stub(source: str, name: str) -> list[Edit]:
 def _import_offset(source: str) -> int | None:
     """Where a new import goes: after the module docstring and `__future__` imports."""
     try:
-        body = ast.parse(source).body
+        body = parse_python(source).body
     except (SyntaxError, ValueError):
         return None
     line = 0  # 0-based line the import goes before

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from holodeck_lsp.config.python_source.ast_parse import parse_python
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedSource:
@@ -54,7 +56,7 @@ def parse_file(path: Path, mtime_ns: int, size: int) -> ParsedSource:
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return ParsedSource("", None, f"cannot decode {path}: {exc}")
     try:
-        return ParsedSource(source, ast.parse(source, filename=str(path)), None)
+        return ParsedSource(source, parse_python(source, str(path)), None)
     except SyntaxError as exc:
         return ParsedSource(source, None, f"syntax error at line {exc.lineno}: {exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -7,6 +7,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from holodeck_lsp.config.python_source.ast_parse import parse_python
+
 
 @dataclass(frozen=True, slots=True)
 class Call:
@@ -32,7 +34,7 @@ class Call:
 def parse_call(text: str) -> Call:
     """One call; ValueError saying what is wrong with it."""
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = parse_python(text.strip(), mode="eval").body
     except SyntaxError as error:
         raise ValueError(f"not a Python call ({error.msg})") from None
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):

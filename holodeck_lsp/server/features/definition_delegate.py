@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+from holodeck_lsp.config.python_source.ast_parse import parse_python
+
 _LINE = re.compile(r"^\s*#\s*definition:\s*(\S+)\s+([A-Za-z_][\w.]*)\s*$")
 
 
@@ -28,7 +30,7 @@ def delegated(path: Path, def_line: int) -> tuple[Path, int, int, int] | None:
 
 def _find(path: Path, names: list[str]) -> tuple[Path, int, int, int] | None:
     try:
-        tree = ast.parse(_read(path))
+        tree = parse_python(_read(path))
     except (SyntaxError, ValueError):
         return None
     body: list[ast.stmt] = tree.body
