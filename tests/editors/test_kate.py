@@ -19,8 +19,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -193,7 +194,18 @@ class Traffic:
         return max(versions, default=0)
 
 
-def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: Path) -> None:
+@pytest.fixture
+def runtime_dir() -> Iterator[Path]:
+    """Kate's XDG_RUNTIME_DIR, directly under the temporary folder: KIO puts its Unix sockets
+    there, whose paths must fit in 108 bytes — under pytest-xdist `tmp_path` is too deep, and
+    Kate then shows an "Error" box that takes the keyboard."""
+    with tempfile.TemporaryDirectory(prefix="kate-") as folder:
+        yield Path(folder)
+
+
+def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
     binaries = tools()
     suite = tmp_path / "financial-assistant"
     shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
@@ -228,8 +240,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(tmp_path: P
     (config / "katerc").write_text(
         f"[lspclient]\nAllowedServerCommandLines={' '.join(command)}\n", encoding="utf-8"
     )
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
+    runtime = runtime_dir  # mode 0700, as XDG_RUNTIME_DIR must be
     (tmp_path / "home").mkdir()
 
     xvfb, display = start_xvfb(binaries["Xvfb"], binaries["xdotool"], tmp_path / "xvfb.log")
