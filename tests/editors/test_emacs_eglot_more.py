@@ -1,0 +1,198 @@
+"""Emacs (batch mode) with eglot 1.9, configured with the eglot block of docs/editors/emacs.md
+(as test_emacs_eglot.py), for what that test does not drive: eglot_more_probe.el renames a
+tool with `eglot-rename` across the agent and its `test_cases_file` include, reads the hover
+(ElDoc's text) on a turn that regressed against the stored baseline run, and cancels a run
+with the page's `M-x holodeck-cancel-run` (eglot 1.9 takes no `$/progress`: the run's code
+action stops waiting, the run goes on until cancelled)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.test_emacs_eglot import DOC, UNTRUSTED, eglot_block, emacs_with_eglot
+from tests.editors.test_neovim import CASSETTE, SAMPLE
+from tests.server.lsp_client import installed_server
+from tests.server.runs.run_suite import TURN0_LINE
+from tests.server.runs.stored_history import make_history, stored_ids
+
+pytestmark = pytest.mark.slow  # a real Emacs and server (and, for the history, three CLI runs)
+
+PROBE = Path(__file__).with_name("eglot_more_probe.el")
+CANCEL_LINE = ";; holodeck-lsp: M-x holodeck-cancel-run"
+TIMEOUT = 300  # seconds for one Emacs; 5-30 on an idle machine
+#: How long the grader added for the cancel test takes per turn, and eglot's wait for a run.
+GRADE_SECONDS = 4
+EGLOT_WAIT = 3
+
+
+def cancel_snippet() -> str:
+    blocks = re.findall(r"```elisp\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    found = [block for block in blocks if block.startswith(CANCEL_LINE)]
+    assert len(found) == 1, f"{DOC}: no single ```elisp block starting {CANCEL_LINE!r}"
+    return found[0]
+
+
+def run_probe(tmp_path: Path, agent: Path, options: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Emacs with the page's block (initializationOptions `options`) and its cancel command,
+    eglot_more_probe.el doing `spec`'s step on `agent`; the probe's result."""
+    emacs = emacs_with_eglot()
+    block = eglot_block()
+    assert UNTRUSTED in block and '"holodeck-lsp"' in block, block
+    config = block.replace(UNTRUSTED, options).replace(
+        '"holodeck-lsp"', json.dumps(installed_server())
+    )
+    config_file = tmp_path / "init.el"
+    config_file.write_text(config + "\n" + cancel_snippet(), encoding="utf-8")
+    out = tmp_path / "out.json"
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps({"out": str(out), "agent": str(agent), **spec}))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "HOLODECK_EGLOT_SPEC": str(spec_file)}
+    try:
+        done = subprocess.run(
+            [emacs, "--batch", "-q", "-l", str(config_file), "-l", str(PROBE)],
+            cwd=agent.parent,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"emacs did not quit within {TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
+    assert out.exists(), f"emacs wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert not result["errors"], (result, done.stderr[-3000:])
+    return result
+
+
+def copy_sample(tmp_path: Path) -> Path:
+    suite = tmp_path / "financial-assistant"
+    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
+    return suite / "agent.yaml"
+
+
+def test_eglot_rename_renames_a_tool_in_the_agent_and_its_include(tmp_path: Path) -> None:
+    agent = copy_sample(tmp_path)
+    # The sample's cases moved to a `test_cases_file` include: the rename crosses two files.
+    text = agent.read_text(encoding="utf-8")
+    at = text.index("\ntest_cases:\n")
+    cases = text[at + 1 :]
+    (agent.parent / "cases.yaml").write_text(cases, encoding="utf-8")
+    agent_text = f"{text[: at + 1]}test_cases_file: cases.yaml\n"
+    agent.write_text(agent_text, encoding="utf-8")
+    tool = agent_text.splitlines().index("  - name: subtract")
+    entries = cases.count("name: subtract\n")
+    assert entries >= 2, entries
+
+    result = run_probe(
+        tmp_path,
+        agent,
+        UNTRUSTED,
+        {"step": "rename", "at": [tool, len("  - name: s")], "to": "minus"},
+    )
+
+    assert result["renaming"] == "subtract", result
+    assert sorted(result["buffers"]) == ["agent.yaml", "cases.yaml"], result
+    # eglot asked before editing the include, which no buffer visited (the user said y).
+    assert str(agent.parent / "cases.yaml") in result["asked"], result
+    # On disk after the save: the tool's name and every entry naming it, nothing else.
+    renamed = agent_text.replace("  - name: subtract\n", "  - name: minus\n")
+    assert agent.read_text(encoding="utf-8") == renamed
+    renamed_cases = cases.replace("name: subtract\n", "name: minus\n")
+    assert (agent.parent / "cases.yaml").read_text(encoding="utf-8") == renamed_cases
+
+
+def test_eglot_hover_marks_a_turn_that_regressed_against_the_baseline(tmp_path: Path) -> None:
+    # Stored by the real CLI: bad, good, bad. The latest run (bad) against the one before
+    # (good): turn 0 of `two-turns` passed there and fails now.
+    (tmp_path / "suite").mkdir()
+    suite = make_history(tmp_path / "suite")
+    ids = stored_ids(suite)
+    assert len(ids) == 3, ids
+
+    result = run_probe(
+        tmp_path,
+        suite / "agent.yaml",
+        "(:trusted t)",
+        {"step": "regression", "at": [TURN0_LINE, 10]},
+    )
+
+    hover = result["hover"]
+    assert hover and "⇣ Regressed" in hover, hover
+    assert f"run {ids[1]}" in hover, hover  # the baseline: the run before the latest
+    assert "before: ✓ passed → now: ✗ failed" in hover, hover
+    assert "numeric" in hover and "1.00 → 0.00" in hover, hover
+
+
+SLOW_GRADER = f"""import time
+from pathlib import Path
+
+
+def slow(context):
+    Path(__file__).with_name("grading.started").touch()
+    time.sleep({GRADE_SECONDS})
+    return True
+"""
+
+
+def test_a_run_eglot_gave_up_waiting_for_is_cancelled_by_holodeck_cancel_run(
+    tmp_path: Path,
+) -> None:
+    agent = copy_sample(tmp_path)
+    (agent.parent / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
+    lines = agent.read_text(encoding="utf-8").splitlines(keepends=True)
+    # A grader taking GRADE_SECONDS on every turn of case 0 (graded turn by turn): the case
+    # runs for 5 * GRADE_SECONDS or more.
+    cases = lines.index("test_cases:\n")
+    first = next(i for i in range(cases, len(lines)) if lines[i].startswith("  - name:"))
+    end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("  - name:"))
+    grader = (
+        '        evaluations:\n          - type: code\n            grader: "slow_grader:slow"\n'
+    )
+    graded = [i for i in range(first, end) if lines[i].startswith("        ground_truth:")]
+    assert len(graded) == 5, graded
+    for i in reversed(graded):
+        lines.insert(i + 1, grader)
+    agent.write_text("".join(lines), encoding="utf-8")
+    first_input = next(
+        i for i, line in enumerate("".join(lines).splitlines()) if line.startswith("      - input:")
+    )
+
+    result = run_probe(
+        tmp_path,
+        agent,
+        f'(:trusted t :cassettePath "{CASSETTE}")',
+        {
+            "step": "cancel",
+            "action": "HoloDeck: Run case ",
+            "at": first_input,
+            "started": str(agent.parent / "grading.started"),
+            "timeout": EGLOT_WAIT,
+        },
+    )
+
+    # eglot 1.9 declares no window capabilities: no workDoneProgress, so no $/progress.
+    assert result["client_window"] is None, result
+    assert "$/progress" not in result["methods"], result["methods"]
+    assert "window/workDoneProgress/create" not in result["methods"], result["methods"]
+    # The code action's wait ends at jsonrpc's timeout, with the run still going.
+    assert "Timed out" in result["waited"], result
+    assert result["cancel_message"] == "HoloDeck run: cancelling", result
+    answer = result["answer"]
+    assert answer["status"] == "cancelled", answer
+    [case] = answer["results"]
+    skipped = [turn for turn in case["turns"] if turn["skipped"]]
+    assert skipped and all("cancelled" in turn["errors"][0] for turn in skipped), case["turns"]
+    # Ended after the turn it was in, well before its skipped turns' graders would have.
+    assert result["ended_after_cancel"] < len(skipped) * GRADE_SECONDS, result
+    assert result["after"] == "idle", result
