@@ -8,23 +8,7 @@
 ;;                 "timeout": seconds eglot waits for the run's answer (it gives up, the run
 ;;                 goes on); then M-x holodeck-cancel-run (the config's snippet).
 ;; 0-based lines and characters. Writes JSON to "out", then kills Emacs.
-(require 'json)
-(require 'subr-x)
-(require 'cl-lib)
-
-(require 'eglot)
-(require 'flymake)
-
-(unless (fboundp 'yaml-mode) ; stands in for the yaml-mode package, not in Emacs 28
-  (define-derived-mode yaml-mode prog-mode "YAML"))
-
-(defvar probe-spec (json-read-file (getenv "HOLODECK_EGLOT_SPEC")))
-(defun probe-get (key &optional from) (alist-get key (or from probe-spec)))
-(defvar probe-result (list (cons 'errors nil)))
-(defun probe-put (key value) (setf (alist-get key probe-result) value))
-(defun probe-fail (message)
-  (probe-put 'errors (append (probe-get 'errors probe-result) (list message))))
-(defvar probe-publishes 0)
+(load (expand-file-name "eglot_probe_common.el" (file-name-directory load-file-name)) nil t)
 (defvar probe-received nil "Every message from the server: (time method id result), newest first.")
 
 (cl-defmethod eglot-handle-notification :after

@@ -5,23 +5,7 @@
 ;; "hover": [line, character], "definition": [line, character], "references": [line,
 ;; character], "run_at": line} (0-based lines, characters; "fix" is an action's title).
 ;; Writes JSON to "out": what the user would see, then kills Emacs.
-(require 'json)
-(require 'subr-x)
-(require 'cl-lib)
-
-(require 'eglot)
-(require 'flymake)
-
-(unless (fboundp 'yaml-mode) ; stands in for the yaml-mode package, not in Emacs 28
-  (define-derived-mode yaml-mode prog-mode "YAML"))
-
-(defvar probe-spec (json-read-file (getenv "HOLODECK_EGLOT_SPEC")))
-(defun probe-get (key &optional from) (alist-get key (or from probe-spec)))
-(defvar probe-result (list (cons 'errors nil)))
-(defun probe-put (key value) (setf (alist-get key probe-result) value))
-(defun probe-fail (message)
-  (probe-put 'errors (append (probe-get 'errors probe-result) (list message))))
-(defvar probe-publishes 0)
+(load (expand-file-name "eglot_probe_common.el" (file-name-directory load-file-name)) nil t)
 
 ;; Count the server's publishDiagnostics (eglot hands them to Flymake).
 (cl-defmethod eglot-handle-notification :after

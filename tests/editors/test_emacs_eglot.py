@@ -66,6 +66,32 @@ def eglot_block() -> str:
     return found[0]
 
 
+def run_emacs(
+    emacs: str, config_file: Path, probe: Path, spec_file: Path, *, cwd: Path, home: Path
+) -> dict[str, Any]:
+    """`emacs --batch` with the config and the probe, $HOLODECK_EGLOT_SPEC = `spec_file`, a
+    fresh HOME; the JSON result the probe wrote to the spec's "out", which must name no error."""
+    out = Path(json.loads(spec_file.read_text(encoding="utf-8"))["out"])
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "HOLODECK_EGLOT_SPEC": str(spec_file)}
+    try:
+        done = subprocess.run(
+            [emacs, "--batch", "-q", "-l", str(config_file), "-l", str(probe)],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"emacs did not quit within {TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
+    assert out.exists(), f"emacs wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert not result["errors"], (result, done.stderr[-3000:])
+    return result
+
+
 def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> None:
     emacs = emacs_with_eglot()
     suite = tmp_path / "financial-assistant"
@@ -112,24 +138,7 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     }
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
-    env = {**os.environ, "HOME": str(tmp_path / "home"), "HOLODECK_EGLOT_SPEC": str(spec_file)}
-    (tmp_path / "home").mkdir()
-    try:
-        done = subprocess.run(
-            [emacs, "--batch", "-q", "-l", str(config_file), "-l", str(PROBE)],
-            cwd=suite,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired as error:
-        pytest.fail(f"emacs did not quit within {TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
-    assert out.exists(), f"emacs wrote no result (exit {done.returncode}):\n{done.stderr}"
-    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-
-    assert result["errors"] is None or result["errors"] == [], (result, done.stderr[-3000:])
+    result = run_emacs(emacs, config_file, PROBE, spec_file, cwd=suite, home=tmp_path / "home")
     assert result["server"] == "holodeck-lsp", result
     # The clean sample: nothing from the checker. The fault: HD103 on its line, then gone.
     assert not result["first_diagnostics"], result["first_diagnostics"]

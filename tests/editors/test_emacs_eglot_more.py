@@ -8,16 +8,20 @@ action stops waiting, the run goes on until cancelled)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.editors.test_emacs_eglot import DOC, UNTRUSTED, eglot_block, emacs_with_eglot
+from tests.editors.test_emacs_eglot import (
+    DOC,
+    UNTRUSTED,
+    eglot_block,
+    emacs_with_eglot,
+    run_emacs,
+)
 from tests.editors.test_neovim import CASSETTE, SAMPLE
 from tests.server.lsp_client import installed_server
 from tests.server.runs.run_suite import TURN0_LINE
@@ -27,7 +31,6 @@ pytestmark = pytest.mark.slow  # a real Emacs and server (and, for the history, 
 
 PROBE = Path(__file__).with_name("eglot_more_probe.el")
 CANCEL_LINE = ";; holodeck-lsp: M-x holodeck-cancel-run"
-TIMEOUT = 300  # seconds for one Emacs; 5-30 on an idle machine
 #: How long the grader added for the cancel test takes per turn, and eglot's wait for a run.
 GRADE_SECONDS = 4
 EGLOT_WAIT = 3
@@ -54,25 +57,7 @@ def run_probe(tmp_path: Path, agent: Path, options: str, spec: dict[str, Any]) -
     out = tmp_path / "out.json"
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps({"out": str(out), "agent": str(agent), **spec}))
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "HOLODECK_EGLOT_SPEC": str(spec_file)}
-    try:
-        done = subprocess.run(
-            [emacs, "--batch", "-q", "-l", str(config_file), "-l", str(PROBE)],
-            cwd=agent.parent,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired as error:
-        pytest.fail(f"emacs did not quit within {TIMEOUT} s: {error.stdout!r} {error.stderr!r}")
-    assert out.exists(), f"emacs wrote no result (exit {done.returncode}):\n{done.stderr}"
-    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-    assert not result["errors"], (result, done.stderr[-3000:])
-    return result
+    return run_emacs(emacs, config_file, PROBE, spec_file, cwd=agent.parent, home=tmp_path / "home")
 
 
 def copy_sample(tmp_path: Path) -> Path:
