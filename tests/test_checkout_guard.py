@@ -57,29 +57,35 @@ def make_repo(tmp_path: Path, tests: str) -> Path:
 def run_session(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
     environment.pop("HOLODECK_CHECKOUT_GUARD", None)
-    environment.update(PYTHONPATH=str(ROOT), **env)
-    return subprocess.run(
-        # `-p no:deepeval` as in pyproject.toml: the judges extra's pytest plugin imports
-        # deepeval (seconds per process) and this session has no pyproject of its own.
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:deepeval",
-            "suite",
-            *args,
-        ],
-        cwd=repo,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # No installed plugin is loaded but the ones named (`-p xdist` where a test needs it):
+    # the session tests the guard alone, and a plugin's own start-up or teardown (asyncio
+    # loops, deepeval's import, Hypothesis' database) once held a child past its timeout
+    # on a loaded CI machine after its tests had passed.
+    environment.update(PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env)
+    try:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                # Should a child hang anyway, its threads' stacks go to stderr, shown below.
+                "-o",
+                "faulthandler_timeout=100",
+                "suite",
+                *args,
+            ],
+            cwd=repo,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"the child session hung:\n{hung.stdout!r}\n{hung.stderr!r}")
 
 
 WRITES = """\
@@ -161,7 +167,7 @@ def test_a_failing_session_still_names_what_it_left(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_under_xdist_the_controller_compares_once_after_all_workers(tmp_path: Path) -> None:
     pytest.importorskip("xdist")
-    done = run_session(make_repo(tmp_path, WRITES), "-n", "2")
+    done = run_session(make_repo(tmp_path, WRITES), "-p", "xdist", "-n", "2")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "4 passed" in done.stdout
     assert done.stdout.count(HEADING) == 1
