@@ -37,9 +37,11 @@ class RunProgress:
         self._done = 0
         self._token: str | None = None
         self.totals = RunTotals(total_turns)
-        #: The last report without its totals, its percentage, and the message sent.
+        #: The last report without its totals, its percentage, and the message sent. Every
+        #: report carries the percentage, as the begin does (0): VS Code's notification
+        #: did not show `starting backend…` and `running N turns…` when they had none.
         self._head: str | None = None
-        self._percentage: int | None = None
+        self._percentage = 0
         self._sent = ""
 
     async def begin(self, title: str, handle: RunHandle) -> None:
@@ -64,7 +66,10 @@ class RunProgress:
     def report(self, message: str) -> None:
         if self._token is not None:
             self._server.work_done_progress.report(
-                self._token, types.WorkDoneProgressReport(message=message, cancellable=True)
+                self._token,
+                types.WorkDoneProgressReport(
+                    message=message, percentage=self._percentage, cancellable=True
+                ),
             )
 
     def planned(self, total_turns: int) -> None:

@@ -44,6 +44,10 @@ async def test_run_all_and_progress(client: LanguageClient, tmp_path: Path) -> N
     ]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert reports[-1].message == "1 passed, 1 failed"
+    # The begin has a percentage, so every report has one (a client may otherwise not show
+    # the message), rising with the turns.
+    percentages = [r.percentage for r in reports[:-1]]
+    assert percentages == [0, 0, 0, 33, 66, 100]
 
 
 @pytest.mark.parametrize("how", ["progress", "command"])
