@@ -57,7 +57,7 @@ def create_server(prechecked: dict[str, Analysis] | None = None) -> HolodeckServ
     completion.register(server)
     result_hovers: list[hover.ResultHover] = []  # filled once the runner exists
     hover.register(server, result_hovers)
-    definition.register(server)
+    definition.register(server, engine.agents_including)  # an include's tools: its agents'
     symbols.register(server)  # the outline
     folding.register(server)
     links.register(server)  # documentLink on file paths and grader modules

@@ -1,20 +1,21 @@
 """Go to definition: from an expected tool's name, a tool's `name:` or `function:` to the
 function tool's `def` (or, for a wrapper with a `# definition:` line, the method it forwards
 to: definition_delegate.py); from a `grader:` value to the grader's definition; from a value
-naming a file (`file:`, `test_cases_file:`, a case's files' `path:`) to that file. Files are
-found and parsed statically (never imported). Answers null when the text does not parse or the
-target cannot be found."""
+naming a file (`file:`, `test_cases_file:`, a case's files' `path:`) to that file. In a
+`test_cases_file` include, an expected tool is looked up in the agents that include it (their
+tools, their folder). Files are found and parsed statically (never imported). Answers null when
+the text does not parse or the target cannot be found."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
-from holodeck_lsp.server.documents.index import path_to_uri
+from holodeck_lsp.server.documents.index import path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.guard import answer_or
 
@@ -23,8 +24,16 @@ if TYPE_CHECKING:
     from holodeck_lsp.server.documents.parsed import Parsed
 
 
-def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] | None:
-    """(file, line, first column, last column) in code points of what the cursor refers to."""
+#: An agent's parsed data and its folder (where its tools' files are found).
+AgentData = tuple[Any, Path]
+
+
+def definition_target(
+    parsed: Parsed, at: NodeAt, including: Callable[[], Iterable[AgentData]] = tuple
+) -> tuple[Path, int, int, int] | None:
+    """(file, line, first column, last column) in code points of what the cursor refers to.
+    `including` gives the agents that include this file, for an expected tool it does not
+    declare itself (an include declares no tools)."""
     from holodeck_lsp.config.data_walk import data_at
     from holodeck_lsp.server.documents.file_values import names_file, resolve
     from holodeck_lsp.server.documents.references import (
@@ -60,6 +69,12 @@ def definition_target(parsed: Parsed, at: NodeAt) -> tuple[Path, int, int, int] 
         return None
     if reference.target is Target.EXPECTED_TOOL:
         tool = declared_tool(data, reference.text)
+        if tool is None:
+            for agent_data, folder in including():
+                tool = declared_tool(agent_data, reference.text)
+                if tool is not None:
+                    agent_dir = folder  # the tool's `file:` is relative to its agent
+                    break
     else:
         owner = data_at(data, reference.owner)
         tool = owner if isinstance(owner, Mapping) else None
@@ -83,8 +98,25 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _agents_data(server: HolodeckServer, agent_uris: Iterable[str]) -> list[AgentData]:
+    """The agents' data as the editor has them (else as saved), parsed as the checker does."""
+    from holodeck_lsp.config.yaml_document import parse_yaml
+
+    found = []
+    for agent_uri in sorted(agent_uris):
+        path = uri_to_path(agent_uri)
+        if path is None:
+            continue
+        opened = server.workspace.text_documents.get(agent_uri)
+        text = opened.source if opened is not None else _read(path)
+        found.append((parse_yaml(text).value, path.parent))
+    return found
+
+
 async def definition(
-    server: HolodeckServer, params: types.DefinitionParams
+    server: HolodeckServer,
+    params: types.DefinitionParams,
+    agents_including: Callable[[str], set[str]] = lambda uri: set(),
 ) -> types.Location | None:
     from holodeck_lsp.server.documents.node_at import node_at
     from holodeck_lsp.server.documents.positions import PositionConverter
@@ -94,7 +126,12 @@ async def definition(
         return None
     line, character = parsed.converter.from_client(params.position.line, params.position.character)
     at = node_at(parsed.document.root, line, character)
-    target = None if at is None else definition_target(parsed, at)
+    uri = params.text_document.uri
+    target = (
+        None
+        if at is None
+        else definition_target(parsed, at, lambda: _agents_data(server, agents_including(uri)))
+    )
     if target is None:
         return None
     path, target_line, start, end = target
@@ -111,10 +148,10 @@ async def definition(
     )
 
 
-def register(server: HolodeckServer) -> None:
+def register(server: HolodeckServer, agents_including: Callable[[str], set[str]]) -> None:
     parsed_documents(server)  # parse each version in the background as it arrives
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @answer_or(None, "definition")
     async def on_definition(params: types.DefinitionParams) -> types.Location | None:
-        return await definition(server, params)
+        return await definition(server, params, agents_including)
