@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,16 @@ def _no_preflight_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     (runner/backends/preflight.py) would stop them first. Its own tests
     (tests/runner/backends/test_preflight.py) turn it back on."""
     monkeypatch.setenv("HOLODECK_PREFLIGHT", "0")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limiters() -> Iterator[None]:
+    """A test that sets a retry budget or limits (`registry.configure`), or leaves a limiter
+    backing off, must not slow down or change the next test in the same worker."""
+    yield
+    registry = sys.modules.get("holodeck_lsp.runner.limits.registry")
+    if registry is not None:
+        registry.reset()
 
 
 @pytest.fixture(scope="session")

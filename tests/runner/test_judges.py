@@ -6,6 +6,7 @@ replayed with no judge, stale recordings, `rejudge`, the concurrency limit, and 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,14 @@ async def test_judge_calls_never_exceed_the_concurrency_limit(
         assert server.max_in_flight == 3
 
 
+@pytest.fixture
+def retry_budget() -> Callable[[int], None]:
+    """Sets the process's retry budget for the test (tests/conftest.py resets it after)."""
+    from holodeck_lsp.runner.limits import registry
+
+    return lambda retries: registry.configure(registry.LimitSettings(retry_budget=retries))
+
+
 @pytest.mark.parametrize(
     ("fault", "expected"),
     [
@@ -247,10 +256,18 @@ async def test_judge_calls_never_exceed_the_concurrency_limit(
     ],
 )
 async def test_a_judge_fault_fails_that_metric_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], fault: str, expected: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    fault: str,
+    expected: str,
+    retry_budget: Callable[[int], None],
 ) -> None:
     async with FakeJudgeServer() as server:
         if fault == "http500":
+            # One retry, then the fault stands: the default budget's backoff would wait
+            # about 100 s for the same verdict (the retries: tests/runner/long_runs/).
+            retry_budget(1)
             server.fail_next(500, times=1000)
         else:
             server.mode = fault

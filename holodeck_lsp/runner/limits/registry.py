@@ -45,6 +45,12 @@ def configure(settings: LimitSettings) -> None:
     _limiters.clear()
 
 
+def reset() -> None:
+    """Back to the settings of the environment, with fresh limiters (between runs of one
+    process that must not see each other's settings or backoff: tests)."""
+    configure(_default_settings())
+
+
 def settings() -> LimitSettings:
     return _settings
 

@@ -291,7 +291,7 @@ TOOLS_AND_GRADER = """\
 tools:
   - {name: echo, type: function, description: Echo., file: tools.py, function: echo}
 """
-CODE_GRADER = "    - {type: code, grader: \"grader:always\"}\n"
+CODE_GRADER = '    - {type: code, grader: "grader:always"}\n'
 MODULES = {
     "tools.py": "def echo(text: str) -> str:\n    return text\n",
     "grader.py": "def always(context):\n    return True\n",
