@@ -682,10 +682,12 @@ def test_checkhealth_holodeck(tmp_path: Path, version: str) -> None:
 HELP_TOPICS = {
     "holodeck": "*holodeck*",
     ":HoloDeckRun": "*:HoloDeckRun*",
+    ":HoloDeckCancel": "*:HoloDeckCancel*",
     ":HoloDeckCompare": "*:HoloDeckCompare*",
     ":HoloDeckReport": "*:HoloDeckReport*",
     "holodeck.setup()": "*holodeck.setup()*",
     "holodeck.run()": "*holodeck.run()*",
+    "holodeck.cancel()": "*holodeck.cancel()*",
     "holodeck.shown()": "*holodeck.shown()*",
     "holodeck-health": "*holodeck-health*",
 }

@@ -12,6 +12,9 @@ end, {
   complete = function() return { "turn", "case", "all" } end,
   desc = "HoloDeck: run the turn / case under the cursor, or the whole file",
 })
+vim.api.nvim_create_user_command("HoloDeckCancel", function()
+  require("holodeck").cancel()
+end, { desc = "HoloDeck: stop the run of this file" })
 vim.api.nvim_create_user_command("HoloDeckCompare", function()
   require("holodeck").compare()
 end, { desc = "HoloDeck: this file's results against the baseline run" })

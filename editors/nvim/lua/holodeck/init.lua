@@ -1,6 +1,6 @@
 -- holodeck-lsp for Neovim: require("holodeck").setup({...}) starts the server for agent files;
--- run(kind), compare() and report() are what :HoloDeckRun, :HoloDeckCompare and
--- :HoloDeckReport call. See :help holodeck.
+-- run(kind), cancel(), compare() and report() are what :HoloDeckRun, :HoloDeckCancel,
+-- :HoloDeckCompare and :HoloDeckReport call. See :help holodeck.
 local config = require("holodeck.config")
 local lsp = require("holodeck.lsp")
 local results = require("holodeck.results")
@@ -108,6 +108,36 @@ function M.run(kind, done)
         end
       end)
     end, bufnr)
+  end, bufnr)
+end
+
+-- Stop the current buffer's run (the server's holodeck.cancelRun with its uri): says
+-- "cancelling" or "nothing running"; the run itself then ends as :HoloDeckRun says, with the
+-- turns it did not run skipped as cancelled. `done(result)` (optional) is called with the
+-- command's answer ({ status = "cancelling" | "idle" }, nil on an error).
+function M.cancel(done)
+  local name = "HoloDeckCancel"
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = attached_client(bufnr, name)
+  if client == nil then
+    return
+  end
+  local params = { command = "holodeck.cancelRun", arguments = { vim.uri_from_bufnr(bufnr) } }
+  lsp.request(client, "workspace/executeCommand", params, function(err, result)
+    local status = not err and result and result.status or nil
+    if err then
+      vim.notify(name .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif status == "cancelling" then
+      vim.notify(name .. ": cancelling", vim.log.levels.INFO)
+    elseif status == "idle" then
+      vim.notify(name .. ": nothing running", vim.log.levels.INFO)
+    else
+      local why = result and (result.reason or result.status) or "no answer"
+      vim.notify(name .. ": " .. tostring(why), vim.log.levels.WARN)
+    end
+    if done then
+      done(not err and result or nil)
+    end
   end, bufnr)
 end
 
