@@ -1,10 +1,15 @@
-"""`python -m build` makes a wheel and an sdist; the wheel installs into a clean virtual
-environment (dependencies from PyPI) and passes a smoke test there, the sdist installs too.
-Slow: it builds and installs for real (CI runs it with the rest of the suite)."""
+"""The project builds a wheel and an sdist (the wheel from the sdist, in an isolated build
+environment, as a PEP 517 frontend does); the wheel installs into a clean virtual environment
+(dependencies from PyPI) and passes a smoke test there, the sdist installs too.
+
+With uv (which the README's test command installs) as the frontend and installer: about 5 s
+with its cache warm, against about 70 s for `python -m build` and pip, which are used when
+uv is not there. Slow: it builds and installs for real."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -37,10 +42,37 @@ def call(*argv: str | Path, cwd: Path | None = None) -> subprocess.CompletedProc
     )
 
 
+#: uv beside this interpreter (the README's install puts it there), else on PATH.
+UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
+def build(dist: Path) -> subprocess.CompletedProcess[str]:
+    """The sdist, then the wheel from it, each in an isolated build environment."""
+    if UV is not None:
+        return call(UV, "build", "--quiet", "--python", sys.executable, "--out-dir", dist, ROOT)
+    return call(sys.executable, "-m", "build", "--outdir", dist, ROOT)
+
+
+def new_environment(where: Path) -> Path:
+    """A clean virtual environment; its python."""
+    if UV is not None:
+        made = call(UV, "venv", "--quiet", "--python", sys.executable, where)
+        assert made.returncode == 0, made.stderr[-3000:]
+    else:
+        venv.create(where, with_pip=True)
+    return where / "bin" / "python"
+
+
+def install(python: Path, *argv: str | Path) -> subprocess.CompletedProcess[str]:
+    if UV is not None:
+        return call(UV, "pip", "install", "--quiet", "--python", python, *argv)
+    return call(python, "-m", "pip", "install", "-q", *argv)
+
+
 @pytest.mark.slow
 def test_wheel_and_sdist_build_install_and_run(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
-    built = call(sys.executable, "-m", "build", "--outdir", dist, ROOT)
+    built = build(dist)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     (wheel,) = dist.glob("holodeck_lsp-*.whl")
     (sdist,) = dist.glob("holodeck_lsp-*.tar.gz")
@@ -51,9 +83,8 @@ def test_wheel_and_sdist_build_install_and_run(tmp_path: Path) -> None:
         assert f"{top}/{needed}" in names, needed
 
     clean = tmp_path / "clean"
-    venv.create(clean, with_pip=True)
-    python = clean / "bin" / "python"
-    installed = call(python, "-m", "pip", "install", "-q", wheel)
+    python = new_environment(clean)
+    installed = install(python, wheel)
     assert installed.returncode == 0, installed.stderr[-3000:]
     script = clean / "bin" / "holodeck-lsp"
     where = call(python, "-c", "import holodeck_lsp; print(holodeck_lsp.__file__)", cwd=tmp_path)
@@ -69,9 +100,8 @@ def test_wheel_and_sdist_build_install_and_run(tmp_path: Path) -> None:
     assert "commands:" in call(script, "--help").stdout
 
     from_sdist = tmp_path / "from-sdist"
-    venv.create(from_sdist, with_pip=True)
-    sdist_python = from_sdist / "bin" / "python"
-    installed = call(sdist_python, "-m", "pip", "install", "-q", "--no-deps", sdist)
+    sdist_python = new_environment(from_sdist)
+    installed = install(sdist_python, "--no-deps", sdist)
     assert installed.returncode == 0, installed.stderr[-3000:]
     # --version needs only the standard library: the sdist's package and script are whole.
     assert call(from_sdist / "bin" / "holodeck-lsp", "--version").stdout.strip() == "0.1.0"
