@@ -123,13 +123,17 @@ def test_runs_from_the_testing_view(e2e: dict[str, str]) -> None:
     assert (artifacts_dir() / "holodeck-e2e-run" / "screenshots" / "03-failure-peek.png").is_file()
 
 
-def test_rename_across_files_and_semantic_colours(e2e: dict[str, str]) -> None:
+def test_navigation_rename_definition_references_and_semantic_colours(e2e: dict[str, str]) -> None:
     """F2 on a tool renames it in the agent and in its `test_cases_file` include (saved to
-    disk); a matcher kind is coloured by the server's semantic tokens, unlike a YAML key."""
+    disk); a matcher kind is coloured by the server's semantic tokens, unlike a YAML key;
+    F12 on an expected tool's name opens tools.py on its `def`; Shift+F12 on the tool's
+    `name:` peeks its declaration and every `expected_tools` entry, at their lines."""
     output = run_script(e2e, "vscode_navigation.mjs")
     assert "PASS: rename across the agent and its include" in output, output
+    assert "PASS: Go to Definition on an expected tool, Go to References" in output, output
     shots = artifacts_dir() / "holodeck-e2e-nav" / "screenshots"
     assert (shots / "02-semantic-tokens.png").is_file()
+    assert (shots / "03-definition.png").is_file() and (shots / "04-references.png").is_file()
 
 
 def test_problems_lead_with_the_cause_and_typing_an_arg_is_no_error(e2e: dict[str, str]) -> None:
