@@ -18,6 +18,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -123,13 +124,17 @@ def test_runs_from_the_testing_view(e2e: dict[str, str]) -> None:
     assert (artifacts_dir() / "holodeck-e2e-run" / "screenshots" / "03-failure-peek.png").is_file()
 
 
-def test_rename_across_files_and_semantic_colours(e2e: dict[str, str]) -> None:
+def test_navigation_rename_definition_references_and_semantic_colours(e2e: dict[str, str]) -> None:
     """F2 on a tool renames it in the agent and in its `test_cases_file` include (saved to
-    disk); a matcher kind is coloured by the server's semantic tokens, unlike a YAML key."""
+    disk); a matcher kind is coloured by the server's semantic tokens, unlike a YAML key;
+    F12 on an expected tool's name opens tools.py on its `def`; Shift+F12 on the tool's
+    `name:` peeks its declaration and every `expected_tools` entry, at their lines."""
     output = run_script(e2e, "vscode_navigation.mjs")
     assert "PASS: rename across the agent and its include" in output, output
+    assert "PASS: Go to Definition on an expected tool, Go to References" in output, output
     shots = artifacts_dir() / "holodeck-e2e-nav" / "screenshots"
     assert (shots / "02-semantic-tokens.png").is_file()
+    assert (shots / "03-definition.png").is_file() and (shots / "04-references.png").is_file()
 
 
 def test_problems_lead_with_the_cause_and_typing_an_arg_is_no_error(e2e: dict[str, str]) -> None:
@@ -141,3 +146,15 @@ def test_problems_lead_with_the_cause_and_typing_an_arg_is_no_error(e2e: dict[st
     shots = artifacts_dir() / "holodeck-e2e-cause" / "screenshots"
     assert (shots / "01-typed-extra.png").is_file()
     assert (shots / "02-problems-cause-first.png").is_file()
+
+
+def test_run_progress_and_cancel(e2e: dict[str, str]) -> None:
+    """A live run from a `Run case` lens against a slow model (slow_model_server.py, answers
+    held back 300 s): its progress in the status bar while the model is asked; **HoloDeck:
+    Cancel Run** from the palette says `Cancelling…` and ends it within 20 s — the model's
+    request abandoned, every turn `– skipped` inline, skipped in the Testing view, `skipped:
+    cancelled` in the Problems panel; a second Cancel Run says nothing is running."""
+    output = run_script(e2e, "vscode_cancel.mjs", "--python", sys.executable)
+    assert "HoloDeck: Cancel Run ended it" in output, output
+    shots = artifacts_dir() / "holodeck-e2e-cancel" / "screenshots"
+    assert (shots / "01-running.png").is_file() and (shots / "02-cancelled.png").is_file()

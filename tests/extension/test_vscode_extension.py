@@ -78,5 +78,10 @@ def test_manifest_contributes_the_documented_settings(built: dict[str, str]) -> 
         assert settings[key]["default"] == default, key
         assert settings[key].get("markdownDescription") or settings[key].get("description"), key
     commands = {c["command"] for c in manifest["contributes"]["commands"]}
-    wanted = {"holodeck.restartServer", "holodeck.openLastReport", "holodeck.openRunReport"}
+    wanted = {
+        "holodeck.restartServer",
+        "holodeck.openLastReport",
+        "holodeck.openRunReport",
+        "holodeck.cancelActiveRun",
+    }
     assert wanted <= commands

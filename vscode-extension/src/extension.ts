@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { State, type LanguageClient } from "vscode-languageclient/node";
+import { cancelMessage } from "./cancelRun";
 import { createClient } from "./client";
 import { GutterDecorations } from "./gutterDecorations";
 import { GutterState } from "./gutterState";
@@ -86,6 +87,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand("holodeck.openLastReport", (uri?: vscode.Uri) => this.openLastReport(uri)),
       vscode.commands.registerCommand("holodeck.openRunReport", (uri?: vscode.Uri) => this.openRunReport(uri)),
       vscode.commands.registerCommand("holodeck.openComparison", (uri?: vscode.Uri) => this.compareWithBaseline(uri)),
+      vscode.commands.registerCommand("holodeck.cancelActiveRun", (uri?: vscode.Uri) => this.cancelRun(uri)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         // The server takes trust at start only (initializationOptions): start a new one.
         this.output.appendLine("Workspace trusted: restarting holodeck-lsp with runs enabled.");
@@ -277,6 +279,27 @@ class Extension implements vscode.Disposable {
     const report = vscode.Uri.joinPath(folder, `last-run-${name}.md`);
     await vscode.workspace.fs.writeFile(report, new TextEncoder().encode(answer.markdown));
     await vscode.commands.executeCommand("markdown.showPreview", report);
+  }
+
+  /** "HoloDeck: Cancel Run": stop the run of the active file (or the one given), whoever
+   * started it — a code lens, the palette, the Testing view — through the server's
+   * `holodeck.cancelRun`; the run then ends as cancelled (turns not answered are skipped). */
+  private async cancelRun(given?: vscode.Uri): Promise<void> {
+    const uri = this.documentToAsk(given, "HoloDeck: open the agent file whose run to cancel.");
+    if (uri === undefined || this.client === undefined) return;
+    let answer: unknown;
+    try {
+      answer = await this.client.sendRequest("workspace/executeCommand", {
+        command: ServerCommands.cancelRun,
+        arguments: [uri.toString()],
+      });
+    } catch (error) {
+      this.output.appendLine(`holodeck.cancelRun failed: ${String(error)}`);
+      answer = undefined;
+    }
+    const message = cancelMessage(answer);
+    if (message.kind === "info") void vscode.window.showInformationMessage(message.text);
+    else void vscode.window.showWarningMessage(message.text);
   }
 
   /** "HoloDeck: Open Run Report": the last run's HTML page in a webview; a click on a turn
