@@ -14,7 +14,8 @@ A result re-graded from a recorded transcript (no model called: `regrade_on_edit
 edit, or the `holodeck.regradeCase` command of `editor_run`) says so in its hint, its
 diagnostics and its lens title.
 
-Severities: a failure of a run the user started — Run all / case / turn, or the ↻ Re-grade
+Severities: a turn never sent (skipped) is Information, an errored one a Warning; a
+failure of a run the user started — Run all / case / turn, or the ↻ Re-grade
 command — is an Error, as a failing test is. A failure found by re-grading while the user
 types (`regrade_on_edit`, "quiet") is Information: it is a preview of what the edited case
 would get, the text is valid, and red squiggles on a key still being typed would read as a
@@ -190,6 +191,17 @@ def turn_failures(
     return found
 
 
+def _severity(turn: TurnResult, record: CaseRecord, index: int) -> types.DiagnosticSeverity:
+    """A turn never sent (the run cancelled, the session lost after an earlier turn) is not
+    a failure of its own: Information, like a skipped test, so that cancelling a run does not
+    fill the Problems panel with errors. Errored (the provider's fault): a Warning."""
+    if turn.skipped:
+        return types.DiagnosticSeverity.Information
+    if turn.errored:
+        return types.DiagnosticSeverity.Warning
+    return record.severity(index)
+
+
 def _range(span: Span, converter: PositionConverter) -> types.Range:
     (start_line, start_char), (end_line, end_char) = span
     start = converter.to_client(start_line, start_char)
@@ -317,9 +329,7 @@ class InlineResults:
             types.Diagnostic(
                 range=_range(span, converter),
                 message=f"{message} ({REGRADED})" if record.regraded_turn(where.index) else message,
-                severity=types.DiagnosticSeverity.Warning
-                if turn.errored
-                else record.severity(where.index),
+                severity=_severity(turn, record, where.index),
                 source=SOURCE,
             )
             for where, turn, record in _turns_with_results(suite, cases)

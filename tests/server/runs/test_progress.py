@@ -77,6 +77,12 @@ async def test_cancelling_the_progress_cancels_the_run(
     turns = answer["results"][0]["turns"]
     assert turns[1]["skipped"] and "cancelled" in turns[1]["errors"][0]
     assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)
+    # The turn never sent is shown as not run (Information), not as a failure (Error).
+    published = await wait_for(
+        client, document_uri, lambda p: any("cancelled" in d.message for d in p.diagnostics)
+    )
+    skipped = [d for d in published.diagnostics if "cancelled" in d.message]
+    assert [d.severity for d in skipped] == [types.DiagnosticSeverity.Information]
 
 
 #: A function tool whose module takes as long to import as the test wants: while `gate`
