@@ -149,6 +149,14 @@ def live_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return child_env(tmp_path, OPENAI_API_KEY=API_KEY, **extra)
 
 
+def _interruptible() -> None:
+    """In the child before it execs: Ctrl-C's default. A shell without job control starts
+    its background commands with SIGINT ignored, the child would inherit that, and a run
+    started ignoring SIGINT keeps ignoring it (commands/run/ctrl_c.py) — the Ctrl-C tests
+    would then fail only when the suite itself was started in the background."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def start(args: list[str], env: Mapping[str, str], cwd: Path) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         CLI,
@@ -159,6 +167,7 @@ async def start(args: list[str], env: Mapping[str, str], cwd: Path) -> asyncio.s
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        preexec_fn=_interruptible,
     )
 
 
