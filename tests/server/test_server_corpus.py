@@ -4,7 +4,7 @@ A utf-32 client receives code points, the unit `--check` reports in, so ranges c
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import subprocess
 import sys
@@ -76,8 +76,11 @@ async def test_server_matches_check(client: LanguageClient, agent: Path) -> None
             if items or target in expected
         }
 
-    # Publishes arrive one file at a time (and, trusted, the fast pass before the slow one):
-    # wait for the state to settle on the expected one, then compare exactly.
-    with contextlib.suppress(AssertionError):
-        await wait_for(client, document, lambda p: server_view() == expected, timeout=20)
+    # Publishes arrive one file at a time (and, trusted, the fast pass before the slow one),
+    # the include's possibly last: wait for the state of every file to settle on the expected
+    # one, then compare exactly.
+    await wait_for(client, document)
+    deadline = asyncio.get_running_loop().time() + 20
+    while server_view() != expected and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
     assert server_view() == expected
