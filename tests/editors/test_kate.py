@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -194,15 +193,6 @@ class Traffic:
         return max(versions, default=0)
 
 
-@pytest.fixture
-def runtime_dir() -> Iterator[Path]:
-    """Kate's XDG_RUNTIME_DIR, directly under the temporary folder: KIO puts its Unix sockets
-    there, whose paths must fit in 108 bytes — under pytest-xdist `tmp_path` is too deep, and
-    Kate then shows an "Error" box that takes the keyboard."""
-    with tempfile.TemporaryDirectory(prefix="kate-") as folder:
-        yield Path(folder)
-
-
 def copy_sample(tmp_path: Path) -> Path:
     """A copy of sample/financial-assistant under tmp_path; its agent.yaml."""
     suite = tmp_path / "financial-assistant"
@@ -279,13 +269,17 @@ class Kate:
             self.xdotool("windowfocus", "--sync", main)
         return seen
 
-    def type_into_kate(self, text: str, version: int) -> None:
-        """Type `text` into Kate's editor (see `focus`), again only when no keystroke reached
-        the document (no didChange after `version`) within a few seconds."""
+    def type_into_kate(self, text: str, version: int, *, keys: bool = False) -> None:
+        """Type `text` into Kate's editor (see `focus`) — with `keys`, press the xdotool key
+        names it holds (`BackSpace`) —, again only when no keystroke reached the document (no
+        didChange after `version`) within a few seconds."""
         seen: list[tuple[int, str, str]] = []
         for _ in range(4):
             if seen := self.focus():
-                self.xdotool("type", "--delay", "50", text)
+                if keys:
+                    self.xdotool("key", "--delay", "50", *text.split())
+                else:
+                    self.xdotool("type", "--delay", "50", text)
             deadline = time.monotonic() + 8
             while time.monotonic() < deadline:
                 if self.traffic.last_version() > version:
