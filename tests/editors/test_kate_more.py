@@ -24,7 +24,7 @@ from tests.editors.test_kate import (
     kate_session,
     wait_opened,
 )
-from tests.editors.test_neovim import key_at, turn_spans
+from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans
 
 pytestmark = pytest.mark.slow  # a real Kate, X server and language server
 
@@ -111,3 +111,105 @@ def test_kate_applies_a_quick_fix(tmp_path: Path, runtime_dir: Path) -> None:
             lambda ms: [p for p in traffic.published(after=faulty) if not p["diagnostics"]],
         )
         saved(agent, text, kate)
+
+
+def run_from_menu(kate: Kate, line: int, title: str) -> tuple[dict[str, Any], Any]:
+    """LSP Client → Code Action (Alt+Return) with the cursor on `line`: Kate asks for the
+    actions of that line and shows them in a menu, opened with no entry selected; Down to the
+    entry `title`, Return. The executeCommand Kate sent and the server's answer."""
+    traffic = kate.traffic
+    asked_before = len(traffic.answers("textDocument/codeAction"))
+    ran_before = len(traffic.answers("workspace/executeCommand"))
+    kate.focus()
+    kate.xdotool("key", "alt+Return")
+    asked = traffic.wait(
+        "codeAction answered with run actions",
+        lambda ms: traffic.answers("textDocument/codeAction")[asked_before:],
+    )
+    params, offered = asked[0]
+    assert params["range"]["start"] == {"line": line, "character": 0}, params
+    titles = [action["title"] for action in offered or []]
+    assert title in titles, titles
+    assert all("command" in action and "edit" not in action for action in offered), offered
+    time.sleep(1)  # the answer drawn in the menu, in place of "Loading..."
+    kate.take_screenshot(kate.screenshot.with_name("menu.png"))
+    kate.xdotool("key", "--delay", "100", *["Down"] * (titles.index(title) + 1), "Return")
+    executed = traffic.wait(
+        f"workspace/executeCommand of {title!r} answered",
+        lambda ms: traffic.answers("workspace/executeCommand")[ran_before:],
+    )
+    assert len(executed) == 1, executed
+    return executed[0][0], executed[0][1]
+
+
+def verdicts(results: list[dict[str, Any]]) -> list[tuple[str, bool, list[bool]]]:
+    """(case, passed, each turn's passed) of a report's results."""
+    return [
+        (r["test_name"], r["passed"], [t["passed"] for t in r.get("turns") or []]) for r in results
+    ]
+
+
+def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    agent = copy_sample(tmp_path)
+    uri = agent.as_uri()
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    spans = turn_spans(lines)
+    # The CLI's verdicts from the cassette; a replay is deterministic, so a turn run alone
+    # (the earlier ones replayed as context) gets the same one.
+    every_case = replay(agent)
+    turns = {turn["turn_index"]: turn for turn in every_case[0]["turns"]}
+    failing = min(index for index, turn in turns.items() if not turn["passed"])
+    first, end = spans[failing]
+    cursor = key_at(lines, "ground_truth", first)[0]
+    assert first < cursor < end
+    suite_start = lines.index("test_cases:")
+    case_name = next(x for x in lines[suite_start:] if x.startswith("  - name: ")).split('"')[1]
+    # The page's block, trusted for this test, with the sample's cassette.
+    options = {"trusted": True, "cassettePath": CASSETTE}
+    with kate_session(tmp_path, runtime_dir, agent, line=cursor, column=8, options=options) as kate:
+        traffic = kate.traffic
+        wait_opened(traffic)
+        traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+
+        # Run turn: the failing turn of case 0, as the CLI says.
+        title = f"HoloDeck: Run turn {failing} of case '{case_name}'"
+        command, result = run_from_menu(kate, cursor, title)
+        assert command == {"command": "holodeck.runTurn", "arguments": [uri, 0, failing]}
+        assert result["status"] == "done", result
+        assert result["summary"]["failed"] == 1 and result["summary"]["passed"] == 0, result
+
+        # The turn's result in the file: `holodeck-run` errors in the failing turn only,
+        # naming the argument that differed, on its line.
+        run = traffic.wait(
+            "holodeck-run diagnostics",
+            lambda ms: [
+                d
+                for p in traffic.published()
+                for d in p["diagnostics"]
+                if d.get("source") == "holodeck-run"
+            ],
+        )
+        kate.take_screenshot()
+        assert all(first <= d["range"]["start"]["line"] < end for d in run), run
+        assert all(d["severity"] == 1 for d in run), run
+        reasons = [
+            detail["unmatched_reason"]
+            for detail in turns[failing]["arg_match_details"] or []
+            if detail["unmatched_reason"]
+        ]
+        assert reasons, turns[failing]
+        for reason in reasons:
+            at = [d for d in run if reason in d["message"]]
+            assert at, (reason, run)
+            arg = reason.split("'")[1]  # arg 'column' mismatch: … -> column
+            assert lines[at[0]["range"]["start"]["line"]].strip().startswith(f"{arg}:"), at
+
+        # Run case, then Run all, from the same menu: the CLI's verdicts.
+        command, result = run_from_menu(kate, cursor, f"HoloDeck: Run case '{case_name}'")
+        assert command == {"command": "holodeck.runCase", "arguments": [uri, 0]}
+        assert verdicts(result["results"]) == verdicts(every_case[:1]), result
+        command, result = run_from_menu(kate, cursor, "HoloDeck: Run all test cases")
+        assert command == {"command": "holodeck.runAll", "arguments": [uri]}
+        assert verdicts(result["results"]) == verdicts(every_case), result
