@@ -213,3 +213,63 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
         command, result = run_from_menu(kate, cursor, "HoloDeck: Run all test cases")
         assert command == {"command": "holodeck.runAll", "arguments": [uri]}
         assert verdicts(result["results"]) == verdicts(every_case), result
+
+
+def expected_tool(lines: list[str]) -> tuple[int, int, str]:
+    """(line, column, name) of the first expected_tools entry's name, the column inside it."""
+    line = key_at(lines, "expected_tools", turn_spans(lines)[0][0])[0] + 1
+    name = lines[line].split("name:")[1].strip()
+    return line, lines[line].index(name) + 2, name
+
+
+def test_kate_goes_to_definition_and_finds_references(tmp_path: Path, runtime_dir: Path) -> None:
+    agent = copy_sample(tmp_path)
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    line, column, name = expected_tool(lines)
+    tools = agent.with_name("tools.py").read_text(encoding="utf-8").splitlines()
+    definition = next(i for i, text in enumerate(tools) if text.startswith(f"def {name}("))
+    with kate_session(tmp_path, runtime_dir, agent, line=line, column=column) as kate:
+        traffic = kate.traffic
+        wait_opened(traffic)
+        traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+
+        # LSP Client → Find References (Ctrl+Alt+L): the tool's declaration under `tools:` and
+        # every expected_tools entry naming it.
+        kate.focus()
+        kate.xdotool("key", "ctrl+alt+l")
+        [(params, found)] = traffic.wait(
+            "references answered", lambda ms: traffic.answers("textDocument/references")
+        )
+        assert params["position"] == {"line": line, "character": column}, params
+        found_lines = sorted(r["range"]["start"]["line"] for r in found)
+        expected = [i for i, text in enumerate(lines) if text.strip() == f"- name: {name}"]
+        assert found_lines == expected, (found_lines, expected)
+        assert all(traffic.is_agent(r["uri"]) for r in found), found
+
+        # LSP Client → Go to Definition, from Kate's command bar (Ctrl+Alt+I; the action has
+        # no default shortcut): the server answers tools.py's `def`, and Kate opens it.
+        kate.focus()
+        kate.xdotool("key", "ctrl+alt+i")
+        time.sleep(1)
+        kate.xdotool("type", "--delay", "50", "Go to Definition")
+        time.sleep(1)
+        kate.take_screenshot(tmp_path / "command-bar.png")
+        kate.xdotool("key", "Return")
+        [(params, answer)] = traffic.wait(
+            "definition answered", lambda ms: traffic.answers("textDocument/definition")
+        )
+        assert params["position"] == {"line": line, "character": column}, params
+        [target] = answer if isinstance(answer, list) else [answer]
+        uri = target.get("uri") or target.get("targetUri")
+        assert uri == agent.with_name("tools.py").as_uri(), target
+        where = target.get("range") or target.get("targetSelectionRange")
+        assert where["start"]["line"] == definition, (target, definition)
+        titles: list[str] = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            titles = [title for _, _, title in kate.windows()]
+            if any(title.startswith("tools.py") for title in titles):
+                break
+            time.sleep(0.2)
+        kate.take_screenshot()
+        assert titles and titles[0].startswith("tools.py"), (titles, kate.hint())
