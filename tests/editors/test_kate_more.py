@@ -49,9 +49,11 @@ def diagnostics_with(traffic: Traffic, code: str, after: int) -> list[dict[str, 
 
 
 def saved(path: Path, text: str, kate: Kate) -> None:
-    """Ctrl+S until `path` holds `text`."""
+    """Ctrl+S in Kate's main window (focused again: no window manager gives it back the
+    keyboard after a dialog) until `path` holds `text`."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
+        kate.focus()
         kate.xdotool("key", "ctrl+s")
         stop = time.monotonic() + 3
         while time.monotonic() < stop:
@@ -273,3 +275,62 @@ def test_kate_goes_to_definition_and_finds_references(tmp_path: Path, runtime_di
             time.sleep(0.2)
         kate.take_screenshot()
         assert titles and titles[0].startswith("tools.py"), (titles, kate.hint())
+
+
+def test_kate_renames_a_tool(tmp_path: Path, runtime_dir: Path) -> None:
+    agent = copy_sample(tmp_path)
+    text = agent.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    line, column, name = expected_tool(lines)
+    new_name = "read_table"
+    # Every `name:` of the tool, its declaration's and the expected_tools entries'; its
+    # `function:` (the Python function's name) stays.
+    renamed = "".join(
+        row.replace(f"name: {name}", f"name: {new_name}")
+        if row.strip() == f"- name: {name}"
+        else row
+        for row in text.splitlines(keepends=True)
+    )
+    assert renamed.count(new_name) > 2, renamed
+    with kate_session(tmp_path, runtime_dir, agent, line=line, column=column) as kate:
+        traffic = kate.traffic
+        wait_opened(traffic)
+        traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+        before = traffic.last_version()
+
+        # LSP Client → Rename (F2): Kate's dialog holds the word under the cursor, selected;
+        # the new name typed over it, Return.
+        kate.focus()
+        kate.xdotool("key", "F2")
+        dialog: list[tuple[int, str, str]] = []
+        deadline = time.monotonic() + 30
+        while not dialog and time.monotonic() < deadline:
+            dialog = [w for w in kate.windows() if w[2].startswith("Rename")]
+            time.sleep(0.2)
+        assert dialog, (kate.windows(), kate.hint())
+        kate.xdotool("windowfocus", "--sync", dialog[0][1])
+        kate.xdotool("key", "ctrl+a")
+        kate.xdotool("type", "--delay", "50", new_name)
+        kate.xdotool("key", "Return")
+        [(params, edit)] = traffic.wait(
+            "rename answered", lambda ms: traffic.answers("textDocument/rename")
+        )
+        assert params["newName"] == new_name, params
+        assert params["position"] == {"line": line, "character": column}, params
+        assert edit, edit
+        # Kate applied the edit: the renamed text sent back, and without errors.
+        traffic.wait(
+            "didChange with the renamed text",
+            lambda ms: [t for t in changed_texts(traffic, before) if t == renamed],
+        )
+        traffic.wait(
+            "diagnostics of the renamed text",
+            lambda ms: [
+                p
+                for p in traffic.published(after=before)
+                if p.get("version") == traffic.last_version()
+            ],
+        )
+        last = traffic.published(after=before)[-1]
+        assert not [d for d in last["diagnostics"] if d["severity"] == 1], last
+        saved(agent, renamed, kate)
