@@ -1,13 +1,23 @@
 """More of Kate 22.12 as a real LSP client (the session of test_kate.py: its own Xvfb, the Kate
 block of docs/editors/README.md as settings.json, the server behind lsp_relay.py, keys through
-xdotool), for the features of the page's table test_kate.py leaves out:
+xdotool), for the features of the page's table test_kate.py leaves out; each checked in the
+relay's traffic, and in the saved file or Kate's window where there is something to see:
 
 * a quick fix: a matcher pattern's quotes deleted with BackSpace (`fuzzy: 60.94`, HD102), then
-  Kate's *LSP Client → Quick Fix* (Ctrl+.), which asks for the code actions of the diagnostic
-  under the cursor and applies them: "Quote the value", the text sent back is the sample's,
-  the error clears, and Ctrl+S writes the sample again. (Not a did-you-mean fix such as
-  `fuzy:` → `fuzzy`: Kate 22.12 does not send a diagnostic's `data` back, and without it the
-  server offers no fix — see the report of this test's commit.)"""
+  *LSP Client → Quick Fix* (Ctrl+.), which asks for the code actions of the diagnostic under
+  the cursor and applies them: "Quote the value", the text sent back is the sample's, the error
+  clears, and Ctrl+S writes the sample again. Not a did-you-mean fix (`fuzy:` → `fuzzy`): Kate
+  22.12 sends a diagnostic back without its `data` (it does not announce
+  `publishDiagnostics.dataSupport`), and without `data` the server offers no such fix.
+* runs, trusted with the sample's cassette: *LSP Client → Code Action* (Alt+Return) in case 0,
+  the entry picked from Kate's menu with the keyboard — Run turn (the failing turn: its
+  `holodeck-run` diagnostics published, on the argument that differed), Run case, Run all —
+  each answered with the verdicts of `holodeck-lsp run --replay` of the same cassette.
+* on an expected_tools name: *Find References* (Ctrl+Alt+L) gets the tool's declaration and
+  entries; *Go to Definition* (no default shortcut: through Kate's command bar, Ctrl+Alt+I)
+  gets tools.py's `def`, and Kate shows tools.py; *Rename* (F2, Kate's dialog) renames every
+  `name:` of the tool, and the file is saved so.
+"""
 
 from __future__ import annotations
 
