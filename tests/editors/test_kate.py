@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -194,40 +193,146 @@ class Traffic:
         return max(versions, default=0)
 
 
-@pytest.fixture
-def runtime_dir() -> Iterator[Path]:
-    """Kate's XDG_RUNTIME_DIR, directly under the temporary folder: KIO puts its Unix sockets
-    there, whose paths must fit in 108 bytes — under pytest-xdist `tmp_path` is too deep, and
-    Kate then shows an "Error" box that takes the keyboard."""
-    with tempfile.TemporaryDirectory(prefix="kate-") as folder:
-        yield Path(folder)
-
-
-def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
-    tmp_path: Path, runtime_dir: Path
-) -> None:
-    binaries = tools()
+def copy_sample(tmp_path: Path) -> Path:
+    """A copy of sample/financial-assistant under tmp_path; its agent.yaml."""
     suite = tmp_path / "financial-assistant"
     shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
-    agent = suite / "agent.yaml"
-    text = agent.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    provider = next(
-        i for i, line in enumerate(lines) if line.startswith("model: {provider: ollama")
-    )
-    after_ollama = lines[provider].index("ollama") + len("ollama")
-    fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", turn_spans(lines)[0][0])
+    return suite / "agent.yaml"
 
-    # The page's block, its command run through the relay (Kate starts it with this HOME).
+
+class Kate:
+    """A running Kate on its own X display, and what the test sees of it: the relay's
+    traffic, its windows, keys and the mouse through xdotool."""
+
+    def __init__(self, tmp_path: Path, binaries: dict[str, str], env: dict[str, str]) -> None:
+        self.binaries = binaries
+        self.env = env
+        self.log = tmp_path / "kate.log"
+        self.screenshot = tmp_path / "kate.png"
+        self.traffic_log = tmp_path / "lsp-traffic.jsonl"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.traffic: Traffic  # set by kate_session
+
+    def hint(self) -> str:
+        text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+        shot = f"screenshot: {self.screenshot}" if self.screenshot.exists() else "no screenshot"
+        return f"traffic: {self.traffic_log}; {shot}; Kate's output:\n{text[-2000:]}"
+
+    def xdotool(self, *args: str) -> None:
+        subprocess.run([self.binaries["xdotool"], *args], env=self.env, check=True, timeout=TIMEOUT)
+
+    def ask_xdotool(self, *args: str) -> str:
+        """xdotool's output (empty when it fails: no such window)."""
+        return subprocess.run(
+            [self.binaries["xdotool"], *args],
+            env=self.env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        ).stdout  # fmt: skip
+
+    def take_screenshot(self, path: Path | None = None) -> None:
+        """A debugging aid, when ImageMagick is there."""
+        if shutil.which("import"):
+            subprocess.run(
+                ["import", "-window", "root", str(path or self.screenshot)],
+                env=self.env,
+                timeout=TIMEOUT,
+                check=False,
+            )
+
+    def windows(self) -> list[tuple[int, str, str]]:
+        """Kate's visible windows, largest first: (area, id, name)."""
+        assert self.process is not None
+        found = self.ask_xdotool("search", "--onlyvisible", "--pid", str(self.process.pid))
+        listed = []
+        for window in found.split():
+            described = self.ask_xdotool(
+                "getwindowname", window, "getwindowgeometry", "--shell", window
+            )
+            name, _, shell = described.partition("\n")
+            fields = dict(line.split("=", 1) for line in shell.split() if "=" in line)
+            area = int(fields.get("WIDTH", 0)) * int(fields.get("HEIGHT", 0))
+            listed.append((area, window, name))
+        return sorted(listed, reverse=True)
+
+    def focus(self) -> list[tuple[int, str, str]]:
+        """Under Xvfb there is no window manager to give Kate the keyboard, and a loaded
+        machine may draw the window after the server has the file: wait for Kate's main window
+        (its largest), rest the pointer on it and focus it by hand. Kate's windows."""
+        seen: list[tuple[int, str, str]] = []
+        deadline = time.monotonic() + TIMEOUT
+        while not (seen := self.windows()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if seen:
+            main = seen[0][1]
+            # Over the menu bar: no hover request, and the keyboard follows the pointer
+            # should the focus be PointerRoot.
+            self.xdotool("mousemove", "--window", main, "60", "8")
+            self.xdotool("windowfocus", "--sync", main)
+        return seen
+
+    def type_into_kate(self, text: str, version: int, *, keys: bool = False) -> None:
+        """Type `text` into Kate's editor (see `focus`) — with `keys`, press the xdotool key
+        names it holds (`BackSpace`) —, again only when no keystroke reached the document (no
+        didChange after `version`) within a few seconds."""
+        seen: list[tuple[int, str, str]] = []
+        for _ in range(4):
+            if seen := self.focus():
+                if keys:
+                    self.xdotool("key", "--delay", "50", *text.split())
+                else:
+                    self.xdotool("type", "--delay", "50", text)
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline:
+                if self.traffic.last_version() > version:
+                    return
+                time.sleep(0.1)
+        focused = subprocess.run(
+            [self.binaries["xdotool"], "getwindowfocus", "getwindowname"],
+            env=self.env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        pytest.fail(
+            f"no keystroke reached Kate's document; Kate's windows (area, id, name): {seen}; "
+            f"focused: {focused.stdout.strip() or focused.stderr.strip()!r}; {self.hint()}"
+        )
+
+    def go_to_line(self, line: int) -> None:
+        """Ctrl+G and the 1-based number of the 0-based `line`: the cursor at its start."""
+        self.xdotool("key", "ctrl+g")
+        self.xdotool("type", "--delay", "30", str(line + 1))
+        self.xdotool("key", "Return", "Home", "Home")
+
+
+@contextlib.contextmanager
+def kate_session(
+    tmp_path: Path,
+    runtime_dir: Path,
+    agent: Path,
+    *,
+    line: int,
+    column: int,
+    options: dict[str, Any] | None = None,
+) -> Iterator[Kate]:
+    """Kate on its own Xvfb, configured with the page's Kate block (its command through the
+    relay; `initializationOptions` replaced by `options` when given), `agent` opened with the
+    cursor at 0-based (`line`, `column`); stopped, with its X server, on leaving."""
+    binaries = tools()
     settings = kate_block()
     entry = settings["servers"]["yaml"]
     assert entry["command"][0] == "holodeck-lsp", entry
-    assert entry["initializationOptions"] == {"trusted": False}, entry
-    traffic_log = tmp_path / "lsp-traffic.jsonl"
+    if options is not None:
+        entry["initializationOptions"] = options
+    (tmp_path / "home").mkdir(exist_ok=True)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DBUS_", "XDG_", "WAYLAND", "KDE", "QT_"))
+    }
+    kate = Kate(tmp_path, binaries, env)
+    kate.traffic = Traffic(kate.traffic_log, agent, kate.hint)
+    # The page's block, its command run through the relay (Kate starts it with this HOME).
     command = [
         sys.executable,
         str(RELAY),
-        str(traffic_log),
+        str(kate.traffic_log),
         installed_server(),
         *entry["command"][1:],
     ]
@@ -240,123 +345,40 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
     (config / "katerc").write_text(
         f"[lspclient]\nAllowedServerCommandLines={' '.join(command)}\n", encoding="utf-8"
     )
-    runtime = runtime_dir  # mode 0700, as XDG_RUNTIME_DIR must be
-    (tmp_path / "home").mkdir()
-
     xvfb, display = start_xvfb(binaries["Xvfb"], binaries["xdotool"], tmp_path / "xvfb.log")
-    kate_log = tmp_path / "kate.log"
-    screenshot = tmp_path / "kate.png"
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DBUS_", "XDG_", "WAYLAND", "KDE", "QT_"))
-    }
     env.update(
         HOME=str(tmp_path / "home"),
         XDG_CONFIG_HOME=str(config),
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_RUNTIME_DIR=str(runtime),
+        XDG_RUNTIME_DIR=str(runtime_dir),  # mode 0700, as XDG_RUNTIME_DIR must be
         DISPLAY=display,
         QT_QPA_PLATFORM="xcb",
     )
-
-    def hint() -> str:
-        tail = kate_log.read_text(encoding="utf-8", errors="replace")[-2000:]
-        shot = f"screenshot: {screenshot}" if screenshot.exists() else "no screenshot"
-        return f"traffic: {traffic_log}; {shot}; Kate's output:\n{tail}"
-
-    def xdotool(*args: str) -> None:
-        subprocess.run([binaries["xdotool"], *args], env=env, check=True, timeout=TIMEOUT)
-
-    def take_screenshot() -> None:  # a debugging aid, when ImageMagick is there
-        if shutil.which("import"):
-            subprocess.run(
-                ["import", "-window", "root", str(screenshot)],
-                env=env,
-                timeout=TIMEOUT,
-                check=False,
-            )
-
-    traffic = Traffic(traffic_log, agent, hint)
-
-    def windows() -> list[tuple[int, str, str]]:
-        """Kate's visible windows, largest first: (area, id, name)."""
-        found = subprocess.run(
-            [binaries["xdotool"], "search", "--onlyvisible", "--pid", str(kate.pid)],
-            env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        ).stdout.split()  # fmt: skip
-        listed = []
-        for window in found:
-            asked = ["getwindowname", window, "getwindowgeometry", "--shell", window]
-            described = subprocess.run(
-                [binaries["xdotool"], *asked],
-                env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
-            ).stdout  # fmt: skip
-            name, _, shell = described.partition("\n")
-            fields = dict(line.split("=", 1) for line in shell.split() if "=" in line)
-            area = int(fields.get("WIDTH", 0)) * int(fields.get("HEIGHT", 0))
-            listed.append((area, window, name))
-        return sorted(listed, reverse=True)
-
-    def type_into_kate(text: str, version: int) -> None:
-        """Type `text` into Kate's editor. Under Xvfb there is no window manager to give
-        Kate the keyboard, and a loaded machine may draw the window after the server has the
-        file: wait for Kate's main window (its largest), rest the pointer on it and focus it
-        by hand, and type again only when no keystroke reached the document (no didChange
-        after `version`) within a few seconds."""
-        seen: list[tuple[int, str, str]] = []
-        for _ in range(4):
-            deadline = time.monotonic() + TIMEOUT
-            while not (seen := windows()) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            if seen:
-                main = seen[0][1]
-                # Over the menu bar: no hover request, and the keyboard follows the pointer
-                # should the focus be PointerRoot.
-                xdotool("mousemove", "--window", main, "60", "8")
-                xdotool("windowfocus", "--sync", main)
-                xdotool("type", "--delay", "50", text)
-            deadline = time.monotonic() + 8
-            while time.monotonic() < deadline:
-                if traffic.last_version() > version:
-                    return
-                time.sleep(0.1)
-        focused = subprocess.run(
-            [binaries["xdotool"], "getwindowfocus", "getwindowname"],
-            env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        )  # fmt: skip
-        pytest.fail(
-            f"no keystroke reached Kate's document; Kate's windows (area, id, name): {seen}; "
-            f"focused: {focused.stdout.strip() or focused.stderr.strip()!r}; {hint()}"
-        )
-
-    # -l / -c are 1-based: the cursor lands right after `ollama`.
-    with kate_log.open("wb") as output:
-        kate = subprocess.Popen(
-            [
-                binaries["kate"],
-                "-n",
-                "-l",
-                str(provider + 1),
-                "-c",
-                str(after_ollama + 1),
-                "agent.yaml",
-            ],
-            cwd=suite,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=output,
-            start_new_session=True,
-        )
     try:
-        # Kate started our server for the YAML file and opened it: its first check is clean.
-        initialize = traffic.wait(
-            "initialize",
-            lambda ms: next((m for s, m in ms if m.get("method") == "initialize"), None),
-        )
-        opened = traffic.wait(
+        # -l / -c are 1-based.
+        with kate.log.open("wb") as output:
+            kate.process = subprocess.Popen(
+                [binaries["kate"], "-n", "-l", str(line + 1), "-c", str(column + 1), agent.name],
+                cwd=agent.parent,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,
+            )
+        try:
+            yield kate
+        finally:
+            stop_kate(kate.process)
+    finally:
+        stop(xvfb)
+
+
+def wait_opened(traffic: Traffic) -> list[dict[str, Any]]:
+    """The didOpen of the agent file Kate sent (once its server was initialized)."""
+    return list(
+        traffic.wait(
             "didOpen of agent.yaml",
             lambda ms: [
                 m
@@ -365,6 +387,32 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
                 and traffic.is_agent(m["params"]["textDocument"]["uri"])
             ],
         )
+    )
+
+
+def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    agent = copy_sample(tmp_path)
+    text = agent.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    provider = next(
+        i for i, line in enumerate(lines) if line.startswith("model: {provider: ollama")
+    )
+    after_ollama = lines[provider].index("ollama") + len("ollama")
+    fuzzy_line, fuzzy_column = key_at(lines, "fuzzy", turn_spans(lines)[0][0])
+    # The page's block as it is: untrusted.
+    assert kate_block()["servers"]["yaml"]["initializationOptions"] == {"trusted": False}
+
+    # The cursor lands right after `ollama`.
+    with kate_session(tmp_path, runtime_dir, agent, line=provider, column=after_ollama) as kate:
+        traffic, xdotool = kate.traffic, kate.xdotool
+        # Kate started our server for the YAML file and opened it: its first check is clean.
+        initialize = traffic.wait(
+            "initialize",
+            lambda ms: next((m for s, m in ms if m.get("method") == "initialize"), None),
+        )
+        opened = wait_opened(traffic)
         assert opened[0]["params"]["textDocument"]["languageId"] == "yaml", opened
         assert opened[0]["params"]["textDocument"]["text"] == text
         first = traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
@@ -391,7 +439,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
 
         # A typo in `provider:`, typed: HD103 on its line, then undone: cleared.
         before = traffic.last_version()
-        type_into_kate("x", before)
+        kate.type_into_kate("x", before)
         [fault] = traffic.wait(
             "HD103 for the typed typo",
             lambda ms: [
@@ -401,7 +449,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
                 if d["code"] == "HD103"
             ][:1],
         )
-        take_screenshot()
+        kate.take_screenshot()
         assert fault["range"]["start"]["line"] == provider, fault
         assert fault["range"]["end"]["character"] == after_ollama + 1, fault
         assert "'ollamax'" in fault["message"] and "did you mean 'ollama'" in fault["message"], (
@@ -415,14 +463,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
         )
 
         # Resting the mouse on the text: Kate asks for hover, our answer names the key under it.
-        window = subprocess.run(
-            [binaries["xdotool"], "search", "--name", "agent.yaml", "getwindowgeometry", "--shell"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=True,
-        ).stdout
+        window = kate.ask_xdotool("search", "--name", "agent.yaml", "getwindowgeometry", "--shell")
         geometry = dict(line.split("=", 1) for line in window.split() if "=" in line)
         width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
         x = int(geometry["X"]) + width // 6
@@ -438,7 +479,7 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
             hovered = [(p, r) for p, r in traffic.answers("textDocument/hover") if r]
             if hovered:
                 break
-        assert hovered, f"no hover answered while the mouse crossed the text; {hint()}"
+        assert hovered, f"no hover answered while the mouse crossed the text; {kate.hint()}"
         position, answer = hovered[0][0]["position"], hovered[0][1]
         line = lines[position["line"]]
         words = [
@@ -449,9 +490,8 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
         assert words and f"`{words[0]}`" in answer["contents"]["value"], (position, line, answer)
 
         # Ctrl+Space after `fu` typed over a `fuzzy:` key: the matcher kinds.
-        xdotool("key", "ctrl+g")
-        xdotool("type", "--delay", "30", str(fuzzy_line + 1))
-        xdotool("key", "Return", "End", "shift+Home")
+        kate.go_to_line(fuzzy_line)
+        xdotool("key", "End", "shift+Home")
         xdotool("type", "--delay", "50", "fu")
         xdotool("key", "ctrl+space")
         completed = traffic.wait(
@@ -465,6 +505,3 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
         )
         # The server answers the matcher kinds; Kate narrows the list to what starts with `fu`.
         assert {item["label"] for item in completed[0][1]["items"]} == {"fuzzy", "regex"}
-    finally:
-        stop_kate(kate)
-        stop(xvfb)
