@@ -124,6 +124,36 @@ def test_kate_applies_a_quick_fix(tmp_path: Path, runtime_dir: Path) -> None:
         )
         saved(agent, text, kate)
 
+        # A did-you-mean fix: its suggestion travels in the diagnostic's `data`, which Kate
+        # does not send back — the server takes it from its own last check. `fuzzy` loses a
+        # `z` (HD125, a misspelt matcher kind); Ctrl+. offers and applies "Change to 'fuzzy'".
+        clean = traffic.last_version()
+        kate.focus()
+        kate.go_to_line(line)
+        kate.type_into_kate("End Home Right Right Delete", clean, keys=True)
+        [misspelt] = traffic.wait(
+            "HD125 for fuzy", lambda ms: diagnostics_with(traffic, "HD125", clean)[:1]
+        )
+        assert changed_texts(traffic, clean)[-1].splitlines()[line].lstrip().startswith("fuzy:")
+        asked_before = len(traffic.answers("textDocument/codeAction"))
+        typo = traffic.last_version()
+        kate.xdotool("key", "ctrl+period")
+        [(params, offered)] = traffic.wait(
+            "codeAction answered with the did-you-mean fix",
+            lambda ms: [
+                (p, r) for p, r in traffic.answers("textDocument/codeAction")[asked_before:] if r
+            ][:1],
+        )
+        sent = params["context"]["diagnostics"]
+        assert [d["code"] for d in sent] == ["HD125"] and "data" not in sent[0], sent
+        assert misspelt.get("data"), misspelt  # what the server had published
+        assert [a["title"] for a in offered] == ["Change to 'fuzzy'"], offered
+        traffic.wait(
+            "didChange back to the sample's text",
+            lambda ms: [t for t in changed_texts(traffic, typo) if t == text],
+        )
+        saved(agent, text, kate)
+
 
 def run_from_menu(kate: Kate, line: int, title: str) -> tuple[dict[str, Any], Any]:
     """LSP Client → Code Action (Alt+Return) with the cursor on `line`: Kate asks for the

@@ -2,7 +2,9 @@
 for a code with more than one fixable diagnostic, and the single-turn -> `turns:` refactor.
 
 The client sends back the diagnostics it shows for the range; each of ours carries `code` and
-`data` (`suggestion`, `expected`, …), which say which fix applies. The fixes themselves are
+`data` (`suggestion`, `expected`, …), which say which fix applies. A client that drops `data`
+(it need not keep it without `publishDiagnostics.dataSupport`: Kate 22.12) gets it back from
+the same diagnostic (code, range, message) of the document's last check. The fixes themselves are
 text edits computed from the document's current text (`quick_fixes`), off the event loop, and
 are converted here to the client's position encoding and workspace-edit flavour:
 `documentChanges` (with `CreateFile` for a new grader module) when the client supports them,
@@ -17,6 +19,7 @@ guarded on its own, so a failing one never hides the fixes.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,6 +238,32 @@ def _file_diagnostics(
     return items
 
 
+def _with_data(
+    sent: Sequence[types.Diagnostic], checked: Sequence[types.Diagnostic]
+) -> list[types.Diagnostic]:
+    """The client's diagnostics, each of ours that came back without `data` given the data
+    of the same diagnostic from the last check."""
+    restored = []
+    for diagnostic in sent:
+        if diagnostic.data is None and _ours(diagnostic):
+            same = next(
+                (
+                    known
+                    for known in checked
+                    if known.data is not None
+                    and known.code == diagnostic.code
+                    and known.range == diagnostic.range
+                    and known.message == diagnostic.message
+                ),
+                None,
+            )
+            if same is not None:
+                diagnostic = copy.copy(diagnostic)
+                diagnostic.data = same.data
+        restored.append(diagnostic)
+    return restored
+
+
 def actions_for(
     server: HolodeckServer, engine: DiagnosticsEngine, params: types.CodeActionParams
 ) -> tuple[_Request, _EditBuilder] | None:
@@ -243,14 +272,15 @@ def actions_for(
     if document is None:
         return None
     only = params.context.only
+    checked = _file_diagnostics(engine, uri, document.source, document.version)
     request = _Request(
         uri=uri,
         text=document.source,
         version=document.version,
         encoding=server.position_encoding,
         agent_dir=_agent_dir(engine, uri),
-        diagnostics=list(params.context.diagnostics),
-        file_diagnostics=_file_diagnostics(engine, uri, document.source, document.version),
+        diagnostics=_with_data(params.context.diagnostics, checked),
+        file_diagnostics=checked,
         cursor=params.range.start,
         want_fixes=_wanted(only, types.CodeActionKind.QuickFix),
         want_refactor=_wanted(only, types.CodeActionKind.RefactorRewrite),

@@ -489,3 +489,31 @@ async def test_fix_all_of_one_code(client: LanguageClient, tmp_path: Path) -> No
     quick = [types.CodeActionKind.QuickFix]
     again = await actions(client, document, hd120.range, [hd120], only=quick)
     assert [a.title for a in again] == ["Match this text literally"]
+
+
+async def test_a_diagnostic_sent_back_without_its_data_still_gets_its_fix(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Kate 22.12 sends our diagnostics back without `data` (where the suggestion is): the
+    server takes it from the same diagnostic of its last check."""
+    await start(client, tmp_path)
+    text = HEADER.replace("provider: openai", "provider: openia") + "test_cases:\n  - input: q\n"
+    document = open_file(client, tmp_path / "agent.yaml", text)
+    published = await wait_for(client, document, lambda p: p.version == 1)
+    [typo] = [d for d in published.diagnostics if d.code == "HD103"]
+    assert typo.data is not None
+    stripped = types.Diagnostic(
+        range=typo.range, message=typo.message, severity=typo.severity, code=typo.code,
+        source=typo.source,
+    )  # fmt: skip
+    offered = await actions(client, document, typo.range, [stripped])
+    assert [a.title for a in offered if a.kind == types.CodeActionKind.QuickFix] == [
+        "Change to 'openai'"
+    ]
+    # A diagnostic the server never published (another range) gets no made-up data.
+    elsewhere = types.Diagnostic(
+        range=types.Range(types.Position(0, 0), types.Position(0, 1)), message=typo.message,
+        code=typo.code, source=typo.source,
+    )  # fmt: skip
+    assert [a for a in await actions(client, document, elsewhere.range, [elsewhere])
+            if a.kind == types.CodeActionKind.QuickFix] == []  # fmt: skip
