@@ -1,7 +1,9 @@
 """Run code actions for editors without code lenses (Helix, Emacs eglot, Kate, …): with the
 cursor in a test case, `textDocument/codeAction` also offers **HoloDeck: Run turn N**, **Run
 case** and **Run all** — the very `workspace/executeCommand` commands and arguments the
-lenses carry (`lenses.code_lenses`), so every editor can run a turn.
+lenses carry (`lenses.code_lenses`), so every editor can run a turn. While a run of the file
+goes, the only action is **HoloDeck: Cancel the run** (`holodeck.cancelRun`; another run
+would be refused as busy), so every editor can stop one too.
 
 They are offered only to clients that do not announce `textDocument.codeLens` (a client that
 shows the lenses would get the same buttons twice, as a lightbulb on every line of a suite),
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from holodeck_lsp.server.documents.parsed import parsed_documents
-from holodeck_lsp.server.runs.arguments import RUN_ALL, RUN_CASE, RUN_TURN
+from holodeck_lsp.server.runs.arguments import CANCEL_RUN, RUN_ALL, RUN_CASE, RUN_TURN
 from holodeck_lsp.server.runs.lenses import run_refusal
 from holodeck_lsp.server.runs.state import Runner
 
@@ -62,6 +64,8 @@ async def run_actions(runner: Runner, params: types.CodeActionParams) -> list[ty
     if params.context.only or _client_shows_lenses(runner):
         return []
     uri = params.text_document.uri
+    if uri in runner.running:
+        return [types.Command(title=PREFIX + "Cancel the run", command=CANCEL_RUN, arguments=[uri])]
     if runner.agent_of(uri) is None or run_refusal(runner, uri) is not None:
         return []
     parsed = await parsed_documents(runner.server).get(uri)

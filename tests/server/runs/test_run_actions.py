@@ -5,6 +5,7 @@ when the run would be refused, none under an `only` filter."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from tests.server.runs.run_suite import (
     ARG_B_LINE,
     CASES_LINE,
     SINGLE_LINE,
+    SLOW_GRADER,
     TURN0_LINE,
     hints,
     lenses,
@@ -126,3 +128,28 @@ async def test_a_client_that_shows_lenses_gets_no_run_actions(
     await wait_for(client, document_uri)
     assert await lenses(client, document_uri)  # it has the lenses instead
     assert commands(await actions_at(client, document_uri, ARG_B_LINE)) == []
+
+
+async def test_while_a_run_goes_the_only_action_cancels_it(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """An editor without lenses (and without our palette command) can stop a run too."""
+    document_uri = await start(client, tmp_path, trusted=True)
+    (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
+    text = AGENT.replace(
+        '        ground_truth: "10"\n',
+        '        ground_truth: "10"\n        evaluations:\n'
+        "          - type: code\n            grader: slow_grader:slow\n",
+    )
+    change_file(client, document_uri, text, version=2)
+    await wait_for(client, document_uri, lambda p: p.version == 2)
+    running = asyncio.ensure_future(run(client, "holodeck.runCase", document_uri, 0))
+    while not any(client.progress_reports.values()):
+        await asyncio.sleep(0.001)
+    offered = commands(await actions_at(client, document_uri, TURN0_LINE))
+    assert offered == [("HoloDeck: Cancel the run", "holodeck.cancelRun", [document_uri])]
+    assert await run(client, offered[0][1], *offered[0][2]) == {"status": "cancelling"}
+    assert (await running)["status"] == "cancelled"
+    # Over: the run actions are back.
+    after = commands(await actions_at(client, document_uri, TURN0_LINE))
+    assert [title for title, _, _ in after][-1] == "HoloDeck: Run all test cases"
