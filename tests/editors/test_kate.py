@@ -505,3 +505,10 @@ def test_kate_starts_the_documented_server_and_shows_its_diagnostics(
         )
         # The server answers the matcher kinds; Kate narrows the list to what starts with `fu`.
         assert {item["label"] for item in completed[0][1]["items"]} == {"fuzzy", "regex"}
+
+        # Our initialize answer offers document links; Kate 22.12 has none to show, and never
+        # asks (the capability table says so).
+        [(_, welcome)] = traffic.answers("initialize")
+        assert "documentLinkProvider" in welcome["capabilities"], welcome
+        asked = {m.get("method") for sender, m in traffic.messages() if sender == "client"}
+        assert "textDocument/documentLink" not in asked, sorted(filter(None, asked))
