@@ -6,13 +6,22 @@ relay's traffic, and in the saved file or Kate's window where there is something
 * a quick fix: a matcher pattern's quotes deleted with BackSpace (`fuzzy: 60.94`, HD102), then
   *LSP Client → Quick Fix* (Ctrl+.), which asks for the code actions of the diagnostic under
   the cursor and applies them: "Quote the value", the text sent back is the sample's, the error
-  clears, and Ctrl+S writes the sample again. Not a did-you-mean fix (`fuzy:` → `fuzzy`): Kate
-  22.12 sends a diagnostic back without its `data` (it does not announce
-  `publishDiagnostics.dataSupport`), and without `data` the server offers no such fix.
+  clears, and Ctrl+S writes the sample again; then a did-you-mean fix (`fuzy:` → `fuzzy`,
+  HD125), although Kate 22.12 sends the diagnostic back without its `data` (it does not
+  announce `publishDiagnostics.dataSupport`): the server takes the suggestion from its own
+  last check.
 * runs, trusted with the sample's cassette: *LSP Client → Code Action* (Alt+Return) in case 0,
   the entry picked from Kate's menu with the keyboard — Run turn (the failing turn: its
   `holodeck-run` diagnostics published, on the argument that differed), Run case, Run all —
   each answered with the verdicts of `holodeck-lsp run --replay` of the same cassette.
+* cancelling a run: with a slow code grader added to case 0, Run all from the menu, then, while
+  it runs, the same menu offers only "HoloDeck: Cancel the run": picked, Kate executes
+  `holodeck.cancelRun` (`{"status": "cancelling"}`), the Run all is answered promptly as
+  `cancelled`, and the run's `$/progress` (Kate declares `window.workDoneProgress`) ends with
+  "(cancelled)".
+* regression marks: two runs stored by the CLI (run_suite's suite; a good cassette, then a bad
+  one), the mouse rested on the `input:` of a turn that passed before and fails now: the hover
+  says "⇣ Regressed" against the first run.
 * on an expected_tools name: *Find References* (Ctrl+Alt+L) gets the tool's declaration and
   entries; *Go to Definition* (no default shortcut: through Kate's command bar, Ctrl+Alt+I)
   gets tools.py's `def`, and Kate shows tools.py; *Rename* (F2, Kate's dialog) renames every
@@ -21,6 +30,8 @@ relay's traffic, and in the saved file or Kate's window where there is something
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +46,8 @@ from tests.editors.test_kate import (
     wait_opened,
 )
 from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans
+from tests.server.runs.run_suite import TURN0_LINE, write_suite
+from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
 
 pytestmark = pytest.mark.slow  # a real Kate, X server and language server
 
@@ -155,13 +168,43 @@ def test_kate_applies_a_quick_fix(tmp_path: Path, runtime_dir: Path) -> None:
         saved(agent, text, kate)
 
 
-def run_from_menu(kate: Kate, line: int, title: str) -> tuple[dict[str, Any], Any]:
+def commands_sent(traffic: Traffic) -> list[dict[str, Any]]:
+    """Every workspace/executeCommand request Kate sent, answered or not."""
+    return [
+        m
+        for sender, m in traffic.messages()
+        if sender == "client" and m.get("method") == "workspace/executeCommand"
+    ]
+
+
+def answer_to(traffic: Traffic, request: dict[str, Any]) -> tuple[float, Any] | None:
+    """When (the relay's clock) and what the server answered Kate's `request`, if it has.
+    Only the server's answers to Kate come from the server without a `method`."""
+    for line in traffic.log.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:  # being written
+            continue
+        message = entry["message"]
+        if (
+            entry["from"] == "server"
+            and "method" not in message
+            and message.get("id") == request["id"]
+        ):
+            return entry["time"], message.get("result")
+    return None
+
+
+def pick_from_menu(
+    kate: Kate, line: int, title: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """LSP Client → Code Action (Alt+Return) with the cursor on `line`: Kate asks for the
     actions of that line and shows them in a menu, opened with no entry selected; Down to the
-    entry `title`, Return. The executeCommand Kate sent and the server's answer."""
+    entry `title`, Return. The actions offered (all commands: the run actions, or while a run
+    goes its cancel) and the executeCommand request Kate sent, which may be unanswered."""
     traffic = kate.traffic
     asked_before = len(traffic.answers("textDocument/codeAction"))
-    ran_before = len(traffic.answers("workspace/executeCommand"))
+    sent_before = len(commands_sent(traffic))
     kate.focus()
     kate.xdotool("key", "alt+Return")
     asked = traffic.wait(
@@ -176,12 +219,22 @@ def run_from_menu(kate: Kate, line: int, title: str) -> tuple[dict[str, Any], An
     time.sleep(1)  # the answer drawn in the menu, in place of "Loading..."
     kate.take_screenshot(kate.screenshot.with_name("menu.png"))
     kate.xdotool("key", "--delay", "100", *["Down"] * (titles.index(title) + 1), "Return")
-    executed = traffic.wait(
-        f"workspace/executeCommand of {title!r} answered",
-        lambda ms: traffic.answers("workspace/executeCommand")[ran_before:],
+    sent = traffic.wait(
+        f"workspace/executeCommand of {title!r} sent",
+        lambda ms: commands_sent(traffic)[sent_before:],
     )
-    assert len(executed) == 1, executed
-    return executed[0][0], executed[0][1]
+    assert len(sent) == 1, sent
+    return offered, sent[0]
+
+
+def run_from_menu(kate: Kate, line: int, title: str) -> tuple[dict[str, Any], Any]:
+    """`pick_from_menu`, and the server's answer: the executeCommand's params and result."""
+    _, request = pick_from_menu(kate, line, title)
+    _, result = kate.traffic.wait(
+        f"workspace/executeCommand of {title!r} answered",
+        lambda ms: answer_to(kate.traffic, request),
+    )
+    return request["params"], result
 
 
 def verdicts(results: list[dict[str, Any]]) -> list[tuple[str, bool, list[bool]]]:
@@ -255,6 +308,112 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
         command, result = run_from_menu(kate, cursor, "HoloDeck: Run all test cases")
         assert command == {"command": "holodeck.runAll", "arguments": [uri]}
         assert verdicts(result["results"]) == verdicts(every_case), result
+
+
+#: How long the grader added for the cancel test takes on each turn of case 0 (5 turns).
+GRADE_SECONDS = 5
+SLOW_GRADER = f"""import time
+from pathlib import Path
+
+
+def slow(context):
+    Path(__file__).with_name("grading.started").touch()
+    time.sleep({GRADE_SECONDS})
+    return True
+"""
+
+
+def with_slow_grader(agent: Path) -> int:
+    """A code grader taking GRADE_SECONDS added to every turn of the copied sample's case 0
+    (graded turn by turn: the case runs for 5 * GRADE_SECONDS or more). The number of turns."""
+    (agent.parent / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
+    lines = agent.read_text(encoding="utf-8").splitlines(keepends=True)
+    cases = lines.index("test_cases:\n")
+    first = next(i for i in range(cases, len(lines)) if lines[i].startswith("  - name:"))
+    end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("  - name:"))
+    grader = (
+        '        evaluations:\n          - type: code\n            grader: "slow_grader:slow"\n'
+    )
+    graded = [i for i in range(first, end) if lines[i].startswith("        ground_truth:")]
+    for i in reversed(graded):
+        lines.insert(i + 1, grader)
+    agent.write_text("".join(lines), encoding="utf-8")
+    return len(graded)
+
+
+def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_dir: Path) -> None:
+    agent = copy_sample(tmp_path)
+    turns = with_slow_grader(agent)
+    assert turns == 5, turns
+    started = agent.with_name("grading.started")
+    uri = agent.as_uri()
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    cursor = key_at(lines, "ground_truth", turn_spans(lines)[0][0])[0]
+    cases = lines[lines.index("test_cases:") :]
+    case_count = sum(1 for line in cases if line.startswith("  - name: "))
+    options = {"trusted": True, "cassettePath": CASSETTE}
+    with kate_session(tmp_path, runtime_dir, agent, line=cursor, column=8, options=options) as kate:
+        traffic = kate.traffic
+        initialize = traffic.wait(
+            "initialize",
+            lambda ms: next((m for s, m in ms if m.get("method") == "initialize"), None),
+        )
+        wait_opened(traffic)
+        traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+
+        # Run all from the menu; its answer waits for the run's end.
+        _, run_request = pick_from_menu(kate, cursor, "HoloDeck: Run all test cases")
+        assert run_request["params"] == {"command": "holodeck.runAll", "arguments": [uri]}
+        traffic.wait("the slow grader grading", lambda ms: started.exists())
+        assert answer_to(traffic, run_request) is None, "the run ended before the cancel"
+
+        # While it runs, the menu offers the cancel alone; picked, Kate executes it.
+        offered, cancel_request = pick_from_menu(kate, cursor, "HoloDeck: Cancel the run")
+        assert offered == [
+            {
+                "title": "HoloDeck: Cancel the run",
+                "command": "holodeck.cancelRun",
+                "arguments": [uri],
+            }
+        ], offered
+        assert cancel_request["params"] == {"command": "holodeck.cancelRun", "arguments": [uri]}
+        cancelled_at, cancelling = traffic.wait(
+            "holodeck.cancelRun answered", lambda ms: answer_to(traffic, cancel_request)
+        )
+        assert cancelling == {"status": "cancelling"}, cancelling
+        ended_at, result = traffic.wait(
+            "holodeck.runAll answered", lambda ms: answer_to(traffic, run_request)
+        )
+        kate.take_screenshot()
+        assert result["status"] == "cancelled", result
+        # Promptly: once the turn being graded is (GRADE_SECONDS at most), not after the
+        # skipped turns' graders and the other cases.
+        assert ended_at - cancelled_at < GRADE_SECONDS + 3, (ended_at, cancelled_at)
+        case, *others = result["results"]
+        assert len(others) == case_count - 1, result["results"]
+        skipped = [turn for turn in case["turns"] if turn["skipped"]]
+        assert skipped and all("cancelled" in turn["errors"][0] for turn in skipped), case
+        for other in others:  # never begun: each turn skipped (`[turn 1] skipped: cancelled`)
+            errors = other["errors"]
+            assert not other["passed"] and other.get("agent_response") is None, other
+            assert errors and all(e.endswith("skipped: cancelled") for e in errors), other
+        assert result["summary"]["passed"] == 0, result["summary"]
+
+        # The run's $/progress, when Kate takes it (it declares window.workDoneProgress):
+        # begun for every case, ended as cancelled.
+        progress = [
+            m["params"]["value"]
+            for sender, m in traffic.messages()
+            if sender == "server" and m.get("method") == "$/progress"
+        ]
+        window = initialize["params"]["capabilities"].get("window") or {}
+        if window.get("workDoneProgress"):
+            assert progress[0]["kind"] == "begin", progress
+            assert progress[0]["title"] == f"HoloDeck: run {case_count} cases", progress
+            assert progress[-1]["kind"] == "end", progress
+            assert progress[-1]["message"].endswith(" (cancelled)"), progress
+        else:
+            assert progress == [], progress
 
 
 def expected_tool(lines: list[str]) -> tuple[int, int, str]:
@@ -374,3 +533,88 @@ def test_kate_renames_a_tool(tmp_path: Path, runtime_dir: Path) -> None:
         last = traffic.published(after=before)[-1]
         assert not [d for d in last["diagnostics"] if d["severity"] == 1], last
         saved(agent, renamed, kate)
+
+
+def hover_on(kate: Kate, lines: list[str], line: int, first: int, last: int) -> Any:
+    """The mouse rested on 0-based `line`, between its characters `first` and `last`: each
+    rest makes Kate ask for the hover where the pointer is, and the position it asks for
+    steers the next rest (pixels per line and per character guessed, then measured from
+    those answers). The server's answer there."""
+    traffic = kate.traffic
+    window = kate.ask_xdotool("search", "--name", "agent.yaml", "getwindowgeometry", "--shell")
+    geometry = dict(entry.split("=", 1) for entry in window.split() if "=" in entry)
+    left, top = int(geometry["X"]), int(geometry["Y"])
+    x, y = left + int(geometry["WIDTH"]) // 6, top + int(geometry["HEIGHT"]) // 4
+    row, column = 18.0, 8.0
+    target = (first + last) / 2
+    rests: list[tuple[int, int, int, int]] = []  # (x, y, line, character)
+    for _ in range(25):
+        asked = len(traffic.answers("textDocument/hover"))
+        # Off the text first (over the menu bar, which asks nothing): a hover shown goes.
+        kate.xdotool("mousemove", str(left + 60), str(top + 8))
+        time.sleep(0.2)
+        kate.xdotool("mousemove", str(x), str(y))
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and len(traffic.answers("textDocument/hover")) == asked:
+            time.sleep(0.05)
+        answered = traffic.answers("textDocument/hover")[asked:]
+        if not answered:  # no text under the pointer: halfway back to the last rest
+            if rests:
+                x, y = (x + rests[-1][0]) // 2, (y + rests[-1][1]) // 2
+            else:
+                y += round(row)
+            continue
+        params, result = answered[-1]
+        at_line, at_character = params["position"]["line"], params["position"]["character"]
+        if at_line == line and first <= at_character <= last:
+            return result
+        inside = at_character < len(lines[at_line])  # not past the end of its line
+        for x0, y0, line0, character0 in rests:
+            if line0 != at_line and y0 != y:
+                row = min(40.0, max(8.0, (y - y0) / (at_line - line0)))
+            columns = x0 != x and character0 != at_character
+            if columns and inside and character0 < len(lines[line0]):
+                column = min(20.0, max(4.0, (x - x0) / (at_character - character0)))
+        rests.append((x, y, at_line, at_character))
+        y += round((line - at_line) * row)
+        if inside or at_line == line:  # past the end of another line, x is as good as any
+            x = max(left + 10, x + round((target - at_character) * column))
+    pytest.fail(
+        f"no hover asked on line {line}, characters {first}-{last}; rests (x, y, line, "
+        f"character): {rests}; {kate.hint()}"
+    )
+
+
+def test_kate_hover_marks_a_turn_that_regressed(tmp_path: Path, runtime_dir: Path) -> None:
+    # Stored by the real CLI in the tmp copy: a good run (turn 0 of `two-turns` passes), then
+    # a bad one (it fails). The latest run against the one before: that turn regressed.
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    agent = write_suite(suite)
+    (suite / "bad.cassette.json").write_text(json.dumps(bad_cassette()), encoding="utf-8")
+    # The CLI's HOME and caches in tmp_path too.
+    home = {"HOME": str(tmp_path / "cli-home"), "XDG_CACHE_HOME": str(tmp_path / "cli-cache")}
+    for cassette in ("run.cassette.json", "bad.cassette.json"):
+        cli(suite, "run", "agent.yaml", "--replay", cassette, "--quiet", env={**os.environ, **home})
+    ids = stored_ids(suite)
+    assert len(ids) == 2, ids
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    # The turn's `input: "q0"`: where the hover says what changed.
+    first = lines[TURN0_LINE].index("input:")
+    last = len(lines[TURN0_LINE]) - 1
+    options = {"trusted": True}
+    with kate_session(
+        tmp_path, runtime_dir, agent, line=TURN0_LINE, column=10, options=options
+    ) as kate:
+        traffic = kate.traffic
+        wait_opened(traffic)
+        traffic.wait("diagnostics of the opened file", lambda ms: traffic.published())
+
+        kate.focus()  # Kate's window drawn
+        answer = hover_on(kate, lines, TURN0_LINE, first + 1, last - 1)
+        kate.take_screenshot()
+        assert answer, answer
+        text = answer["contents"]["value"]
+        assert text.startswith(f"**⇣ Regressed** against run {ids[0]}"), text
+        assert "before: ✓ passed → now: ✗ failed" in text, text
+        assert "numeric" in text and "1.00 → 0.00" in text, text
