@@ -1,4 +1,4 @@
-;;; eglot_more_probe.el --- test driver: eglot's rename, regression hover, run cancel -*- lexical-binding: t -*-
+;;; eglot_more_probe.el --- test driver: eglot's rename, regression hover, cancel, report -*- lexical-binding: t -*-
 ;; Run with `emacs --batch -q -l <config> -l eglot_more_probe.el' (as eglot_probe.el).
 ;; $HOLODECK_EGLOT_SPEC: a JSON file {"out", "agent", "step"} and the step's keys:
 ;;   "rename":     "at": [line, character], "to": the new name (eglot-rename, its question
@@ -6,7 +6,10 @@
 ;;   "regression": "at": [line, character] (the hover's text, as ElDoc shows it);
 ;;   "cancel":     "at": line, "started": a file the run's grader touches when it begins,
 ;;                 "timeout": seconds eglot waits for the run's answer (it gives up, the run
-;;                 goes on); then M-x holodeck-cancel-run (the config's snippet).
+;;                 goes on); then M-x holodeck-cancel-run (the config's snippet);
+;;   "report":     "at": line; M-x holodeck-run-report and M-x holodeck-compare-with-baseline
+;;                 (the config's snippets), then Run all picked from eglot-code-actions at the
+;;                 line, then both commands again: what each said, or the buffer it showed.
 ;; 0-based lines and characters. Writes JSON to "out", then kills Emacs.
 (load (expand-file-name "eglot_probe_common.el" (file-name-directory load-file-name)) nil t)
 (defvar probe-received nil "Every message from the server: (time method id result), newest first.")
@@ -111,6 +114,29 @@
                                  :status))
     (probe-put 'methods (delete-dups (delq nil (mapcar #'cadr probe-received))))))
 
+(defun probe-show (command buffer-name)
+  "M-x COMMAND: its message, or the text and mode of BUFFER-NAME, which it (re)fills."
+  (when (get-buffer buffer-name) (kill-buffer buffer-name))
+  (let ((said (call-interactively command))
+        (shown (get-buffer buffer-name)))
+    (list (cons 'message (and (stringp said) said))
+          (cons 'buffer (and shown (with-current-buffer shown
+                                     (list (cons 'text (buffer-string))
+                                           (cons 'mode (symbol-name major-mode))
+                                           (cons 'read_only (if buffer-read-only t
+                                                              :json-false)))))))))
+
+(defun probe-report ()
+  "The report and comparison commands before a Run all (from the code action menu) and after."
+  (probe-goto (probe-get 'at))
+  (probe-put 'report_before (probe-show #'holodeck-run-report "*HoloDeck report*"))
+  (probe-put 'compare_before (probe-show #'holodeck-compare-with-baseline
+                                         "*HoloDeck comparison*"))
+  (let ((jsonrpc-default-request-timeout 120)) ; a whole run takes longer than 10 s under load
+    (probe-put 'answer (probe-pick-action "HoloDeck: Run all test cases")))
+  (probe-put 'report (probe-show #'holodeck-run-report "*HoloDeck report*"))
+  (probe-put 'compare (probe-show #'holodeck-compare-with-baseline "*HoloDeck comparison*")))
+
 (setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
 (setq eglot-sync-connect t)
 
@@ -127,6 +153,7 @@
         ("rename" (probe-rename))
         ("regression" (probe-regression))
         ("cancel" (probe-cancel))
+        ("report" (probe-report))
         (step (probe-fail (format "unknown step %S" step)))))
   (error (probe-fail (format "error: %S" err))))
 (probe-finish)

@@ -59,11 +59,16 @@ def emacs_with_eglot() -> str:
     return emacs
 
 
-def eglot_block() -> str:
+def doc_snippet(first_line: str) -> str:
+    """The ```elisp block of docs/editors/emacs.md that starts with `first_line` (one only)."""
     blocks = re.findall(r"```elisp\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    found = [block for block in blocks if block.startswith(FIRST_LINE)]
-    assert len(found) == 1, f"{DOC}: no single ```elisp block starting {FIRST_LINE!r}"
+    found = [block for block in blocks if block.startswith(first_line)]
+    assert len(found) == 1, f"{DOC}: no single ```elisp block starting {first_line!r}"
     return found[0]
+
+
+def eglot_block() -> str:
+    return doc_snippet(FIRST_LINE)
 
 
 def run_emacs(
