@@ -56,7 +56,9 @@ class LoopbackHTTPServer:
     async def start(self, port: int = 0) -> None:
         app = web.Application(client_max_size=self.MAX_BODY)
         self.routes(app)
-        self._runner = web.AppRunner(app, access_log=None)
+        # At stop, a reply still held back (a slow answer its client abandoned: a cancel, a
+        # Ctrl-C) is cancelled after this instead of being waited for (aiohttp's 60 s).
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.25)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
