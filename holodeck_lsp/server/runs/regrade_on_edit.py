@@ -128,6 +128,8 @@ class RegradeOnEdit:
         from holodeck_lsp.runner.selection import Selection
 
         runner = self.runner
+        # What each case showed when the re-grade began: a run of it that ends first wins.
+        stamps = {index: runner.stamp(uri, index) for index in transcripts}
         for index, transcript in transcripts.items():
             request = RunRequest(
                 agent,
@@ -137,6 +139,9 @@ class RegradeOnEdit:
             )
 
             def on_case(ref: CaseRef, result: TestResult) -> None:
+                if runner.stamp(uri, ref.index) != stamps.get(ref.index, 0):
+                    log.info("re-grade of case %d of %s dropped: a run ended first", ref.index, uri)
+                    return
                 runner.finished(
                     uri, ref.index, texts.get(ref.index), result, None, True, quiet=True
                 )

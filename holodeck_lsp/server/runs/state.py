@@ -37,6 +37,14 @@ class Runner:
         self.reports: dict[str, TestReport] = {}
         #: The redactor of that run: a page rendered from its report is masked again with it.
         self.redactors: dict[str, Redactor] = {}
+        #: Per (document, case), when its last result that was not a quiet re-grade arrived
+        #: (a counter): a re-grade on edit that ends after a run of the case ended must not
+        #: replace that run's result with its older view.
+        self._stamps: dict[tuple[str, int], int] = {}
+        self._clock = 0
+
+    def stamp(self, uri: str, index: int) -> int:
+        return self._stamps.get((uri, index), 0)
 
     def agent_of(self, uri: str) -> str | None:
         """The agent a document's cases belong to: itself, or for a `test_cases_file`
@@ -60,6 +68,9 @@ class Runner:
         """Store one finished case (its secrets already masked by the run session),
         announce it (`holodeck/runResult`) and show it. `quiet`: re-graded while the user
         types (`regrade_on_edit`), shown as information rather than as a failed run."""
+        if not quiet:
+            self._clock += 1
+            self._stamps[(uri, index)] = self._clock
         if case_text is not None:
             # A single-turn case run by its turn is the whole case.
             graded = turn if result.turns is not None else None

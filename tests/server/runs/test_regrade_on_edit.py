@@ -3,6 +3,7 @@ run's answers, else the settings' cassette; results without answers are dropped.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -148,3 +149,54 @@ async def test_the_setting_turns_it_off(client: LanguageClient, tmp_path: Path) 
 def _plain(params: object) -> dict[str, object]:
     """A notification's params as a dict (pytest-lsp gives an attribute object)."""
     return {key: getattr(params, key) for key in ("caseIndex", "regraded", "quiet")}
+
+
+#: A code grader whose first call (the re-grade's) waits for a `release` file; later calls
+#: (the run's) answer at once.
+GATED_GRADER = """import os
+import pathlib
+import time
+
+_HERE = pathlib.Path(__file__).parent
+
+
+def grade(context):
+    try:
+        os.close(os.open(_HERE / "first", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return True
+    for _ in range(600):
+        if (_HERE / "release").exists():
+            break
+        time.sleep(0.05)
+    (_HERE / "released").touch()
+    return True
+"""
+
+
+async def test_a_regrade_that_ends_after_a_run_of_the_case_leaves_the_runs_result(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """An edit starts a quiet re-grade; the user runs the case before it ends: the run's
+    result stands, the older re-grade's is dropped (it once replaced it)."""
+    document_uri = await start(client, tmp_path, trusted=True)
+    (tmp_path / "gated.py").write_text(GATED_GRADER, encoding="utf-8")
+    grader = "    evaluations:\n      - type: code\n        grader: gated:grade\n"
+    edited = AGENT.replace('    ground_truth: "7"\n', '    ground_truth: "7"\n' + grader)
+    change_file(client, document_uri, edited, version=2)  # case 1 edited: re-graded
+    async with asyncio.timeout(30):
+        while not (tmp_path / "first").exists():  # the re-grade is in the grader, held
+            await asyncio.sleep(0.02)
+    received = record_results(client)
+    answer = await run(client, "holodeck.runCase", document_uri, 1)
+    assert answer["status"] == "done", answer
+    [ran] = [hint for line, hint in await hints(client, document_uri) if line == SINGLE_LINE + 1]
+    assert "re-graded" not in ran, ran
+    (tmp_path / "release").touch()
+    async with asyncio.timeout(30):
+        while not (tmp_path / "released").exists():
+            await asyncio.sleep(0.02)
+    await asyncio.sleep(1.5)  # time for the re-grade's result to arrive, were it kept
+    assert [(r.caseIndex, r.regraded, r.quiet) for r in received] == [(1, False, False)]
+    [shown] = [hint for line, hint in await hints(client, document_uri) if line == SINGLE_LINE + 1]
+    assert shown == ran
