@@ -12,7 +12,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import TIMEOUT, initialize, open_file, wait_for
+from tests.server.lsp_client import TIMEOUT, change_file, initialize, open_file, wait_for
 
 AGENT = """name: runs
 model:
@@ -168,3 +168,19 @@ def slow(context):
 def fail(context):
     return False
 """
+
+
+async def grade_turn_0_with(
+    client: LanguageClient, tmp_path: Path, document_uri: str, grader: str
+) -> str:
+    """The suite (version 2 of the open document, returned) with a code grader of SLOW_GRADER
+    on the first case's turn 0 — `slow` (a run that takes a while) or `fail` — checked."""
+    (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
+    text = AGENT.replace(
+        '        ground_truth: "10"\n',
+        '        ground_truth: "10"\n        evaluations:\n'
+        f"          - type: code\n            grader: slow_grader:{grader}\n",
+    )
+    change_file(client, document_uri, text, version=2)
+    await wait_for(client, document_uri, lambda p: p.version == 2)
+    return text

@@ -10,13 +10,12 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import change_file, published, wait_for
+from tests.server.lsp_client import published, wait_for
 from tests.server.runs.run_suite import (
-    AGENT,
     ARG_B_LINE,
     CASSETTE,
     SINGLE_LINE,
-    SLOW_GRADER,
+    grade_turn_0_with,
     hints,
     run,
     run_items,
@@ -50,14 +49,7 @@ async def test_a_failing_grader_is_reported_on_its_entry(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     document_uri = await start(client, tmp_path, trusted=True)
-    (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
-    text = AGENT.replace(
-        '        ground_truth: "10"\n',
-        '        ground_truth: "10"\n        evaluations:\n'
-        "          - type: code\n            grader: slow_grader:fail\n",
-    )
-    change_file(client, document_uri, text, version=2)
-    await wait_for(client, document_uri, lambda p: p.version == 2)
+    text = await grade_turn_0_with(client, tmp_path, document_uri, "fail")
     await run(client, "holodeck.runTurn", document_uri, 0, 0)
 
     def grader_failures(params: types.PublishDiagnosticsParams) -> list[types.Diagnostic]:

@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from tests.server.lsp_client import change_file, wait_for
 from tests.server.runs.run_suite import (
     AGENT,
-    SLOW_GRADER,
+    grade_turn_0_with,
     lenses,
     run,
     start,
@@ -56,14 +56,7 @@ async def test_cancelling_the_progress_cancels_the_run(
     client: LanguageClient, tmp_path: Path, how: str
 ) -> None:
     document_uri = await start(client, tmp_path, trusted=True)
-    (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
-    text = AGENT.replace(
-        '        ground_truth: "10"\n',
-        '        ground_truth: "10"\n        evaluations:\n'
-        "          - type: code\n            grader: slow_grader:slow\n",
-    )
-    change_file(client, document_uri, text, version=2)
-    await wait_for(client, document_uri, lambda p: p.version == 2)
+    await grade_turn_0_with(client, tmp_path, document_uri, "slow")
     running = asyncio.ensure_future(run(client, "holodeck.runCase", document_uri, 0))
     while not any(client.progress_reports.values()):
         await asyncio.sleep(0.001)

@@ -18,8 +18,8 @@ from tests.server.runs.run_suite import (
     ARG_B_LINE,
     CASES_LINE,
     SINGLE_LINE,
-    SLOW_GRADER,
     TURN0_LINE,
+    grade_turn_0_with,
     hints,
     lenses,
     run,
@@ -135,14 +135,7 @@ async def test_while_a_run_goes_the_only_action_cancels_it(
 ) -> None:
     """An editor without lenses (and without our palette command) can stop a run too."""
     document_uri = await start(client, tmp_path, trusted=True)
-    (tmp_path / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
-    text = AGENT.replace(
-        '        ground_truth: "10"\n',
-        '        ground_truth: "10"\n        evaluations:\n'
-        "          - type: code\n            grader: slow_grader:slow\n",
-    )
-    change_file(client, document_uri, text, version=2)
-    await wait_for(client, document_uri, lambda p: p.version == 2)
+    await grade_turn_0_with(client, tmp_path, document_uri, "slow")
     running = asyncio.ensure_future(run(client, "holodeck.runCase", document_uri, 0))
     while not any(client.progress_reports.values()):
         await asyncio.sleep(0.001)
