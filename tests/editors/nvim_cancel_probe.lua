@@ -34,13 +34,9 @@ local function fail(message)
 end
 
 local published = false
-local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
-  if params and params.uri == uri then
-    published = true
-  end
-  return publish(err, params, ctx, config)
-end
+common.on_publish(uri, function()
+  published = true
+end)
 -- $/progress goes through vim.lsp.handlers on every version (0.11 looks the handler up per
 -- message), so this sees what Neovim keeps for statusline plugins.
 local progress = vim.lsp.handlers["$/progress"]
@@ -54,15 +50,9 @@ vim.lsp.handlers["$/progress"] = function(err, params, ctx, config)
   })
   return progress(err, params, ctx, config)
 end
-local notify = vim.notify
-vim.notify = function(message, level, opts)
-  table.insert(result.notifications, {
-    message = message,
-    level = level or vim.log.levels.INFO,
-    ms = elapsed(),
-  })
-  return notify(message, level, opts)
-end
+common.on_notify(function(message, level)
+  table.insert(result.notifications, { message = message, level = level, ms = elapsed() })
+end)
 -- The plugin's requests, observed: each workspace/executeCommand answer as it arrives.
 local plugin_lsp = require("holodeck.lsp")
 local request = plugin_lsp.request

@@ -23,19 +23,12 @@ local function fail(message)
 end
 
 local published = false
-local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
-  if params and params.uri == uri then
-    published = true
-  end
-  return publish(err, params, ctx, config)
-end
-local notify = vim.notify
-vim.notify = function(message, level, opts)
-  -- nil is what vim.notify's callers mean by INFO; keep it a number for the JSON.
-  table.insert(result.notifications, { message = message, level = level or vim.log.levels.INFO })
-  return notify(message, level, opts)
-end
+common.on_publish(uri, function()
+  published = true
+end)
+common.on_notify(function(message, level)
+  table.insert(result.notifications, { message = message, level = level })
+end)
 
 repeat -- one pass; `break` on a failure skips to writing the result
   if not common.attached(bufnr, result, fail) then

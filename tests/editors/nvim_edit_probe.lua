@@ -24,13 +24,9 @@ local function fail(message)
   table.insert(result.errors, message)
 end
 
-local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
-  if params and params.uri == uri then
-    result.publishes = result.publishes + 1
-  end
-  return publish(err, params, ctx, config)
-end
+common.on_publish(uri, function()
+  result.publishes = result.publishes + 1
+end)
 
 -- The user's pick in the code action menu: the item whose title is spec.fault.fix.
 local pick = spec.fault.fix

@@ -1,6 +1,28 @@
--- Shared by the Neovim probes (loaded with dofile from their own folder): a buffer's
--- diagnostics as plain tables for the probes' JSON (0-based lines), and the way out.
+-- Shared by the Neovim probes (loaded with dofile from their own folder): what they watch
+-- (publishes, notifications), a buffer's diagnostics as plain tables for the probes' JSON
+-- (0-based lines), and the way out.
 local M = {}
+
+-- Calls `seen(params)` for each publishDiagnostics of `uri`, before Neovim's own handler.
+function M.on_publish(uri, seen)
+  local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
+  vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
+    if params and params.uri == uri then
+      seen(params)
+    end
+    return publish(err, params, ctx, config)
+  end
+end
+
+-- Calls `seen(message, level)` for each vim.notify (what the plugin tells the user); the
+-- level nil that callers mean as INFO is passed as INFO, a number for the JSON.
+function M.on_notify(seen)
+  local notify = vim.notify
+  vim.notify = function(message, level, opts)
+    seen(message, level or vim.log.levels.INFO)
+    return notify(message, level, opts)
+  end
+end
 
 -- The language clients attached to a buffer (a list), on every version.
 function M.clients(bufnr)

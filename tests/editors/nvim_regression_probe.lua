@@ -23,13 +23,9 @@ local function fail(message)
 end
 
 local published = false
-local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
-  if params and params.uri == uri then
-    published = true
-  end
-  return publish(err, params, ctx, config)
-end
+common.on_publish(uri, function()
+  published = true
+end)
 
 local function drawn(client_id)
   local marks = {}

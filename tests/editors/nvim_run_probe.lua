@@ -41,21 +41,15 @@ local function fail(message)
 end
 
 -- Observe (without changing) what the server publishes and what the user commands say.
-local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, config)
-  if params and params.uri == uri then
-    result.publishes = result.publishes + 1
-    if result.first_diagnostics == vim.NIL then
-      result.first_diagnostics = params.diagnostics
-    end
+common.on_publish(uri, function(params)
+  result.publishes = result.publishes + 1
+  if result.first_diagnostics == vim.NIL then
+    result.first_diagnostics = params.diagnostics
   end
-  return publish(err, params, ctx, config)
-end
-local notify = vim.notify
-vim.notify = function(message, level, opts)
+end)
+common.on_notify(function(message)
   table.insert(result.messages, message)
-  return notify(message, level, opts)
-end
+end)
 
 local function request(method, params)
   local responses, err = vim.lsp.buf_request_sync(bufnr, method, params, 10000)
