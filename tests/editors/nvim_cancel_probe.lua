@@ -91,13 +91,9 @@ local function running()
 end
 
 repeat -- one pass; `break` on a failure skips to writing the result
-  if not common.attached(bufnr, result, fail) then
-    break
-  end
-  if not vim.wait(15000, function()
+  if not common.ready(bufnr, result, fail, function()
     return published
-  end, 20) then
-    fail("no publishDiagnostics within 15 s")
+  end) then
     break
   end
 

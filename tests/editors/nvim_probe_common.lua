@@ -46,6 +46,19 @@ function M.attached(bufnr, result, fail)
   return true
 end
 
+-- `attached`, then waits (15 s) until `published()` says the server's first diagnostics
+-- arrived; false (after `fail`) when either did not happen.
+function M.ready(bufnr, result, fail, published)
+  if not M.attached(bufnr, result, fail) then
+    return false
+  end
+  if not vim.wait(15000, published, 20) then
+    fail("no publishDiagnostics within 15 s")
+    return false
+  end
+  return true
+end
+
 local function all_clients()
   return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
 end
