@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.editors.slow_sample import MARK, with_slow_grader
 from tests.editors.test_emacs_eglot import (
     UNTRUSTED,
     doc_snippet,
@@ -117,39 +118,13 @@ def test_eglot_hover_marks_a_turn_that_regressed_against_the_baseline(tmp_path: 
     assert "numeric" in hover and "1.00 → 0.00" in hover, hover
 
 
-SLOW_GRADER = f"""import time
-from pathlib import Path
-
-
-def slow(context):
-    Path(__file__).with_name("grading.started").touch()
-    time.sleep({GRADE_SECONDS})
-    return True
-"""
-
-
 def test_a_run_eglot_gave_up_waiting_for_is_cancelled_by_holodeck_cancel_run(
     tmp_path: Path,
 ) -> None:
     agent = copy_sample(tmp_path)
-    (agent.parent / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
-    lines = agent.read_text(encoding="utf-8").splitlines(keepends=True)
-    # A grader taking GRADE_SECONDS on every turn of case 0 (graded turn by turn): the case
-    # runs for 5 * GRADE_SECONDS or more.
-    cases = lines.index("test_cases:\n")
-    first = next(i for i in range(cases, len(lines)) if lines[i].startswith("  - name:"))
-    end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("  - name:"))
-    grader = (
-        '        evaluations:\n          - type: code\n            grader: "slow_grader:slow"\n'
-    )
-    graded = [i for i in range(first, end) if lines[i].startswith("        ground_truth:")]
-    assert len(graded) == 5, graded
-    for i in reversed(graded):
-        lines.insert(i + 1, grader)
-    agent.write_text("".join(lines), encoding="utf-8")
-    first_input = next(
-        i for i, line in enumerate("".join(lines).splitlines()) if line.startswith("      - input:")
-    )
+    assert with_slow_grader(agent, GRADE_SECONDS) == 5
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    first_input = next(i for i, line in enumerate(lines) if line.startswith("      - input:"))
 
     result = run_probe(
         tmp_path,
@@ -159,7 +134,7 @@ def test_a_run_eglot_gave_up_waiting_for_is_cancelled_by_holodeck_cancel_run(
             "step": "cancel",
             "action": "HoloDeck: Run case ",
             "at": first_input,
-            "started": str(agent.parent / "grading.started"),
+            "started": str(agent.parent / MARK),
             "timeout": EGLOT_WAIT,
         },
     )

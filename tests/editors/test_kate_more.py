@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from tests.editors.slow_sample import MARK, with_slow_grader
 from tests.editors.test_kate import (
     Kate,
     Traffic,
@@ -312,40 +313,13 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
 
 #: How long the grader added for the cancel test takes on each turn of case 0 (5 turns).
 GRADE_SECONDS = 5
-SLOW_GRADER = f"""import time
-from pathlib import Path
-
-
-def slow(context):
-    Path(__file__).with_name("grading.started").touch()
-    time.sleep({GRADE_SECONDS})
-    return True
-"""
-
-
-def with_slow_grader(agent: Path) -> int:
-    """A code grader taking GRADE_SECONDS added to every turn of the copied sample's case 0
-    (graded turn by turn: the case runs for 5 * GRADE_SECONDS or more). The number of turns."""
-    (agent.parent / "slow_grader.py").write_text(SLOW_GRADER, encoding="utf-8")
-    lines = agent.read_text(encoding="utf-8").splitlines(keepends=True)
-    cases = lines.index("test_cases:\n")
-    first = next(i for i in range(cases, len(lines)) if lines[i].startswith("  - name:"))
-    end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("  - name:"))
-    grader = (
-        '        evaluations:\n          - type: code\n            grader: "slow_grader:slow"\n'
-    )
-    graded = [i for i in range(first, end) if lines[i].startswith("        ground_truth:")]
-    for i in reversed(graded):
-        lines.insert(i + 1, grader)
-    agent.write_text("".join(lines), encoding="utf-8")
-    return len(graded)
 
 
 def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_dir: Path) -> None:
     agent = copy_sample(tmp_path)
-    turns = with_slow_grader(agent)
+    turns = with_slow_grader(agent, GRADE_SECONDS)
     assert turns == 5, turns
-    started = agent.with_name("grading.started")
+    started = agent.with_name(MARK)
     uri = agent.as_uri()
     lines = agent.read_text(encoding="utf-8").splitlines()
     cursor = key_at(lines, "ground_truth", turn_spans(lines)[0][0])[0]
