@@ -7,10 +7,23 @@
 ;; Writes JSON to "out": what the user would see, then kills Emacs.
 (load (expand-file-name "eglot_probe_common.el" (file-name-directory load-file-name)) nil t)
 
-;; Count the server's publishDiagnostics (eglot hands them to Flymake).
+;; Count the server's publishDiagnostics (eglot hands them to Flymake) and keep the last.
+(defvar probe-last-published nil "The diagnostics of the server's last publish.")
 (cl-defmethod eglot-handle-notification :after
-  (_server (_method (eql textDocument/publishDiagnostics)) &rest _params)
-  (setq probe-publishes (1+ probe-publishes)))
+  (_server (_method (eql textDocument/publishDiagnostics)) &key diagnostics &allow-other-keys)
+  (setq probe-publishes (1+ probe-publishes)
+        probe-last-published diagnostics))
+
+(defun probe-wait-publish (after nonempty seconds)
+  "Wait until the server published again (more than AFTER publishes) a list that is
+NONEMPTY or not, and Flymake shows it. Not Flymake's list alone: it empties when the text
+under its overlays is replaced, and re-shows eglot's last publish after an edit, before the
+server has checked the new text."
+  (probe-wait (lambda ()
+                (and (> probe-publishes after)
+                     (eq nonempty (> (length probe-last-published) 0))
+                     (eq nonempty (and (probe-diagnostics) t))))
+              seconds))
 
 (defun probe-wait (predicate seconds)
   "Process the server's messages until PREDICATE holds or SECONDS pass."
@@ -80,14 +93,16 @@ executed command's answer, and the titles offered in `probe-offered'."
         (probe-goto (probe-get 'line fault))
         (search-forward (probe-get 'from fault) (line-end-position))
         (replace-match (probe-get 'to fault) t t)
-        (probe-changed)
-        (unless (probe-wait (lambda () (probe-diagnostics)) 15)
-          (probe-fail "no diagnostic for the fault within 15 s"))
+        (let ((publishes probe-publishes))
+          (probe-changed)
+          (unless (probe-wait-publish publishes t 15)
+            (probe-fail "no diagnostic for the fault within 15 s")))
         (probe-put 'fault_diagnostics (probe-diagnostics))
         (erase-buffer)
         (insert before)
-        (probe-changed)
-        (probe-wait (lambda () (null (probe-diagnostics))) 15)
+        (let ((publishes probe-publishes))
+          (probe-changed)
+          (probe-wait-publish publishes nil 15))
         (probe-put 'fixed_diagnostics (probe-diagnostics)))
 
       ;; A quick fix: a misspelt matcher kind (HD125) fixed with its "Change to" action.
@@ -97,20 +112,22 @@ executed command's answer, and the titles offered in `probe-offered'."
                                                        (line-end-position)))
         (search-forward (probe-get 'from fix) (line-end-position))
         (replace-match (probe-get 'to fix) t t)
-        (probe-changed)
-        (unless (probe-wait (lambda () (probe-diagnostics)) 15)
-          (probe-fail "no diagnostic for the misspelt matcher within 15 s"))
+        (let ((publishes probe-publishes))
+          (probe-changed)
+          (unless (probe-wait-publish publishes t 15)
+            (probe-fail "no diagnostic for the misspelt matcher within 15 s")))
         (probe-put 'quickfix_diagnostics (probe-diagnostics))
         (probe-goto line)
-        (probe-pick-action (line-beginning-position) (line-end-position) "quickfix"
-                           (probe-get 'fix fix))
-        (probe-put 'quickfix_offered probe-offered)
-        (probe-goto line)
-        (probe-put 'quickfix_line (buffer-substring-no-properties (line-beginning-position)
-                                                                  (line-end-position)))
-        (probe-put 'quickfix_original original)
-        (probe-changed)
-        (probe-wait (lambda () (null (probe-diagnostics))) 15)
+        (let ((publishes probe-publishes))
+          (probe-pick-action (line-beginning-position) (line-end-position) "quickfix"
+                             (probe-get 'fix fix))
+          (probe-put 'quickfix_offered probe-offered)
+          (probe-goto line)
+          (probe-put 'quickfix_line (buffer-substring-no-properties (line-beginning-position)
+                                                                    (line-end-position)))
+          (probe-put 'quickfix_original original)
+          (probe-changed)
+          (probe-wait-publish publishes nil 15))
         (probe-put 'quickfix_after (probe-diagnostics)))
 
       ;; Completion of a matcher kind, typed as a half-written key under an argument.
