@@ -181,13 +181,29 @@ async def test_a_regrade_that_ends_after_a_run_of_the_case_leaves_the_runs_resul
     result stands, the older re-grade's is dropped (it once replaced it)."""
     document_uri = await start(client, tmp_path, trusted=True)
     (tmp_path / "gated.py").write_text(GATED_GRADER, encoding="utf-8")
+    # Edits of case 1 until one is re-graded: the re-grading listener is then live (the
+    # settings read, the text it compares with recorded) for the edit the test is about.
+    received = record_results(client)
+    version = 1
+    for answer in range(8, 40):
+        version += 1
+        first_edit = AGENT.replace('    ground_truth: "7"\n', f'    ground_truth: "{answer}"\n')
+        change_file(client, document_uri, first_edit, version=version)
+        for _ in range(150):
+            if [r for r in received if r.quiet]:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            continue
+        break
+    assert [r for r in received if r.quiet], "no edit was re-graded"
     grader = "    evaluations:\n      - type: code\n        grader: gated:grade\n"
     edited = AGENT.replace('    ground_truth: "7"\n', '    ground_truth: "7"\n' + grader)
-    change_file(client, document_uri, edited, version=2)  # case 1 edited: re-graded
+    change_file(client, document_uri, edited, version=version + 1)  # case 1: re-graded
     async with asyncio.timeout(30):
         while not (tmp_path / "first").exists():  # the re-grade is in the grader, held
             await asyncio.sleep(0.02)
-    received = record_results(client)
+    received.clear()
     answer = await run(client, "holodeck.runCase", document_uri, 1)
     assert answer["status"] == "done", answer
     [ran] = [hint for line, hint in await hints(client, document_uri) if line == SINGLE_LINE + 1]
