@@ -30,6 +30,7 @@ from tests.editors.test_neovim import (
     replay,
     replay_case,
     turn_spans,
+    unmatched_reasons,
 )
 from tests.server.lsp_client import HOME, installed_server
 
@@ -186,11 +187,7 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     run_diagnostics = result["run_diagnostics"]
     assert run_diagnostics, result
     assert all(first <= d["line"] < end for d in run_diagnostics), run_diagnostics
-    reasons = [
-        detail["unmatched_reason"]
-        for detail in turns[failing]["arg_match_details"] or []
-        if detail["unmatched_reason"]
-    ]
+    reasons = unmatched_reasons(turns[failing])
     assert reasons, turns[failing]
     for reason in reasons:
         assert any(reason in d["text"] for d in run_diagnostics), (reason, run_diagnostics)

@@ -118,6 +118,17 @@ def test_eglot_hover_marks_a_turn_that_regressed_against_the_baseline(tmp_path: 
     assert "numeric" in hover and "1.00 → 0.00" in hover, hover
 
 
+def shown_buffer(result: dict[str, Any], command: str) -> dict[str, Any]:
+    """The buffer the page's `command` opened (no message instead), read-only Markdown."""
+    shown = result[command]
+    assert shown["message"] is None, shown
+    buffer: dict[str, Any] = shown["buffer"]
+    assert buffer is not None, result
+    assert buffer["mode"] in ("markdown-mode", "text-mode"), buffer["mode"]
+    assert buffer["read_only"] is True, buffer["read_only"]
+    return buffer
+
+
 def test_a_run_eglot_gave_up_waiting_for_is_cancelled_by_holodeck_cancel_run(
     tmp_path: Path,
 ) -> None:
@@ -194,12 +205,7 @@ def test_holodeck_run_report_shows_the_last_run_of_emacs_as_markdown(tmp_path: P
     assert answer["status"] == "done", answer["status"]
     summary = answer["summary"]
     assert 0 < summary["passed"] < summary["total_tests"], summary  # the sample's cassette
-    shown = result["report"]
-    assert shown["message"] is None, shown
-    buffer = shown["buffer"]
-    assert buffer is not None, result
-    assert buffer["mode"] in ("markdown-mode", "text-mode"), buffer["mode"]
-    assert buffer["read_only"] is True, buffer["read_only"]
+    buffer = shown_buffer(result, "report")
     lines = buffer["text"].splitlines()
     assert lines[0] == f"# Test report: {name}", lines[:3]
     counts = (
@@ -237,12 +243,7 @@ def test_holodeck_compare_with_baseline_shows_what_the_emacs_run_regressed(
     ids = stored_ids(suite)
     assert len(ids) == 2, ids  # the baseline and Emacs's Run all
     assert result["answer"]["status"] == "done", result["answer"]["status"]
-    shown = result["compare"]
-    assert shown["message"] is None, shown
-    buffer = shown["buffer"]
-    assert buffer is not None, result
-    assert buffer["mode"] in ("markdown-mode", "text-mode"), buffer["mode"]
-    assert buffer["read_only"] is True, buffer["read_only"]
+    buffer = shown_buffer(result, "compare")
     text = buffer["text"]
     lines = text.splitlines()
     assert lines[0] == "## Run comparison: ❌ regressions", lines[:3]

@@ -46,7 +46,7 @@ from tests.editors.test_kate import (
     kate_session,
     wait_opened,
 )
-from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans
+from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans, unmatched_reasons
 from tests.server.runs.run_suite import TURN0_LINE, write_suite
 from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
 
@@ -290,11 +290,7 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
         kate.take_screenshot()
         assert all(first <= d["range"]["start"]["line"] < end for d in run), run
         assert all(d["severity"] == 1 for d in run), run
-        reasons = [
-            detail["unmatched_reason"]
-            for detail in turns[failing]["arg_match_details"] or []
-            if detail["unmatched_reason"]
-        ]
+        reasons = unmatched_reasons(turns[failing])
         assert reasons, turns[failing]
         for reason in reasons:
             at = [d for d in run if reason in d["message"]]

@@ -282,6 +282,12 @@ def key_at(lines: list[str], key: str, first: int = 0) -> tuple[int, int]:
     raise AssertionError(f"no {key}: in the sample")
 
 
+def unmatched_reasons(turn: dict[str, Any]) -> list[str]:
+    """Why each asserted argument of a turn's result did not match (`arg 'b' mismatch: …`)."""
+    details = turn["arg_match_details"] or []
+    return [detail["unmatched_reason"] for detail in details if detail["unmatched_reason"]]
+
+
 def hover_text(hover: Any) -> str:
     assert isinstance(hover, dict), hover
     contents = hover["contents"]
