@@ -110,8 +110,9 @@ def _publish_opened(
     from holodeck_lsp.server.documents.positions import PositionConverter
     from holodeck_lsp.server.features.diagnostics.analysis import analyse, by_file
     from holodeck_lsp.server.features.diagnostics.lsp_json import diagnostic_json
+    from holodeck_lsp.server.trust import load_options
 
-    analysis = analyse(path, text, version, trusted=False)
+    analysis = analyse(path, text, version, load_options(settings))  # the fast pass: static
     early.checked[uri] = analysis
     agent_key = path_key(analysis.agent_path)
     written = 0

@@ -28,7 +28,7 @@ async def redactor_of(runner: Runner, uri: str) -> Redactor:
 
     last = runner.redactors.get(uri)
     try:
-        document = await load_for_run(runner, uri)
+        document = await load_for_run(runner, uri, to_run=False)  # nothing imported
     except RunRefused:
         fallback = Redactor(_env_secrets(runner, uri))
         return fallback | last if last is not None else fallback

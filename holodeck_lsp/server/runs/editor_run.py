@@ -32,6 +32,7 @@ from holodeck_lsp.server.runs.progress import RunProgress
 from holodeck_lsp.server.runs.run_document import load_for_run
 from holodeck_lsp.server.runs.state import Runner
 from holodeck_lsp.server.runs.worker_thread import RunHandle, ServerSink, in_own_thread
+from holodeck_lsp.server.trust import Untrusted, open_run_session, refusal
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.execution.events import CaseRef
@@ -41,10 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("holodeck_lsp.server.runs")
 
-UNTRUSTED_MESSAGE: Final = (
-    "HoloDeck: running tests is disabled in an untrusted workspace — a run executes the "
-    "agent's function tools and code graders. Trust this workspace in your editor to run it."
-)
 NO_ANSWERS: Final = "run the case first: there are no answers to re-grade"
 #: The progress report while the run's backend is built (before any turn runs).
 STARTING: Final = "starting backend…"
@@ -57,8 +54,9 @@ def show(runner: Runner, kind: types.MessageType, message: str) -> None:
 async def execute(runner: Runner, arguments: RunArguments) -> dict[str, Any]:
     """Refuse (untrusted, busy, cannot start: shown, answered `refused`) or run."""
     uri = arguments.uri
-    if not runner.server.settings.trusted:
-        show(runner, types.MessageType.Warning, UNTRUSTED_MESSAGE)
+    untrusted = refusal(runner.server.settings)
+    if untrusted is not None:
+        show(runner, types.MessageType.Warning, untrusted)
         return {"status": "refused", "reason": "untrusted"}
     if uri in runner.running:
         show(runner, types.MessageType.Info, "HoloDeck: a run of this file is in progress")
@@ -74,14 +72,14 @@ async def execute(runner: Runner, arguments: RunArguments) -> dict[str, Any]:
         runner.running.pop(uri, None)
 
 
-async def open_session(request: RunRequest) -> RunSession:
-    """`RunSession.open` in a thread (it may import an SDK and the agent's tools); its
-    refusal as `RunRefused`."""
-    from holodeck_lsp.runner.run_session import RunCannotStart, RunSession
+async def open_session(runner: Runner, request: RunRequest) -> RunSession:
+    """`trust.open_run_session` (it may import an SDK and the agent's tools and graders);
+    its refusal — an untrusted workspace, a session that cannot start — as `RunRefused`."""
+    from holodeck_lsp.runner.run_session import RunCannotStart
 
     try:
-        return await asyncio.to_thread(RunSession.open, request)
-    except RunCannotStart as error:
+        return await open_run_session(runner.server.settings, request)
+    except (RunCannotStart, Untrusted) as error:
         raise RunRefused(str(error)) from None
 
 
@@ -130,7 +128,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
 
     uri, case, turn = arguments.uri, arguments.case_index, arguments.turn
     regrade = isinstance(arguments, RegradeCase)
-    document = await load_for_run(runner, uri)
+    document = await load_for_run(runner, uri, to_run=True)
     agent, path = document.agent, document.path
     answered = runner.answers.get(uri, {}).get(case) if regrade and case is not None else None
     try:
@@ -160,7 +158,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     await progress.begin(f"HoloDeck: run {what}", handle)
     progress.report(STARTING)
     try:
-        session = await open_session(request)
+        session = await open_session(runner, request)
     except RunRefused as refused:
         progress.end(f"not run: {refused}")
         raise

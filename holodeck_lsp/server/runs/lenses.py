@@ -17,18 +17,19 @@ from lsprotocol import types
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.arguments import REGRADE_CASE, RUN_ALL, RUN_CASE, RUN_TURN, WHY_NO_RUN
-from holodeck_lsp.server.runs.editor_run import UNTRUSTED_MESSAGE
 from holodeck_lsp.server.runs.inline_results import FAILED, PASSED, case_status, mark
 from holodeck_lsp.server.runs.regressions import REGRESSED, regression_count, regressions_of
 from holodeck_lsp.server.runs.state import Runner
+from holodeck_lsp.server.trust import refusal
 
 REFUSED = "⊘"
 
 
 def run_refusal(runner: Runner, uri: str) -> tuple[str, str] | None:
     """(lens title, full message) when any run of the document would be refused now."""
-    if not runner.server.settings.trusted:
-        return f"{REFUSED} Cannot run: untrusted workspace", UNTRUSTED_MESSAGE
+    untrusted = refusal(runner.server.settings)
+    if untrusted is not None:
+        return f"{REFUSED} Cannot run: untrusted workspace", untrusted
     agent_uri = runner.agent_of(uri)
     result = runner.engine.results.get(agent_uri) if agent_uri is not None else None
     if result is None:

@@ -27,6 +27,7 @@ from holodeck_lsp.server.runs.cassette_setting import RunRefused, SettingsCasset
 from holodeck_lsp.server.runs.editor_run import open_session, run_in_worker
 from holodeck_lsp.server.runs.state import Runner
 from holodeck_lsp.server.runs.worker_thread import RunHandle
+from holodeck_lsp.server.trust import code_may_run
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.cassette import CassetteCase
@@ -52,7 +53,7 @@ class RegradeOnEdit:
 
         runner = self.runner
         settings = runner.server.settings
-        if not settings.trusted:
+        if not code_may_run(settings):
             return  # nothing is ever run or re-graded (trust restarts the server)
         if not settings.regrade_on_edit:
             # Forget what was seen: turned on again, it starts from the text of that moment.
@@ -147,7 +148,7 @@ class RegradeOnEdit:
                 )
 
             try:
-                session = await open_session(request)
+                session = await open_session(runner, request)
                 await run_in_worker(session, RunHandle(), lambda ref, turn: None, on_case)
             except RunRefused as refused:
                 log.info("case %d of %s cannot be re-graded: %s", index, uri, refused)

@@ -13,6 +13,7 @@ from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.cassette_setting import RunRefused
 from holodeck_lsp.server.runs.state import Runner
+from holodeck_lsp.server.trust import load_options
 
 if TYPE_CHECKING:
     from holodeck_lsp.schema.agent import Agent
@@ -36,9 +37,12 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-async def load_for_run(runner: Runner, uri: str) -> RunDocument:
-    """Raises `RunRefused` (document not open, not part of an agent, unsaved include, errors)."""
-    from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+async def load_for_run(runner: Runner, uri: str, *, to_run: bool) -> RunDocument:
+    """Raises `RunRefused` (document not open, not part of an agent, unsaved include, errors).
+    `to_run`: the document is loaded to run it, so its graders are imported to check them
+    (in a child process) — if `trust` allows it; loaded for anything else (the regression
+    marks' masking), nothing is imported."""
+    from holodeck_lsp.config.loader import load_agent_text
     from holodeck_lsp.server.runs.run_locations import locate_suite
 
     server = runner.server
@@ -63,7 +67,8 @@ async def load_for_run(runner: Runner, uri: str) -> RunDocument:
             else await asyncio.to_thread(_read_text, agent_path)
         )
         path, text = agent_path, agent_text or ""
-    loaded = await asyncio.to_thread(load_agent_text, text, path, LoadOptions(trusted=True))
+    options = load_options(server.settings, import_graders=to_run)
+    loaded = await asyncio.to_thread(load_agent_text, text, path, options)
     if loaded.agent is None or loaded.errors:
         count = len(loaded.errors)
         raise RunRefused(

@@ -12,7 +12,7 @@ from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.documents.index import path_key
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.loader import LoadResult
+    from holodeck_lsp.config.loader import LoadOptions, LoadResult
     from holodeck_lsp.config.yaml_document import YamlDocument
     from holodeck_lsp.schema.agent import Agent
 
@@ -22,6 +22,7 @@ class Analysis:
     agent_path: Path
     #: The document version checked; None for a file read from disk.
     version: int | None
+    #: Graders were imported (server/trust.py allowed it: the slow pass of a trusted workspace).
     trusted: bool
     diagnostics: list[Diagnostic]
     #: path_key -> text, for the agent and every file it depends on that could be read.
@@ -40,15 +41,15 @@ def analyse(
     path: Path,
     text: str | None,
     version: int | None,
-    trusted: bool,
+    options: LoadOptions,
     previous: LoadResult | None = None,
 ) -> Analysis:
-    """Check `text` as the agent at `path` (`None`: read it from disk). `previous` is the check
-    of an earlier version of the same buffer: its unchanged test cases are re-used."""
+    """Check `text` as the agent at `path` (`None`: read it from disk) with `options`, which
+    only `server/trust.py` makes. `previous` is the check of an earlier version of the same
+    buffer: its unchanged test cases are re-used."""
     # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
-    from holodeck_lsp.config.loader import LoadOptions, load_agent_file, load_agent_text
+    from holodeck_lsp.config.loader import load_agent_file, load_agent_text
 
-    options = LoadOptions(trusted=trusted)
     if text is None:
         result = load_agent_file(path, options=options)
         text = _read(path) or ""
@@ -62,7 +63,7 @@ def analyse(
     return Analysis(
         path,
         version,
-        trusted,
+        options.trusted,
         result.diagnostics,
         texts,
         result.dependencies,

@@ -45,6 +45,7 @@ from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
 from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse, by_file
 from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
 from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
+from holodeck_lsp.server.trust import code_may_run, load_options
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.yaml_document import YamlDocument
@@ -225,7 +226,7 @@ class DiagnosticsEngine:
             if previous is not None:
                 previous.cancel()
             self._fast[uri] = asyncio.ensure_future(self._run(uri, delay_s, slow=False))
-        if slow and self.server.settings.trusted:
+        if slow and code_may_run(self.server.settings):
             previous = self._slow.pop(uri, None)
             if previous is not None:
                 previous.cancel()
@@ -239,7 +240,7 @@ class DiagnosticsEngine:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
         try:
-            analysis = await self.check(uri, trusted=slow)
+            analysis = await self.check(uri, slow=slow)
         except asyncio.CancelledError:
             raise
         except Exception:  # keep the server alive; the log says what happened
@@ -292,7 +293,9 @@ class DiagnosticsEngine:
         with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(task), timeout_s)
 
-    async def check(self, uri: str, *, trusted: bool) -> Analysis | None:
+    async def check(self, uri: str, *, slow: bool) -> Analysis | None:
+        """Check the agent at `uri`; `slow`: import its graders if the workspace is trusted
+        (`trust.load_options` decides)."""
         path = uri_to_path(uri)
         if path is None:
             return None
@@ -304,9 +307,10 @@ class DiagnosticsEngine:
             del self._last_checks[closed]
         last = self._last_checks.get(uri)
         previous = last.checked if last is not None and text is not None else None
+        options = load_options(self.server.settings, import_graders=slow)
         loop = asyncio.get_running_loop()
         analysis = await loop.run_in_executor(
-            self.executor, analyse, path, text, version, trusted, previous
+            self.executor, analyse, path, text, version, options, previous
         )
         # A text that does not parse has nothing to re-use: keep the last one that did.
         document = analysis.document
@@ -323,7 +327,7 @@ class DiagnosticsEngine:
     def accept(self, uri: str, analysis: Analysis) -> CheckResult:
         """Merge, group by file, convert and remember one check of the agent at `uri`."""
         diagnostics = analysis.diagnostics
-        if not analysis.trusted and self.server.settings.trusted:
+        if not analysis.trusted and code_may_run(self.server.settings):
             diagnostics = merge(analysis, self._verdicts.get(uri))
         self.index.record(uri, analysis.dependencies)
         agent_key = path_key(analysis.agent_path)

@@ -43,7 +43,7 @@ class PullDiagnostics:
         cached = self.engine.results.get(agent_uri)
         if opened is not None and cached is not None and cached.version == opened.version:
             return cached
-        analysis = await self.engine.check(agent_uri, trusted=False)
+        analysis = await self.engine.check(agent_uri, slow=False)
         return None if analysis is None else self.engine.accept(agent_uri, analysis)
 
     async def items_for(self, uri: str) -> tuple[list[types.Diagnostic], list[CheckResult]]:
