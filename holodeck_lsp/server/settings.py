@@ -4,7 +4,7 @@ client's `workspace/configuration` section `holodeck` (re-read on didChangeConfi
 Trust comes only from `initializationOptions.trusted` — the editor's own workspace-trust
 decision, made before the server starts — never from workspace settings, which a cloned
 repository could ship. Untrusted (the default): graders are resolved statically and never
-imported, and run commands will be refused.
+imported, and run commands are refused — decided in one place, `server/trust.py`.
 
 The values only: the handlers that read them from the client are the `configuration` feature
 (`features/configuration.py`), so the server object can hold its settings without importing
@@ -28,7 +28,7 @@ _MODES: Final = ("push", "pull", "both")
 
 @dataclass(slots=True)
 class Settings:
-    #: Import graders (and, later, allow runs) — from initializationOptions only.
+    #: Import graders and allow runs — from initializationOptions only; read by trust.py only.
     trusted: bool = False
     #: "push" publishDiagnostics; "pull" textDocument/diagnostic + workspace/diagnostic; "both".
     diagnostics: DiagnosticsMode = "push"

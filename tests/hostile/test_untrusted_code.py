@@ -84,7 +84,7 @@ def test_the_servers_loads_import_nothing_untrusted(
     assert load_options(Settings(trusted=True)).trusted is False  # only when asked
     for agent in corpus.agents:
         analysis = analyse(agent, None, None, load_options(untrusted, import_graders=True))
-        assert not analysis.trusted
+        assert not analysis.graders_imported
     assert corpus.left() == []
 
 

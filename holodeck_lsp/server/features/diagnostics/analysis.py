@@ -23,7 +23,7 @@ class Analysis:
     #: The document version checked; None for a file read from disk.
     version: int | None
     #: Graders were imported (server/trust.py allowed it: the slow pass of a trusted workspace).
-    trusted: bool
+    graders_imported: bool
     diagnostics: list[Diagnostic]
     #: path_key -> text, for the agent and every file it depends on that could be read.
     texts: dict[str, str]
@@ -63,7 +63,7 @@ def analyse(
     return Analysis(
         path,
         version,
-        options.trusted,
+        options.trusted,  # graders_imported: the options' one meaning of trust
         result.diagnostics,
         texts,
         result.dependencies,

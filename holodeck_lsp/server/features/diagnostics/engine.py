@@ -327,7 +327,7 @@ class DiagnosticsEngine:
     def accept(self, uri: str, analysis: Analysis) -> CheckResult:
         """Merge, group by file, convert and remember one check of the agent at `uri`."""
         diagnostics = analysis.diagnostics
-        if not analysis.trusted and code_may_run(self.server.settings):
+        if not analysis.graders_imported and code_may_run(self.server.settings):
             diagnostics = merge(analysis, self._verdicts.get(uri))
         self.index.record(uri, analysis.dependencies)
         agent_key = path_key(analysis.agent_path)
