@@ -100,6 +100,7 @@ def _check(corpus: Corpus, *flags: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # the console script (and, trusted, a child per file)
 def test_the_console_script_imports_nothing_without_trust(corpus: Corpus) -> None:
     corpus.clear()
     done = _check(corpus)
@@ -108,6 +109,7 @@ def test_the_console_script_imports_nothing_without_trust(corpus: Corpus) -> Non
     assert corpus.left() == []
 
 
+@pytest.mark.slow  # the console script (and, trusted, a child per file)
 def test_trust_imports_every_generated_grader(corpus: Corpus) -> None:
     """The control: with `--trust` each grader module (and each package above it) runs."""
     corpus.clear()

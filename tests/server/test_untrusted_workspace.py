@@ -421,6 +421,12 @@ async def test_no_request_or_command_runs_workspace_code(workspace: HostileWorks
             types.ExecuteCommandParams("holodeck.compareWithBaseline", [agent]),
         )
         assert compared["status"] == "done" and compared["regressions"] >= 1
+        # What needs the workspace's code is refused, saying why and what to do.
+        refused = await session.ask(
+            types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams("holodeck.runAll", [agent])
+        )
+        assert refused == {"status": "refused", "reason": "untrusted"}
+        assert "Trust this workspace in your editor" in client.messages[-1].message
     finally:
         # Shut down first: stopping a client whose server still runs waits for it forever.
         await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
