@@ -433,3 +433,15 @@ async def test_no_request_or_command_runs_workspace_code(workspace: HostileWorks
         await client.stop()
     assert session.answered > 1000
     assert workspace.imported() == []
+
+
+def test_a_capability_without_a_driver_fails_the_test() -> None:
+    """A method the server starts to advertise is driven or named here: never skipped."""
+    formatting = types.InitializeResult(types.ServerCapabilities(document_formatting_provider=True))
+    with pytest.raises(pytest.fail.Exception, match="document_formatting_provider"):
+        advertised(formatting)
+    hover = types.InitializeResult(types.ServerCapabilities(hover_provider=True))
+    assert advertised(hover) == ({types.TEXT_DOCUMENT_HOVER}, set())
+    methods, commands = registered()
+    assert methods <= DRIVERS.keys() and "holodeck/discoverTests" in methods
+    assert "holodeck.compareWithBaseline" in commands
