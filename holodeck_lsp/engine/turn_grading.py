@@ -86,6 +86,8 @@ class TurnOutcome:
     errored: bool = False
     #: The tool calls of the case's earlier turns, turn by turn (for code graders).
     earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
+    #: The tool-round limit, when the backend stopped the turn at it.
+    tool_limit_reached: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,7 @@ def grade_turn(
         execution_time_ms=outcome.duration_ms,
         token_usage=outcome.token_usage,
         errors=list(outcome.errors),
+        tool_limit_reached=outcome.tool_limit_reached,
     )
     if outcome.skipped:
         result.skipped = True

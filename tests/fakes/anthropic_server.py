@@ -56,6 +56,8 @@ class ToolUse:
     name: str
     input: dict[str, Any]
     id: str = field(default_factory=lambda: f"toolu_{next(_ids):04d}")
+    #: Sent as the streamed `partial_json` instead of `input` (a model's malformed JSON).
+    raw_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -284,7 +286,7 @@ async def _sse_events(reply: Reply, model: str) -> AsyncIterator[tuple[str, dict
                 "content_block": {"type": "tool_use", "id": use.id, "name": use.name, "input": {}},
             },
         )
-        arguments = json.dumps(use.input)
+        arguments = use.raw_input if use.raw_input is not None else json.dumps(use.input)
         half = len(arguments) // 2
         for piece in (arguments[:half], arguments[half:]):
             yield (
