@@ -201,6 +201,12 @@ class TestResult(_Result):
         description="Some turn errored (the provider, not the agent) and no turn failed: the "
         "case is not measured and counts in neither passed nor failed.",
     )
+    tool_limit_reached: int | None = Field(
+        default=None,
+        ge=1,
+        description="A single-turn case's `TurnResult.tool_limit_reached` (a multi-turn case "
+        "keeps it on each turn).",
+    )
     cost_usd: float | None = Field(
         default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
     )
@@ -229,6 +235,7 @@ class TestResult(_Result):
                 errors=self.errors,
                 skipped=bool(self.errors) and self.agent_response is None and not self.errored,
                 errored=self.errored,
+                tool_limit_reached=self.tool_limit_reached,
             )
         ]
 
