@@ -51,8 +51,8 @@ async def test_a_long_loop_stops_at_20_rounds_and_every_report_says_so(
     out = tmp_path / "out"
     done = await run_cli(
         [str(agent), "--no-save", "--parallel", "1", "--report-json", str(out / "r.json"),
-         "--report-md", str(out / "r.md"), "--junit", str(out / "r.xml"), "--report-html", str(out / "r.html"),
-         "--case", "long-loop"],
+         "--report-md", str(out / "r.md"), "--junit", str(out / "r.xml"),
+         "--report-html", str(out / "r.html"), "--case", "long-loop"],
         live_env(tmp_path),
         tmp_path,
     )  # fmt: skip
