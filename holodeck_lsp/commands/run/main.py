@@ -407,7 +407,6 @@ async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: C
 
 
 def _configure_logs(verbose: bool) -> None:
-    """Warnings and errors on stderr — the SDKs' own only with --verbose; the run session
-    masks its secrets in them."""
+    """Warnings and errors on stderr (the SDKs' only with --verbose), secrets masked."""
     logging.basicConfig(level=logging.WARNING, format="holodeck-lsp: %(levelname)s: %(message)s")
     console_backend_logs(show=verbose)

@@ -134,8 +134,7 @@ def agent_options(
         allowed_tools=allowed,
         disallowed_tools=disallowed,
         permission_mode="dontAsk",
-        # The CLI runs `max_turns` tool rounds, then ends the turn (docs/running.md).
-        max_turns=max_turns,
+        max_turns=max_turns,  # tool rounds, then the CLI ends the turn (docs/running.md)
         max_budget_usd=config.max_budget_usd,
         effort=config.effort,
         fallback_model=config.fallback_model,
