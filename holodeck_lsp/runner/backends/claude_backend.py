@@ -39,6 +39,10 @@ Decisions (documented in the backend guide):
   endpoint's limiter (shared with the judges) and retries them within the turn's retry
   budget; the CLI's own retries are off (`CLAUDE_CODE_MAX_RETRIES=0`). Each session has a
   relay path of its own, so the relay knows whose turn a request draws on.
+* The tool loop (docs/running.md, "Tool loop"): the CLI's `max_turns` is the agent's
+  `claude.max_turns` when written, else the run's `max_tool_rounds`; a turn the CLI ends there
+  (`error_max_turns`) is answered with its last text and `tool_limit_reached`, not an error.
+  Odd calls are answered by the CLI and recorded by `claude/tool_calls.py`.
 * `model.max_tokens`, when written, becomes CLAUDE_CODE_MAX_OUTPUT_TOKENS; `temperature` and
   `top_p` are not settable through Claude Code and are ignored, as is `defer_loading`.
 * Token usage per turn is the turn's `ResultMessage.usage`: input_tokens → prompt_tokens,

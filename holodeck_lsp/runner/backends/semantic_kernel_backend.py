@@ -16,6 +16,11 @@ the call id by an auto-function-invocation filter (through a ContextVar: SK runs
 one model response in its own task). Token usage is summed over every model response of the
 turn — the tool-call responses stay in the history with their `usage` metadata.
 
+The tool loop (docs/running.md, "Tool loop"): SK's auto-invoke attempts are the run's
+`max_tool_rounds`; after the last, SK asks once more with no tools offered, and a turn that used
+every round is marked `tool_limit_reached`. A call SK refused (unknown name, arguments not JSON
+or not fitting) is recorded with the text sent, the error SK gave the model and why.
+
 MCP tools (`type: mcp`, `transport: stdio`): each session starts its own servers, one kernel
 plugin per tool, closed with the session (see `sk/mcp_plugins.py`).
 
