@@ -66,6 +66,11 @@ def main(argv: Sequence[str]) -> int:
 
         if early_handshake.enabled():
             early = _start_early(early_handshake)
+    # The agent SDKs' own log lines (an odd tool call's traceback) stay out of the editor's
+    # log, as off `run`'s console: the call and its error are in the results (docs/running.md).
+    from holodeck_lsp.runner.backends.backend_logs import console_backend_logs
+
+    console_backend_logs(show=False)
     # Imported here: pygls and lsprotocol are only needed by the server.
     from holodeck_lsp.server.app import serve_stdio, serve_tcp
 

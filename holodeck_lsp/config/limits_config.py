@@ -2,6 +2,7 @@
 
     # holodeck-lsp.yaml — beside the agent file, or in ~/.holodeck/
     retry_budget: 8               # retries one turn may make (default 8)
+    max_tool_rounds: 20           # tool rounds one turn may take (default 20)
     limits:                       # by provider:model, or by provider for all its models
       openai:gpt-4o-mini: {rpm: 500, tpm: 200000, max_in_flight: 16}
       anthropic: {max_in_flight: 8}
@@ -25,6 +26,7 @@ LIMIT_KEYS = ("rpm", "tpm", "max_in_flight")
 @dataclass(frozen=True, slots=True)
 class ConfiguredLimits:
     retry_budget: int | None = None
+    max_tool_rounds: int | None = None
     #: `provider:model` or `provider` -> {rpm, tpm, max_in_flight} (positive numbers).
     limits: dict[str, dict[str, float]] = field(default_factory=dict)
     #: `provider:model` -> {input, output} USD per million tokens (overrides the price list).
@@ -63,6 +65,7 @@ def _section(path: Path, data: dict[str, Any], key: str, keys: tuple[str, ...]) 
 def configured_limits(agent_dir: Path, home: Path | None = None) -> ConfiguredLimits:
     user_dir = (home if home is not None else Path.home()) / ".holodeck"
     budget: int | None = None
+    rounds: int | None = None
     limits: dict[str, dict[str, float]] | None = None
     prices: dict[str, dict[str, float]] | None = None
     for folder in (agent_dir, user_dir):
@@ -80,9 +83,22 @@ def configured_limits(agent_dir: Path, home: Path | None = None) -> ConfiguredLi
                 ):
                     raise ModelsConfigError(f"{path}: `retry_budget` must be a whole number ≥ 0")
                 budget = raw_budget
+            if rounds is None:
+                rounds = _tool_rounds(path, data.get("max_tool_rounds"))
             if limits is None:
                 limits = _section(path, data, "limits", LIMIT_KEYS)
             if prices is None:
                 prices = _section(path, data, "prices", ("input", "output"))
             break
-    return ConfiguredLimits(budget, limits or {}, prices or {})
+    return ConfiguredLimits(budget, rounds, limits or {}, prices or {})
+
+
+def _tool_rounds(path: Path, raw: Any) -> int | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        raise ModelsConfigError(
+            f"{path}: `max_tool_rounds` must be a whole number ≥ 1 (tool rounds one turn may "
+            f"take), not {raw!r}"
+        )
+    return raw

@@ -136,6 +136,7 @@ def single_turn_result(
         token_usage=turn.token_usage,
         turns=None,
         errored=turn.errored,
+        tool_limit_reached=turn.tool_limit_reached,
     )
 
 

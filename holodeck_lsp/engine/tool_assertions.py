@@ -10,7 +10,9 @@ turns cannot count.
 Failure reasons name exactly what differed. When no candidate matched, the reason is the
 one of the *closest* candidate: the one satisfying the most asserted arguments, the earliest
 on a tie; its first failing argument (in the order the YAML lists them) is reported, with
-`(closest of N calls, index I)` appended when there were several candidates.
+`(closest of N calls, index I)` appended when there were several candidates. A call that could
+not run as sent (docs/running.md, "Tool loop") says so: the closest call's problem and the
+argument text the model sent, and unknown names are marked in the "was not called" list.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from holodeck_lsp.engine.matchers import RegexError, describe_mismatch, matches
+from holodeck_lsp.engine.tool_loop import refused_call
 from holodeck_lsp.schema.matchers import ArgMatcherValue, dump_arg_matcher
 from holodeck_lsp.schema.results import ArgMatchDetail, ToolInvocation
 from holodeck_lsp.schema.test_case import ExpectedTool
@@ -143,6 +146,9 @@ def _reason(
         if len(candidates) > 1:
             text += f" (closest of {len(candidates)} calls, index {closest.call_index})"
         parts.append(text)
+        refused = refused_call(calls[closest.call_index])
+        if refused:
+            parts.append(refused)
     return "; ".join(parts)
 
 
@@ -163,7 +169,14 @@ def _arg_reason(miss: _Miss) -> str:
 def _not_called(name: str, calls: Sequence[ToolInvocation]) -> str:
     if not calls:
         return f"tool '{name}' was not called (no tool calls this turn)"
-    names = list(dict.fromkeys(call.name for call in calls))  # distinct, in call order
+    # Distinct, in call order; a name no tool has is marked, so a format token that leaked
+    # into it (`ls<|channel|>commentary`) reads as the model's slip, not a missing tool.
+    names = list(
+        dict.fromkeys(
+            call.name + (" (unknown tool)" if call.call_problem == "unknown_tool" else "")
+            for call in calls
+        )
+    )
     listed = ", ".join(names[:_LISTED_NAMES])
     if len(names) > _LISTED_NAMES:
         listed += f", … ({len(names) - _LISTED_NAMES} more)"

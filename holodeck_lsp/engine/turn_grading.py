@@ -21,6 +21,7 @@ from holodeck_lsp.engine.evaluators import evaluate_metric
 from holodeck_lsp.engine.evaluators.judges import TurnInputs
 from holodeck_lsp.engine.judging import Judging, grade_judged, judged
 from holodeck_lsp.engine.tool_assertions import check_expected_tools
+from holodeck_lsp.engine.tool_loop import limit_reason
 from holodeck_lsp.schema.matchers import dump_arg_matcher
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import MetricResult, TokenUsage, ToolInvocation, TurnResult
@@ -86,6 +87,8 @@ class TurnOutcome:
     errored: bool = False
     #: The tool calls of the case's earlier turns, turn by turn (for code graders).
     earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
+    #: The tool-round limit, when the backend stopped the turn at it.
+    tool_limit_reached: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,12 @@ def grade_turn(
         execution_time_ms=outcome.duration_ms,
         token_usage=outcome.token_usage,
         errors=list(outcome.errors),
+        tool_limit_reached=outcome.tool_limit_reached,
     )
+    if outcome.tool_limit_reached is not None:
+        # The agent did not finish: failed with the reason, as agent frameworks count a turn
+        # cut off at their loop's limit (docs/running.md, "Tool loop").
+        result.errors.append(limit_reason(outcome.tool_limit_reached))
     if outcome.skipped:
         result.skipped = True
         result.errors.append(f"skipped: {outcome.skip_reason or 'not run'}")
@@ -162,7 +170,7 @@ def grade_turn(
     asserts_something = bool(spec.expected_tools) or any(
         not m.skipped for m in result.metric_results
     )
-    if not (outcome.response or "").strip() and asserts_something and not outcome.errors:
+    if not (outcome.response or "").strip() and asserts_something and not result.errors:
         result.errors.append("the agent gave an empty response")
     result.passed = _turn_passed(result)
     judge_errors = _judge_provider_errors(result)

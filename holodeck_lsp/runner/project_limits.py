@@ -1,7 +1,7 @@
 """holodeck-lsp.yaml's long-run settings applied to one agent's run — `limits:` (rpm, tpm,
-max_in_flight), `retry_budget:` and `prices:` — by the CLI's `run` and the editor's runs
-alike, so a run paces and prices the same wherever it is started (docs/running.md, "Long
-runs").
+max_in_flight), `retry_budget:`, `max_tool_rounds:` and `prices:` — by the CLI's `run` and the
+editor's runs alike, so a run paces, stops tool loops and prices the same wherever it is
+started (docs/running.md, "Long runs" and "Tool loop").
 
 `apply_project_limits` sets this process's limiters (runner/limits/registry.py) and returns
 the prices to give the `RunRequest`; a bad holodeck-lsp.yaml is a `ProjectLimitsError` whose
@@ -18,7 +18,12 @@ from holodeck_lsp.config.limits_config import configured_limits
 from holodeck_lsp.config.models_config import ModelsConfigError
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
 from holodeck_lsp.runner.limits.endpoint import EndpointLimits
-from holodeck_lsp.runner.limits.registry import RETRY_BUDGET_ENV, LimitSettings, configure
+from holodeck_lsp.runner.limits.registry import (
+    DEFAULT_MAX_TOOL_ROUNDS,
+    RETRY_BUDGET_ENV,
+    LimitSettings,
+    configure,
+)
 
 
 class ProjectLimitsError(Exception):
@@ -28,9 +33,12 @@ class ProjectLimitsError(Exception):
 Prices = Mapping[str, Mapping[str, float]]
 
 
-def apply_project_limits(agent_path: Path, retry_budget: int | None = None) -> Prices:
+def apply_project_limits(
+    agent_path: Path, retry_budget: int | None = None, max_tool_rounds: int | None = None
+) -> Prices:
     """Set the limiters for a run of the agent at `agent_path` from the holodeck-lsp.yaml
-    that applies to it; `retry_budget` (a flag) wins over the file's. Returns its `prices:`.
+    that applies to it; `retry_budget` and `max_tool_rounds` (flags) win over the file's.
+    Returns its `prices:`.
 
     The limiters are the process's: the ones made before are dropped, so a language server
     that runs one file, then another, paces each by its own holodeck-lsp.yaml."""
@@ -49,7 +57,14 @@ def apply_project_limits(agent_path: Path, retry_budget: int | None = None) -> P
         )
         for key, values in found.limits.items()
     }
-    configure(LimitSettings(retry_budget=budget, limits=limits))
+    rounds = max_tool_rounds if max_tool_rounds is not None else found.max_tool_rounds
+    configure(
+        LimitSettings(
+            retry_budget=budget,
+            limits=limits,
+            max_tool_rounds=rounds if rounds is not None else DEFAULT_MAX_TOOL_ROUNDS,
+        )
+    )
     return found.prices
 
 

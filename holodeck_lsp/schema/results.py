@@ -12,6 +12,8 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MetricKind = Literal["standard", "rag", "geval", "code"]
+#: Why a tool call could not run as the model sent it (docs/running.md, "Tool loop").
+CallProblem = Literal["unknown_tool", "invalid_json", "bad_arguments"]
 
 
 class _Result(BaseModel):
@@ -55,7 +57,22 @@ class ToolInvocation(_Result):
     args: dict[str, Any] = Field(default_factory=dict, description="Arguments by name.")
     result: Any = Field(default=None, description="What the tool returned.")
     duration_ms: int | None = Field(default=None, ge=0)
-    error: str | None = Field(default=None, description="The tool's error, if it raised.")
+    error: str | None = Field(
+        default=None,
+        description="The tool's error, if it raised, or the error result the model was given "
+        "for a call that could not run (see `call_problem`).",
+    )
+    raw_arguments: str | None = Field(
+        default=None,
+        description="The argument text exactly as the model sent it (None: the provider sent "
+        "a parsed object, or nothing).",
+    )
+    call_problem: CallProblem | None = Field(
+        default=None,
+        description="Why the call could not run as sent: `unknown_tool` (no tool of that "
+        "name), `invalid_json` (the arguments are not a JSON object), `bad_arguments` (they "
+        "do not fit the tool's signature). The model got `error` as the call's result.",
+    )
 
 
 class MetricResult(_Result):
@@ -140,6 +157,12 @@ class TurnResult(_Result):
     cost_usd: float | None = Field(
         default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
     )
+    tool_limit_reached: int | None = Field(
+        default=None,
+        ge=1,
+        description="The tool-round limit, when the turn was stopped at it (docs/running.md, "
+        '"Tool loop"): the response is what the model said once no more rounds were allowed.',
+    )
     grader_details: dict[str, Any] | None = None
 
 
@@ -178,6 +201,12 @@ class TestResult(_Result):
         description="Some turn errored (the provider, not the agent) and no turn failed: the "
         "case is not measured and counts in neither passed nor failed.",
     )
+    tool_limit_reached: int | None = Field(
+        default=None,
+        ge=1,
+        description="A single-turn case's `TurnResult.tool_limit_reached` (a multi-turn case "
+        "keeps it on each turn).",
+    )
     cost_usd: float | None = Field(
         default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
     )
@@ -206,6 +235,7 @@ class TestResult(_Result):
                 errors=self.errors,
                 skipped=bool(self.errors) and self.agent_response is None and not self.errored,
                 errored=self.errored,
+                tool_limit_reached=self.tool_limit_reached,
             )
         ]
 

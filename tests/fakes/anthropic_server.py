@@ -18,7 +18,7 @@ import contextlib
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,8 @@ class ToolUse:
     name: str
     input: dict[str, Any]
     id: str = field(default_factory=lambda: f"toolu_{next(_ids):04d}")
+    #: Sent as the streamed `partial_json` instead of `input` (a model's malformed JSON).
+    raw_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class FakeAnthropicServer(LoopbackHTTPServer):
         #: and the most there ever were at once: what a client's limiter let through.
         self.in_flight = 0
         self.most_in_flight = 0
+        #: Answers from the request itself instead of the script (a model that keeps calling
+        #: tools for as long as it is asked): body -> reply.
+        self.responder: Callable[[dict[str, Any]], Step] | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:
@@ -199,7 +204,7 @@ class FakeAnthropicServer(LoopbackHTTPServer):
                     return drop(request)
                 if isinstance(fault, web.Response):
                     return fault
-            step = self._next_step(body)
+            step = self.responder(body) if self.responder is not None else self._next_step(body)
         else:
             # A side call of the CLI: answer briefly, leave the script alone.
             step = Reply(text="ok", usage=Usage(input_tokens=1, output_tokens=1))
@@ -284,7 +289,7 @@ async def _sse_events(reply: Reply, model: str) -> AsyncIterator[tuple[str, dict
                 "content_block": {"type": "tool_use", "id": use.id, "name": use.name, "input": {}},
             },
         )
-        arguments = json.dumps(use.input)
+        arguments = use.raw_input if use.raw_input is not None else json.dumps(use.input)
         half = len(arguments) // 2
         for piece in (arguments[:half], arguments[half:]):
             yield (

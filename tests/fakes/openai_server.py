@@ -126,7 +126,7 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         self.faults: FaultPlan | None = None
         #: Answers from the request itself instead of the script (load tests, where the
         #: order requests arrive in is not known): body -> reply.
-        self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.responder: Callable[[dict[str, Any]], Step] | None = None
 
     # -- scripting ---------------------------------------------------------------------------
     def script(self, *steps: Step) -> None:

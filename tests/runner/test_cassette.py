@@ -62,7 +62,7 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     path, _ = await record(tmp_path, scripted())
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "agent", "model", "cases"]
-    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 5, "agent")
+    assert (data["format"], data["version"], data["agent"]) == ("holodeck-cassette", 6, "agent")
     assert data["model"] is None  # recorded through a bare backend: who answered is not known
     assert [(c["name"], c["index"], len(c["turns"])) for c in data["cases"]] == [
         ("dialogue", 0, 5),
@@ -72,12 +72,12 @@ async def test_the_file_has_exactly_the_documented_shape(tmp_path: Path) -> None
     first = data["cases"][0]["turns"][0]
     assert list(first) == [
         "input", "response", "tool_calls", "token_usage", "error", "errored", "duration_ms",
-        "judgements",
+        "judgements", "tool_limit_reached",
     ]  # fmt: skip
     assert first["judgements"] == []  # no judged metric in this suite
     assert first["tool_calls"] == [
         {"name": "lookup", "args": {"year": 2009, "row": "cash"}, "result": 206588.0,
-         "error": None}
+         "error": None, "raw_arguments": None, "call_problem": None}
     ]  # fmt: skip
     assert first["token_usage"] == {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
     timed_out, failed = data["cases"][0]["turns"][1], data["cases"][0]["turns"][3]
@@ -171,7 +171,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 6}', "has version 6"),
+        ('{"format": "holodeck-cassette", "version": 7}', "has version 7"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )
@@ -200,5 +200,5 @@ def test_a_version_1_cassette_still_replays_and_is_written_as_version_4(tmp_path
     cassette = load_cassette(path)
     assert cassette.cases[0].turns[0].judgements == []
     data = json.loads(cassette.render())
-    assert data["version"] == 5 and data["cases"][0]["turns"][0]["judgements"] == []
+    assert data["version"] == 6 and data["cases"][0]["turns"][0]["judgements"] == []
     assert data["model"] is None

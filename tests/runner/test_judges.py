@@ -182,7 +182,7 @@ async def test_replay_with_no_judge_gives_identical_results(
         calls = len(server.requests)
     data = json.loads(path.read_text(encoding="utf-8"))
     first = data["cases"][0]["turns"][0]
-    assert data["version"] == 5 and len(first["judgements"]) == 10
+    assert data["version"] == 6 and len(first["judgements"]) == 10
     assert KEY not in path.read_text(encoding="utf-8")
     replayed, _ = await run(agent, tmp_path, answers=Replay(path))  # the server is gone
     assert calls > 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.engine.tool_loop import limit_summary, stopped_turns
 from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -28,6 +29,9 @@ def closing_lines(
     judged = judge_tokens_line(report)
     if judged is not None:
         lines.append(judged)
+    limited = limit_summary(stopped_turns(report))
+    if limited is not None:
+        lines.append(palette.paint(limited, "yellow"))
     lines.append(totals_line(report, elapsed, stopped_early, palette))
     if unreachable is not None:
         lines.append(palette.paint(f"the backend is down: {unreachable}", "red", "bold"))

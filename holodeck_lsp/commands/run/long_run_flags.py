@@ -8,6 +8,7 @@ import argparse
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_usd
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
+from holodeck_lsp.runner.limits.registry import DEFAULT_MAX_TOOL_ROUNDS
 
 
 def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +19,15 @@ def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
         help="retries one turn may make on 429 / 5xx / dropped connections before the turn is "
         f"errored (default: retry_budget in holodeck-lsp.yaml, else $HOLODECK_RETRY_BUDGET, "
         f"else {DEFAULT_RETRY_BUDGET})",
+    )
+    parser.add_argument(
+        "--max-tool-rounds",
+        type=positive_int,
+        metavar="N",
+        help="tool rounds (model answers whose calls are run) one turn may take; a turn that "
+        "reaches N is stopped and reported so (default: max_tool_rounds in holodeck-lsp.yaml, "
+        f"else {DEFAULT_MAX_TOOL_ROUNDS}; a Claude agent's own claude.max_turns, when "
+        "written, is its limit)",
     )
     parser.add_argument(
         "--max-cost",

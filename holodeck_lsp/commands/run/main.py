@@ -56,6 +56,7 @@ from holodeck_lsp.exit_codes import (
     EXIT_OK,
     EXIT_TEST_FAILED,
 )
+from holodeck_lsp.runner.backends.backend_logs import console_backend_logs
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.execution.executor import resolve_parallelism
@@ -186,11 +187,11 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
     except RunModelsError as error:
         return fail(EXIT_BAD_INPUT, str(error))
     try:
-        prices = apply_project_limits(path, args.retry_budget)
+        prices = apply_project_limits(path, args.retry_budget, args.max_tool_rounds)
     except ProjectLimitsError as error:
         return fail(EXIT_BAD_INPUT, str(error))
 
-    _configure_logs()
+    _configure_logs(args.verbose)
     started_at = datetime.now().astimezone()
     answers: Answers = Replay(replay) if replay else Live(record=bool(args.record))
     # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
@@ -405,6 +406,7 @@ async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: C
             return await session.run(progress, cancel)
 
 
-def _configure_logs() -> None:
-    """Warnings and errors on stderr; the run session masks its secrets in them."""
+def _configure_logs(verbose: bool) -> None:
+    """Warnings and errors on stderr (the SDKs' only with --verbose), secrets masked."""
     logging.basicConfig(level=logging.WARNING, format="holodeck-lsp: %(levelname)s: %(message)s")
+    console_backend_logs(show=verbose)

@@ -106,7 +106,8 @@ def run_parser() -> argparse.ArgumentParser:
         "-v",
         "--verbose",
         action="store_true",
-        help="with several models or repeats: one row per turn in the summary table",
+        help="with several models or repeats: one row per turn in the summary table; and the "
+        "agent SDKs' own log lines (Semantic Kernel's) on stderr",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="record a cassette")
     parser.add_argument(

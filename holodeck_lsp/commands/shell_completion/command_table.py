@@ -107,6 +107,7 @@ COMMANDS: tuple[Command, ...] = (
             Option(("--quiet",), help="print only the summary"),
             Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
             Option(("--retry-budget",), TEXT, "retries per turn on a provider's refusals"),
+            Option(("--max-tool-rounds",), TEXT, "tool rounds one turn may take (default 20)"),
             Option(("--max-cost",), TEXT, "USD: start no case that would pass it"),
             Option(("--max-turns",), TEXT, "start no case that would pass N turns"),
             Option(("--resume",), RUN, "finish a run that stopped early"),

@@ -84,6 +84,8 @@ class FrozenToolInvocation(ToolInvocation):
             result=freeze(invocation.result),
             duration_ms=invocation.duration_ms,
             error=invocation.error,
+            raw_arguments=invocation.raw_arguments,
+            call_problem=invocation.call_problem,
         )
 
     @property

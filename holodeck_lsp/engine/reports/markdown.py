@@ -35,6 +35,7 @@ from holodeck_lsp.engine.reports.view import (
     usd,
 )
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
+from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
@@ -130,6 +131,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     cost = run_cost(case.result.cost_usd for case in ordered)
     if ordered and cost is not None:  # every case priced (a partial sum would mislead)
         parts.append(f"cost {usd(cost)}")
+    limited = limit_summary(t for case in ordered for t in case.result.turn_results())
+    if limited is not None:
+        parts.append(limited)
     return " · ".join(parts)
 
 
@@ -258,6 +262,9 @@ def _tool_calls(block: Block) -> list[str]:
     lines = []
     for index, call in enumerate(block.tool_invocations):
         line = f"- call {index}: {_code(call.name)} {_code(_json(call.args))}"
+        refused = refused_call(call)
+        if refused:
+            line += f" — {_text(refused)}"
         if call.error is not None:
             line += f" — error: {_text(call.error)}"
         lines.append(line)

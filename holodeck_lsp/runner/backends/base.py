@@ -63,6 +63,8 @@ class SendResult:
     response: str
     tool_invocations: tuple[ToolInvocation, ...] = ()
     token_usage: TokenUsage | None = None
+    #: The tool-round limit, when the turn was stopped at it (docs/running.md, "Tool loop").
+    tool_limit_reached: int | None = None
 
 
 class AgentSession(Protocol):

@@ -39,6 +39,10 @@ Decisions (documented in the backend guide):
   endpoint's limiter (shared with the judges) and retries them within the turn's retry
   budget; the CLI's own retries are off (`CLAUDE_CODE_MAX_RETRIES=0`). Each session has a
   relay path of its own, so the relay knows whose turn a request draws on.
+* The tool loop (docs/running.md, "Tool loop"): the CLI's `max_turns` is the agent's
+  `claude.max_turns` when written, else the run's `max_tool_rounds`; a turn the CLI ends there
+  (`error_max_turns`) is answered with its last text and `tool_limit_reached`, not an error.
+  Odd calls are answered by the CLI and recorded by `claude/tool_calls.py`.
 * `model.max_tokens`, when written, becomes CLAUDE_CODE_MAX_OUTPUT_TOKENS; `temperature` and
   `top_p` are not settable through Claude Code and are ignored, as is `defer_loading`.
 * Token usage per turn is the turn's `ResultMessage.usage`: input_tokens → prompt_tokens,
@@ -54,12 +58,11 @@ import contextlib
 import importlib.util
 import shutil
 import tempfile
-import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
 from holodeck_lsp.runner.agent_code.mcp_servers import StdioServer, stdio_servers
@@ -70,13 +73,7 @@ from holodeck_lsp.runner.backends.base import (
     TurnFile,
 )
 from holodeck_lsp.runner.backends.claude.cli_environment import cli_environment, through_relay
-from holodeck_lsp.runner.backends.claude.messages import (
-    PendingCall,
-    result_text,
-    stderr_tail,
-    usage,
-    with_files,
-)
+from holodeck_lsp.runner.backends.claude.messages import stderr_tail, usage, with_files
 from holodeck_lsp.runner.backends.claude.options import (
     agent_options,
     setting_sources,
@@ -84,6 +81,12 @@ from holodeck_lsp.runner.backends.claude.options import (
 )
 from holodeck_lsp.runner.backends.claude.provider_errors import turn_error
 from holodeck_lsp.runner.backends.claude.relay import LimitingRelay, RelaySlot
+from holodeck_lsp.runner.backends.claude.tool_calls import (
+    PendingCall,
+    finished_call,
+    pending_call,
+    unfinished_call,
+)
 from holodeck_lsp.runner.backends.claude.tool_server import TOOL_SERVER, ToolLog
 from holodeck_lsp.runner.backends.instructions import read_instructions
 from holodeck_lsp.runner.backends.providers import PROVIDERS
@@ -91,7 +94,6 @@ from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.claude import ClaudeConfig
 from holodeck_lsp.schema.llm import Provider
-from holodeck_lsp.schema.results import ToolInvocation
 from holodeck_lsp.schema.tools import FunctionTool, MCPTool
 
 if TYPE_CHECKING:
@@ -157,6 +159,8 @@ class ClaudeBackend:
         # turn's retries within `retry_budget`; started by the first session, in the run's loop.
         self._upstream = PROVIDERS[Provider.ANTHROPIC].endpoint(agent.model.endpoint, env)
         self._retry_budget = settings().retry_budget
+        #: The agent's own `claude.max_turns` when written, else the run's tool-round limit.
+        self._max_tool_rounds = self._config.max_turns or settings().max_tool_rounds
         self._relay: LimitingRelay | None = None
 
     # -- configuration ------------------------------------------------------------------------
@@ -187,6 +191,7 @@ class ClaudeBackend:
             system_prompt=self._system_prompt,
             cli_env=self._cli_env if cli_env is None else cli_env,
             cwd=working_directory(self._config, self._agent_dir),
+            max_turns=self._max_tool_rounds,
             log=log,
             stderr=stderr,
         )
@@ -213,7 +218,13 @@ class ClaudeBackend:
                 f"Claude Code CLI failed to start: {error}{stderr_tail(stderr)}"
             ) from error
         session = ClaudeSession(
-            client, log, stderr, self._session_closed, slot=slot, retry_budget=self._retry_budget
+            client,
+            log,
+            stderr,
+            self._session_closed,
+            slot=slot,
+            retry_budget=self._retry_budget,
+            max_tool_rounds=self._max_tool_rounds,
         )
         self._sessions.add(session)
         return session
@@ -251,10 +262,12 @@ class ClaudeSession:
         *,
         slot: RelaySlot,
         retry_budget: int,
+        max_tool_rounds: int,
     ) -> None:
         #: This session's way through the relay: its turns' retry budgets.
         self.slot = slot
         self._retry_budget = retry_budget
+        self._max_tool_rounds = max_tool_rounds
         self._client = client
         self._log = log
         self._stderr = stderr
@@ -338,62 +351,36 @@ class ClaudeSession:
                     last_text = "".join(texts)
                 for block in item.content:
                     if isinstance(block, ToolUseBlock) and block.id not in pending:
-                        pending[block.id] = PendingCall(
-                            block.name, dict(block.input), time.perf_counter()
-                        )
+                        pending[block.id] = pending_call(block.name, block.input)
                         order.append(block.id)
             elif isinstance(item, UserMessage) and isinstance(item.content, list):
                 for block in item.content:
                     if isinstance(block, ToolResultBlock) and block.tool_use_id in pending:
                         call = pending[block.tool_use_id]
-                        call.invocation = self._finish(call, block.content, block.is_error)
+                        call.invocation = finished_call(
+                            call, block.content, block.is_error, self._log
+                        )
             elif isinstance(item, ResultMessage):
                 self._in_flight = False
-                if item.is_error:
+                # At `max_turns` the CLI ran that many tool rounds and ended the turn: the
+                # response is the last text the model wrote (docs/running.md, "Tool loop").
+                stopped = item.subtype == "error_max_turns"
+                if item.is_error and not stopped:
                     reason = item.result or "; ".join(item.errors or []) or item.subtype
                     raise turn_error(item.subtype, reason)
-                response = item.result if item.result is not None else last_text
+                response = item.result if item.result is not None and not stopped else last_text
                 invocations = tuple(
-                    pending[i].invocation or self._unfinished(pending[i]) for i in order
+                    pending[i].invocation or unfinished_call(pending[i]) for i in order
                 )
                 return SendResult(
                     response=response,
                     tool_invocations=invocations,
                     token_usage=usage(item.usage),
+                    tool_limit_reached=self._max_tool_rounds if stopped else None,
                 )
         # The stream ended without a result: the CLI process is gone.
         self._dead = f"Claude Code CLI stopped mid-turn{stderr_tail(self._stderr)}"
         raise BackendSessionError(self._dead, recoverable=False)
-
-    def _finish(
-        self, call: PendingCall, content: str | list[dict[str, Any]] | None, is_error: bool | None
-    ) -> ToolInvocation:
-        prefix = f"mcp__{TOOL_SERVER}__"
-        handled = (
-            self._log.claim(call.name.removeprefix(prefix), call.args)
-            if call.name.startswith(prefix)
-            else None
-        )
-        if handled is not None:  # our own function ran: its real value and timing
-            return ToolInvocation(
-                name=call.name,
-                args=call.args,
-                result=handled.result,
-                duration_ms=handled.duration_ms,
-                error=handled.error,
-            )
-        text = result_text(content)
-        return ToolInvocation(
-            name=call.name,
-            args=call.args,
-            result=None if is_error else text,
-            duration_ms=int((time.perf_counter() - call.started) * 1000),
-            error=(text or "tool failed") if is_error else None,
-        )
-
-    @staticmethod
-    def _unfinished(call: PendingCall) -> ToolInvocation:
-        return ToolInvocation(name=call.name, args=call.args, error="no result was returned")
 
     async def close(self) -> None:
         if self._closed:

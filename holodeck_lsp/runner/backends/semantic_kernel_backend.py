@@ -16,6 +16,11 @@ the call id by an auto-function-invocation filter (through a ContextVar: SK runs
 one model response in its own task). Token usage is summed over every model response of the
 turn — the tool-call responses stay in the history with their `usage` metadata.
 
+The tool loop (docs/running.md, "Tool loop"): SK's auto-invoke attempts are the run's
+`max_tool_rounds`; after the last, SK asks once more with no tools offered, and a turn that used
+every round is marked `tool_limit_reached`. A call SK refused (unknown name, arguments not JSON
+or not fitting) is recorded with the text sent, the error SK gave the model and why.
+
 MCP tools (`type: mcp`, `transport: stdio`): each session starts its own servers, one kernel
 plugin per tool, closed with the session (see `sk/mcp_plugins.py`).
 
@@ -48,7 +53,13 @@ from holodeck_lsp.runner.backends.sk.mcp_plugins import (
     open_plugins,
     plugin_servers,
 )
-from holodeck_lsp.runner.backends.sk.messages import invocations, text_of, usage, user_message
+from holodeck_lsp.runner.backends.sk.messages import (
+    invocations,
+    text_of,
+    tool_rounds,
+    usage,
+    user_message,
+)
 from holodeck_lsp.runner.backends.sk.openai_client import (
     http_timeout,
     make_client,
@@ -67,7 +78,7 @@ if TYPE_CHECKING:
         OpenAIChatCompletionBase,
     )
     from semantic_kernel.connectors.ai.prompt_execution_settings import PromptExecutionSettings
-    from semantic_kernel.contents import ChatHistory
+    from semantic_kernel.contents import ChatHistory, FunctionCallContent
     from semantic_kernel.filters import AutoFunctionInvocationContext
 
 
@@ -114,6 +125,7 @@ class SemanticKernelBackend:
             timeout=llm_timeout if llm_timeout is not None else http_timeout(env),
         )
         self._retry_budget = max_retries if max_retries is not None else settings().retry_budget
+        self._max_tool_rounds = settings().max_tool_rounds
         send_plain_bodies(self._client)  # a quarter of a run's CPU otherwise (plain_body.py)
         self._service = make_service(agent.model, self._client)
         self._functions = [as_kernel_function(tool) for tool in tools]
@@ -148,6 +160,7 @@ class SemanticKernelBackend:
             plugins=plugins,
             on_close=self._sessions.discard,
             retry_budget=self._retry_budget,
+            max_tool_rounds=self._max_tool_rounds if self._offers_tools else None,
             llm_timeout=self._llm_timeout,
             http_timeout=read_timeout(self._client),
         )
@@ -172,11 +185,19 @@ class SemanticKernelBackend:
             temperature=model.temperature,
             max_tokens=model.max_tokens,
             top_p=model.top_p,
+            # SK's default is 5 rounds, then one more request with no tools offered: the
+            # run's limit instead, reported when reached (docs/running.md, "Tool loop").
             function_choice_behavior=(
-                FunctionChoiceBehavior.Auto() if self._functions or self._mcp_servers else None
+                FunctionChoiceBehavior.Auto(maximum_auto_invoke_attempts=self._max_tool_rounds)
+                if self._offers_tools
+                else None
             ),
         )
         return settings
+
+    @property
+    def _offers_tools(self) -> bool:
+        return bool(self._functions or self._mcp_servers)
 
     def _describe(self) -> str:
         return f"{self.agent.model.provider.value} model {self.agent.model.name} at {self.base_url}"
@@ -199,11 +220,13 @@ class SemanticKernelSession:
         plugins: Sequence[McpPlugin] = (),
         on_close: Callable[[SemanticKernelSession], None] | None = None,
         retry_budget: int = 0,
+        max_tool_rounds: int | None = None,
         llm_timeout: float | None = None,
         http_timeout: float | None = None,
     ) -> None:
         self.kernel = kernel
         self._retry_budget = retry_budget
+        self._max_tool_rounds = max_tool_rounds
         self._llm_timeout = llm_timeout
         self._http_timeout = http_timeout
         self.history = history
@@ -241,11 +264,24 @@ class SemanticKernelSession:
             raise  # cancellation (e.g. the executor's timeout) goes through unchanged
         turn = self.history.messages[start + 1 :]
         self.history.add_message(answer)
+        # SK ran `max_tool_rounds` rounds, then asked once more with no tools offered: the
+        # answer is what the model said when it could call no more (docs/running.md).
+        rounds = tool_rounds(turn)
+        stopped = self._max_tool_rounds is not None and rounds >= self._max_tool_rounds
         return SendResult(
             response=text_of(answer),
-            tool_invocations=tuple(invocations(turn, self._calls)),
+            tool_invocations=tuple(invocations(turn, self._calls, self._is_tool)),
             token_usage=usage([*turn, answer]),
+            tool_limit_reached=self._max_tool_rounds if stopped else None,
         )
+
+    def _is_tool(self, call: FunctionCallContent) -> bool:
+        """Whether the kernel has the function the call names, found as SK finds it."""
+        try:
+            self.kernel.get_function(call.plugin_name, call.function_name)
+        except Exception:  # SK's KernelPluginNotFoundError / KernelFunctionNotFoundError
+            return False
+        return True
 
     async def close(self) -> None:
         if self._closed:

@@ -29,7 +29,14 @@ def transcript_of(result: TestResult, index: int) -> CassetteCase:
                 input=turn.input,
                 response=turn.response,
                 tool_calls=[
-                    CassetteToolCall(name=c.name, args=c.args, result=c.result, error=c.error)
+                    CassetteToolCall(
+                        name=c.name,
+                        args=c.args,
+                        result=c.result,
+                        error=c.error,
+                        raw_arguments=c.raw_arguments,
+                        call_problem=c.call_problem,
+                    )
                     for c in turn.tool_invocations
                 ],
                 token_usage=cassette_usage(turn.token_usage),
@@ -39,6 +46,7 @@ def transcript_of(result: TestResult, index: int) -> CassetteCase:
                 else None,
                 duration_ms=turn.execution_time_ms,
                 judgements=judgements_of(turn.metric_results),
+                tool_limit_reached=turn.tool_limit_reached,
             )
         )
     return CassetteCase(name=None, index=index, turns=turns)

@@ -1,13 +1,15 @@
-"""The cassette file format (docs/cassettes.md), version 5:
+"""The cassette file format (docs/cassettes.md), version 6:
 
     {"format": "holodeck-cassette", "version": 2, "agent": str,
      "cases": [{"name": str|null, "index": int,
                 "turns": [{"input": str, "response": str|null,
                            "tool_calls": [{"name": str, "args": {...}, "result": any,
-                                           "error": str|null}],
+                                           "error": str|null, "raw_arguments": str|null,
+                                           "call_problem": str|null}],
                            "token_usage": {"prompt_tokens": int, "completion_tokens": int,
                                            "total_tokens": int}|null,
                            "error": str|null, "errored": bool, "duration_ms": int,
+                           "tool_limit_reached": int|null,
                            "judgements": [{"metric": str, "kind": str, "input": str,
                                            "model": str, "score": float|null,
                                            "reason": str|null, "error": str|null,
@@ -21,6 +23,10 @@ errored, not failed, as the recorded run did; older files read as `errored: fals
 Version 5 added the judgements' `errored`: the judge's `error` was its provider's, so a
 replay reports the metric (and a turn failing on nothing else) errored; older files read as
 `errored: false`.
+Version 6 added what the tool loop did (docs/running.md, "Tool loop"): each call's
+`raw_arguments` (the text the model sent) and `call_problem` (why it could not run; `error`
+is what the model was given), and the turn's `tool_limit_reached`; older files read them as
+null.
 """
 
 from __future__ import annotations
@@ -33,12 +39,12 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from holodeck_lsp.runner.backends.base import BackendError
-from holodeck_lsp.schema.results import TokenUsage
+from holodeck_lsp.schema.results import CallProblem, TokenUsage
 
 FORMAT: Final = "holodeck-cassette"
-VERSION: Final = 5
+VERSION: Final = 6
 #: Versions this holodeck-lsp reads (1: before judgements were recorded).
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6)
 #: How a judged metric without a usable recording starts its error (not a verdict).
 STALE_PREFIXES = ("judge recording is stale", "no judge recording")
 
@@ -64,6 +70,10 @@ class CassetteToolCall(_Strict):
     args: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
     error: str | None = None
+    #: The argument text exactly as the model sent it (version 6).
+    raw_arguments: str | None = None
+    #: Why the call could not run as sent (version 6); `error` is what the model was given.
+    call_problem: CallProblem | None = None
 
 
 class CassetteUsage(_Strict):
@@ -101,6 +111,8 @@ class CassetteTurn(_Strict):
     errored: bool = False
     duration_ms: int = Field(default=0, ge=0)
     judgements: list[CassetteJudgement] = Field(default_factory=list)
+    #: The tool-round limit the turn was stopped at (version 6).
+    tool_limit_reached: int | None = Field(default=None, ge=1)
 
 
 class CassetteCase(_Strict):
@@ -111,7 +123,7 @@ class CassetteCase(_Strict):
 
 class Cassette(_Strict):
     format: Literal["holodeck-cassette"] = FORMAT
-    version: Literal[1, 2, 3, 4, 5] = VERSION
+    version: Literal[1, 2, 3, 4, 5, 6] = VERSION
     agent: str
     #: Who answered, `provider:name` (version 3); a replay answers as that model, so its
     #: results and its judges' defaults are that model's. None: not known (older files).

@@ -74,6 +74,8 @@ class RecordingSession:
                         args=json_safe(call.args),
                         result=json_safe(call.result),
                         error=call.error,
+                        raw_arguments=call.raw_arguments,
+                        call_problem=call.call_problem,
                     )
                     for call in (result.tool_invocations if result is not None else ())
                 ],
@@ -81,6 +83,7 @@ class RecordingSession:
                 error=error,
                 errored=errored,
                 duration_ms=round((time.perf_counter() - started) * 1000),
+                tool_limit_reached=result.tool_limit_reached if result is not None else None,
             )
         )
 

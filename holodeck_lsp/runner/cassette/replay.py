@@ -58,7 +58,14 @@ class ReplaySession:
         return SendResult(
             response=turn.response or "",
             tool_invocations=tuple(
-                ToolInvocation(name=c.name, args=c.args, result=c.result, error=c.error)
+                ToolInvocation(
+                    name=c.name,
+                    args=c.args,
+                    result=c.result,
+                    error=c.error,
+                    raw_arguments=c.raw_arguments,
+                    call_problem=c.call_problem,
+                )
                 for c in turn.tool_calls
             ),
             token_usage=TokenUsage(
@@ -68,6 +75,7 @@ class ReplaySession:
             )
             if turn.token_usage is not None
             else None,
+            tool_limit_reached=turn.tool_limit_reached,
         )
 
     async def close(self) -> None:

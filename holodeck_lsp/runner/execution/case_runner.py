@@ -261,6 +261,7 @@ class CaseRun:
                 token_usage=outcome.token_usage,
                 duration_ms=duration_ms,
                 errors=tuple(file_errors),
+                tool_limit_reached=outcome.tool_limit_reached,
             )
         if isinstance(outcome, Interrupted) and not outcome.timed_out:
             state.dead = outcome.reason

@@ -15,6 +15,10 @@ from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
 from holodeck_lsp.runner.limits.endpoint import EndpointCounts, EndpointLimiter, EndpointLimits
 
 RETRY_BUDGET_ENV = "HOLODECK_RETRY_BUDGET"
+#: Tool rounds (model responses whose calls are run) one turn may take: BFCL's own inference
+#: loop allows 20 steps per turn, and a real agent rarely needs more in one turn
+#: (docs/running.md, "Tool loop").
+DEFAULT_MAX_TOOL_ROUNDS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +27,8 @@ class LimitSettings:
     retry_budget: int = DEFAULT_RETRY_BUDGET
     #: Explicit limits by `provider:model`, or by `provider` for all its models.
     limits: Mapping[str, EndpointLimits] = field(default_factory=dict)
+    #: Tool rounds one turn may take before the backend stops it (`max_tool_rounds:`).
+    max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS
 
     def limits_for(self, model: str) -> EndpointLimits | None:
         provider = model.split(":", 1)[0]

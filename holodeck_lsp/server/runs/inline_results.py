@@ -97,6 +97,8 @@ def hint_label(turn: TurnResult, regraded: bool = False) -> str:
         parts[0] += " skipped"
     elif turn.errored:
         parts[0] += " errored (not measured)"
+    if turn.tool_limit_reached is not None:  # the reason is the turn's diagnostic too
+        parts.append(f"stopped after {turn.tool_limit_reached} tool rounds")
     for metric in turn.metric_results:
         if not metric.skipped:
             parts.append(f"{metric.metric_name} {metric.score:.2f}")

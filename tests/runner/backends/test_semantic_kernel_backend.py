@@ -205,16 +205,19 @@ async def test_parallel_calls_a_failing_tool_and_an_unknown_tool_are_all_reporte
     assert (ok.name, ok.args, ok.result, ok.error) == ("tools-subtract", {"a": 5, "b": 3}, 2, None)
     assert failed.name == "tools-divide" and failed.result is None
     assert failed.error == "ZeroDivisionError: float division by zero"
-    assert unknown.name == "tools-multiply" and unknown.error is not None
-    assert "not run" in unknown.error and unknown.duration_ms is None
-    assert malformed.args == {} and malformed.error is not None
-    assert "malformed arguments" in malformed.error
-    # The model was told about every call, including the failure.
+    assert unknown.name == "tools-multiply" and unknown.call_problem == "unknown_tool"
+    assert unknown.duration_ms is None and failed.call_problem is None
+    assert malformed.args == {} and malformed.call_problem == "invalid_json"
+    assert malformed.raw_arguments == "{not json"
+    # The model was told about every call, including the failure; the record keeps what.
     tool_results = {
         m["tool_call_id"]: m["content"]
         for m in fake_openai.chat_requests[1].messages
         if m["role"] == "tool"
     }
+    assert unknown.error == tool_results[calls[2].id]
+    assert malformed.error == tool_results[calls[3].id]
+    assert "not part of the provided tools" in unknown.error
     assert tool_results[calls[0].id] == "2"
     assert "division by zero" in tool_results[calls[1].id]
     assert set(tool_results) == {call.id for call in calls}

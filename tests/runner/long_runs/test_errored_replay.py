@@ -78,7 +78,7 @@ async def test_an_errored_turn_replays_as_errored_not_failed(
     path = tmp_path / "weather.cassette.json"
     recording.cassette().write(path)
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["version"] == 5
+    assert data["version"] == 6
     turns = data["cases"][0]["turns"]
     assert [turn["errored"] for turn in turns] == [False, True]
     assert "503" in turns[1]["error"]
@@ -104,4 +104,4 @@ def test_an_older_cassette_reads_its_failed_turns_as_not_errored(tmp_path: Path)
     path.write_text(json.dumps(old), encoding="utf-8")
     cassette = load_cassette(path)
     assert cassette.cases[0].turns[0].errored is False
-    assert json.loads(cassette.render())["version"] == 5
+    assert json.loads(cassette.render())["version"] == 6

@@ -30,6 +30,7 @@ from holodeck_lsp.engine.reports.view import (
     tool_reason,
 )
 from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
 
@@ -111,6 +112,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "cost_usd": run_cost(c.result.cost_usd for c in found) if found else None,
             "duration_ms": duration,
             "cancelled": env.get("cancelled") == "true" or report.interrupted,
+            # "2 turns stopped at the tool-round limit (20): raise --max-tool-rounds", or None.
+            "tool_limit": limit_summary(turn for c in found for turn in c.result.turn_results()),
         },
         "cases": [_group(group, where) for group in column.groups],
     }
@@ -292,12 +295,14 @@ def _detail(detail: ArgMatchDetail, calls: Sequence[ToolInvocation]) -> dict[str
 
 
 def _call(call: ToolInvocation) -> dict[str, Any]:
-    # Short keys, as for metrics: n name, a args, r result, e error.
+    # Short keys, as for metrics: n name, a args, r result, e error, p why the call could not
+    # run (with the argument text the model sent).
     out: dict[str, Any] = {"n": call.name}
     _put(out, "a", _data(call.args))
     if call.result is not None:
         out["r"] = _data(call.result)
     _put(out, "e", _cut(call.error))
+    _put(out, "p", refused_call(call) or None)
     return out
 
 

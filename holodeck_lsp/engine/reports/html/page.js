@@ -229,6 +229,9 @@
         tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME)),
       multi || repeats > 1 ? modelTable() : null,
       models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
+      // Turns stopped at the tool-round limit (engine/tool_loop.py words it), per run.
+      runs.some(function (r) { return r.summary.tool_limit; }) ? el("p", { class: "meta", id: "tool-limit" },
+        runs.filter(function (r) { return r.summary.tool_limit; }).map(function (r) { return (multi ? r.label + ": " : "") + r.summary.tool_limit; }).join(" · ")) : null,
       base ? baselineSummary() : null);
   }
   function modelTable() {
@@ -521,10 +524,11 @@
   }
   function matched(x) { return x.matched !== undefined ? x.matched : x.ok ? (x.count || 1) : 0; }
   function callItem(call) {
-    // Keys as data.py writes them: n name, a args, r result, e error.
+    // Keys as data.py writes them: n name, a args, r result, e error, p why it could not run.
     return el("li", { class: call.e ? "call failed" : "call" },
       el("code", null, call.n), call.a ? json(call.a) : null,
       call.r !== undefined ? [el("span", { class: "label" }, "result "), json(call.r)] : null,
+      call.p ? el("p", { class: "reason call-problem", dir: "auto" }, call.p) : null,
       call.e ? el("p", { class: "reason", dir: "auto" }, "error: " + call.e) : null);
   }
   function metricTable(metrics) {

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from holodeck_lsp.runner.backends.base import TurnFile
-from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
+from holodeck_lsp.schema.results import TokenUsage
 
 
 def stderr_tail(lines: Sequence[str]) -> str:
@@ -46,16 +45,6 @@ def result_text(content: str | list[dict[str, Any]] | None) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(str(block.get("text", "")) for block in content if block.get("type") == "text")
-
-
-@dataclass
-class PendingCall:
-    """A tool_use the model sent this turn, waiting for its tool_result."""
-
-    name: str
-    args: dict[str, Any]
-    started: float
-    invocation: ToolInvocation | None = None
 
 
 async def with_files(message: str, files: Sequence[TurnFile]) -> AsyncIterator[dict[str, Any]]:

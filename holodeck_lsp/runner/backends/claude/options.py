@@ -70,6 +70,7 @@ def agent_options(
     system_prompt: str,
     cli_env: dict[str, str],
     cwd: Path,
+    max_turns: int,
     log: ToolLog,
     stderr: deque[str],
 ) -> ClaudeAgentOptions:
@@ -133,7 +134,7 @@ def agent_options(
         allowed_tools=allowed,
         disallowed_tools=disallowed,
         permission_mode="dontAsk",
-        max_turns=config.max_turns,
+        max_turns=max_turns,  # tool rounds, then the CLI ends the turn (docs/running.md)
         max_budget_usd=config.max_budget_usd,
         effort=config.effort,
         fallback_model=config.fallback_model,

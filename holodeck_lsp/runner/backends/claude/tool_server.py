@@ -11,7 +11,7 @@ import time
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from holodeck_lsp.runner.agent_code.function_tools import LoadedTool
 from holodeck_lsp.runner.backends.json_values import json_safe
@@ -28,6 +28,8 @@ class HandlerCall:
     error: str | None = None
     duration_ms: int = 0
     claimed: bool = False
+    #: The arguments did not fit the function's signature: it was not called.
+    problem: Literal["bad_arguments"] | None = None
 
 
 @dataclass
@@ -59,6 +61,11 @@ def make_handler(
     async def handler(args: dict[str, Any]) -> dict[str, Any]:
         call = HandlerCall(name=tool.name, args=dict(args))
         log.calls.append(call)
+        misfit = _signature_misfit(tool.signature, args, accepted, takes_kwargs)
+        if misfit is not None:
+            # Refused as Semantic Kernel refuses it, so both backends answer alike.
+            call.problem, call.error = "bad_arguments", misfit
+            return {"content": [{"type": "text", "text": misfit}], "is_error": True}
         kwargs = args if takes_kwargs else {k: v for k, v in args.items() if k in accepted}
         started = time.perf_counter()
         try:
@@ -79,3 +86,23 @@ def make_handler(
         return {"content": [{"type": "text", "text": text}]}
 
     return handler
+
+
+def _signature_misfit(
+    signature: inspect.Signature, args: Mapping[str, Any], accepted: set[str], takes_kwargs: bool
+) -> str | None:
+    """What keeps `args` from fitting the function (missing or unexpected names), or None."""
+    required = {
+        name
+        for name, p in signature.parameters.items()
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    }
+    missing = sorted(required - set(args))
+    unexpected = [] if takes_kwargs else sorted(set(args) - accepted)
+    if not missing and not unexpected:
+        return None
+    parts = [f"Missing required argument(s): {missing}." if missing else ""]
+    parts.append(f"Received unexpected argument(s): {unexpected}." if unexpected else "")
+    reason = " ".join(part for part in parts if part)
+    return f"{reason} Please revise the arguments to match the function signature."

@@ -5,16 +5,16 @@ token usage (the tool-call responses stay in the history with their `usage` meta
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.runner.backends.json_values import json_safe
 from holodeck_lsp.runner.backends.sk.kernel_functions import CallRecord
-from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
+from holodeck_lsp.schema.results import CallProblem, TokenUsage, ToolInvocation
 
 if TYPE_CHECKING:
-    from semantic_kernel.contents import ChatMessageContent
+    from semantic_kernel.contents import ChatMessageContent, FunctionCallContent
 
 
 def user_message(message: str, files: Sequence[TurnFile]) -> ChatMessageContent:
@@ -46,12 +46,17 @@ def text_of(message: ChatMessageContent) -> str:
 
 
 def invocations(
-    turn: Sequence[ChatMessageContent], calls: Mapping[str, CallRecord]
+    turn: Sequence[ChatMessageContent],
+    calls: Mapping[str, CallRecord],
+    is_tool: Callable[[FunctionCallContent], bool],
 ) -> list[ToolInvocation]:
-    """Every call the model made this turn, in order, with what the tool did.
+    """Every call the model made this turn, in the model's order, with what the tool did and
+    the argument text exactly as the model sent it.
 
-    A call SK refused to run (unknown tool, missing or malformed arguments) has no result and
-    carries SK's reason, which the model was sent, as its error."""
+    A call SK refused to run carries the error result SK gave the model (`error`) and why
+    (`call_problem`, docs/running.md "Tool loop"): a name `is_tool` does not know, arguments
+    that are not a JSON object, or arguments that do not fit the signature (missing,
+    unexpected, or of a type SK could not convert)."""
     from semantic_kernel.contents import FunctionCallContent, FunctionResultContent
 
     requested: list[FunctionCallContent] = []
@@ -65,27 +70,51 @@ def invocations(
     invocations: list[ToolInvocation] = []
     for call in requested:
         args, args_error = _arguments(call.arguments)
+        raw = call.arguments if isinstance(call.arguments, str) else None
         record = calls.get(call.id or "")
+        name = call.name or ""
         if record is not None and record.ran:
             invocations.append(
                 ToolInvocation(
-                    name=call.name or "",
+                    name=name,
                     args=args,
                     result=json_safe(record.result),
                     duration_ms=record.duration_ms,
                     error=record.error,
+                    raw_arguments=raw,
                 )
             )
+            continue
+        answer = answers.get(call.id or "")
+        problem: CallProblem
+        if not is_tool(call):
+            problem = "unknown_tool"
+        elif args_error is not None:
+            problem = "invalid_json"
         else:
-            reason = answers.get(call.id or "")
-            invocations.append(
-                ToolInvocation(
-                    name=call.name or "",
-                    args=args,
-                    error=args_error or (f"not run: {reason}" if reason else "not run"),
-                )
+            problem = "bad_arguments"
+        invocations.append(
+            ToolInvocation(
+                name=name,
+                args=args,
+                error=str(answer) if answer is not None else "not run: no result was given",
+                raw_arguments=raw,
+                call_problem=problem,
             )
+        )
     return invocations
+
+
+def tool_rounds(turn: Sequence[ChatMessageContent]) -> int:
+    """Model responses of the turn that asked for tools (each one round of SK's loop)."""
+    from semantic_kernel.contents import AuthorRole, FunctionCallContent
+
+    return sum(
+        1
+        for message in turn
+        if message.role == AuthorRole.ASSISTANT
+        and any(isinstance(item, FunctionCallContent) for item in message.items)
+    )
 
 
 def _arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:

@@ -62,25 +62,32 @@ def test_invocations_in_the_models_order_with_what_each_tool_did() -> None:
         ),
         ChatMessageContent(
             role=AuthorRole.TOOL,
-            items=[FunctionResultContent(id="3", name="math-nope", result="unknown function")],
+            items=[
+                FunctionResultContent(id="3", name="math-nope", result="unknown function"),
+                FunctionResultContent(id="4", name="math-bad", result="malformed"),
+            ],
         ),
     ]
     calls = {
         "1": CallRecord(ran=True, result=6, duration_ms=3),
         "2": CallRecord(ran=True, error="ZeroDivisionError: division by zero", duration_ms=1),
     }
-    found = invocations(turn, calls)
-    assert [(i.name, i.args, i.result, i.error) for i in found] == [
-        ("math-subtract", {"a": 10, "b": 4}, 6, None),
-        ("math-divide", {"a": 1, "b": 0}, None, "ZeroDivisionError: division by zero"),
-        ("math-nope", {}, None, "not run: unknown function"),
-        ("math-bad", {}, None, found[3].error),
-        ("math-list", {}, None, "arguments are not a JSON object: '[1]'"),
+    found = invocations(turn, calls, lambda call: call.function_name != "nope")
+    assert [(i.name, i.args, i.result, i.error, i.call_problem) for i in found] == [
+        ("math-subtract", {"a": 10, "b": 4}, 6, None, None),
+        ("math-divide", {"a": 1, "b": 0}, None, "ZeroDivisionError: division by zero", None),
+        ("math-nope", {}, None, "unknown function", "unknown_tool"),
+        ("math-bad", {}, None, "malformed", "invalid_json"),
+        ("math-list", {}, None, "not run: no result was given", "invalid_json"),
+    ]
+    assert [i.raw_arguments for i in found] == [
+        '{"a": 10, "b": 4}',
+        None,  # sent as an object: no text to keep
+        "{}",
+        "{not json",
+        "[1]",
     ]
     assert found[0].duration_ms == 3
-    assert found[3].error is not None and found[3].error.startswith(
-        "malformed arguments '{not json'"
-    )
 
 
 def test_usage_sums_every_response_of_the_turn() -> None:
