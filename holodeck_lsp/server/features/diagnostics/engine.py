@@ -325,6 +325,7 @@ class DiagnosticsEngine:
         diagnostics = analysis.diagnostics
         if not analysis.trusted and self.server.settings.trusted:
             diagnostics = merge(analysis, self._verdicts.get(uri))
+        self.server.redaction.learn(analysis.texts.values())
         self.index.record(uri, analysis.dependencies)
         agent_key = path_key(analysis.agent_path)
         by_uri: dict[str, list[types.Diagnostic]] = {}
