@@ -12,7 +12,7 @@ wraps stdout and stderr with it for the time of a command, `cli.main`). What the
 itself — the colours of `Palette`, the run's status line redrawn in place — is let through
 only once it is drawing (`allow_drawing`: a palette with colour on, a live progress display on
 a terminal); otherwise no escape character is written at all (docs/cli.md, "Control
-characters").
+characters in what is printed").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ wrong thing).
 A run folder that is a symbolic link (a run kept elsewhere and linked in) is pruned by
 removing the link only: what it points to may lie outside `.holodeck/runs/` and is not the
 history's to delete; `Pruned.links` names each such target, and `runs --prune` says it was
-left in place (docs/running.md, "Pruning").
+left in place (docs/running.md, "Pruning a run that is a link").
 
 N is `--keep N`, else $HOLODECK_RUNS_KEEP, else 20: a week or two of runs at a few a day —
 enough for `previous` and yesterday's runs, while a stored run of the sample's shape takes
