@@ -48,9 +48,10 @@ class HolodeckProtocol(LanguageServerProtocol):
         """Every message, masked (server/client_redaction.py) before it is written."""
         redaction = getattr(self._server, "redaction", None)
         if data and redaction:
-            plain = json.loads(json.dumps(data, default=self._serialize_message))
-            opened = self._workspace.text_documents if self._workspace is not None else {}
-            data = redaction.data(plain, keep=lambda text: text in opened)
+            body = json.dumps(data, default=self._serialize_message, ensure_ascii=False)
+            if redaction.holds(body):  # else sent as it is: most messages hold no secret
+                opened = self._workspace.text_documents if self._workspace is not None else {}
+                data = redaction.data(json.loads(body), keep=lambda text: text in opened)
         super()._send_data(data)
 
 

@@ -32,7 +32,7 @@ from tests.server.lsp_client import (
     wait_for,
 )
 
-SECRET = "plover-k3y-77aa"
+SECRET = "plover k3y-ø77aa"  # a space and a non-ASCII letter: percent-encoded in URIs
 SECRET_ENV = {**SERVER_ENV, "HOLODECK_PATH_SECRET": SECRET}
 REFERENCE = "${HOLODECK_PATH_SECRET}"
 
