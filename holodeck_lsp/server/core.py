@@ -47,7 +47,10 @@ class HolodeckProtocol(LanguageServerProtocol):
     def _send_data(self, data: Any) -> None:
         """Every message, masked (server/client_redaction.py) before it is written."""
         redaction = getattr(self._server, "redaction", None)
-        if data and redaction:
+        result = getattr(data, "result", None)
+        # Semantic tokens are numbers only, and the largest answers: not serialized twice.
+        numbers_only = isinstance(result, types.SemanticTokens | types.SemanticTokensDelta)
+        if data and redaction and not numbers_only:
             body = json.dumps(data, default=self._serialize_message, ensure_ascii=False)
             if redaction.holds(body):  # else sent as it is: most messages hold no secret
                 opened = self._workspace.text_documents if self._workspace is not None else {}
