@@ -4,7 +4,9 @@ reach any output — for `check`, `run --replay`, `runs`, `compare` and `report`
 script as a process) and for the language server (docs/cli.md, "Control characters";
 docs/editors/README.md, "Secrets in what the server sends").
 
-Every hostile text is built here from `CONTROLS`, so nothing hostile is committed."""
+Every hostile text is built here from `CONTROLS`, so nothing hostile is committed. The tests
+that run the console script are `slow` (several processes each, about 10 s together on the
+2-core machine); the rest run in the loop."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ from holodeck_lsp.terminal import printable
 from tests.server.lsp_client import SERVER_COMMAND, SERVER_ENV, initialize, make_client, open_file
 
 SCRIPT = Path(sys.executable).with_name("holodeck-lsp")
+#: The console script as processes, several per test: CI and `pytest FILE`, not the loop.
+SLOW = pytest.mark.slow
 #: One family each: a title change (OSC … BEL), clear screen (CSI), the C1 CSI, a carriage
 #: return that overwrites the line, backspace, a bidi override, NUL, DEL.
 CONTROLS = (
@@ -134,6 +138,7 @@ def test_printable_escapes_every_control_family() -> None:
     assert printable("\x1b[2J") == "\\x1b[2J"
 
 
+@SLOW
 def test_check_run_runs_compare_and_report_print_no_control_character(tmp_path: Path) -> None:
     folder = tmp_path / "suite"
     write_suite(folder, fault=True)
@@ -159,6 +164,27 @@ def test_check_run_runs_compare_and_report_print_no_control_character(tmp_path: 
     assert_clean(cli("report", "no\x1b]0;T\x07such-run", cwd=folder))
 
 
+@SLOW
+def test_file_names_with_control_characters_are_escaped_in_check(tmp_path: Path) -> None:
+    folder = tmp_path / "suite"
+    write_suite(folder, fault=True)
+    include = f"cases{CONTROLS[0]}{CONTROLS[1]}.yaml"
+    (folder / f"cases_{SECRET}.yaml").rename(folder / include)
+    agent = folder / "agent.yaml"
+    text = agent.read_text(encoding="utf-8")
+    agent.write_text(
+        text.replace("cases_${HOLODECK_TENANT}.yaml", json.dumps(include))
+        + "tools:\n  - name: add\n    type: function\n    description: adds\n"
+        + f"    file: {json.dumps('missing' + CONTROLS[2] + '.py')}\n    function: add\n",
+        encoding="utf-8",
+    )
+    for output_format in ("text", "github"):
+        checked = cli("check", "agent.yaml", "--format", output_format, cwd=folder)
+        assert "cases\\x1b]0;TITLE\\x07\\x1b[2J.yaml" in checked, checked
+        assert_clean(checked)
+
+
+@SLOW
 def test_with_colour_on_only_the_palette_s_own_sequences_pass(tmp_path: Path) -> None:
     folder = tmp_path / "suite"
     write_suite(folder)
