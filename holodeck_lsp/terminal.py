@@ -93,7 +93,7 @@ _NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\x07": "\\x07", "\x08": "\\x08"}
 
 def printable(text: str) -> str:
     """`text` with every control character but tab and newline written as its escape:
-    `\\x1b`, `\\x07`, `\\r`, `\\u202e`."""
+    `\\x1b`, `\\x07`, `\\r`, `\\u009b`, `\\u202e`."""
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(_escaped, text)
@@ -105,7 +105,9 @@ def _escaped(match: re.Match[str]) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    # DEL, C1 and the bidi controls as `\\u…`: the one escape both JSON and Python read, so
+    # a JSON document printed (`check --format json`) stays valid and means the same.
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
 class _Drawing:

@@ -24,7 +24,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from holodeck_lsp.terminal import printable
+from holodeck_lsp.terminal import Palette, printable, printable_output
 from tests.server.lsp_client import SERVER_COMMAND, SERVER_ENV, initialize, make_client, open_file
 
 SCRIPT = Path(sys.executable).with_name("holodeck-lsp")
@@ -107,7 +107,7 @@ def tamper_stored_runs(folder: Path) -> None:
         stored.write_text(json.dumps(data), encoding="utf-8")
 
 
-def cli(*args: str, cwd: Path) -> str:
+def cli(*args: str, cwd: Path, stdout_only: bool = False) -> str:
     environment = {**os.environ, **SECRET_ENV}
     environment.pop("NO_COLOR", None)
     done = subprocess.run(
@@ -115,7 +115,7 @@ def cli(*args: str, cwd: Path) -> str:
         check=False, env=environment,
     )  # fmt: skip
     assert done.returncode in (0, 1, 2), (args, done.returncode, done.stderr)
-    return done.stdout + done.stderr
+    return done.stdout if stdout_only else done.stdout + done.stderr
 
 
 def assert_clean(output: str, *, colour: bool = False) -> None:
@@ -136,6 +136,28 @@ def test_printable_escapes_every_control_family() -> None:
         assert not RAW.search(shown) and shown.startswith("a") and shown.endswith("b"), shown
     assert printable("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
     assert printable("\x1b[2J") == "\\x1b[2J"
+
+
+def test_the_stream_keeps_only_the_tool_s_own_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[str] = []
+
+    class Sink:
+        def write(self, text: str) -> int:
+            written.append(text)
+            return len(text)
+
+    monkeypatch.setattr(sys, "stdout", Sink())
+    hostile = "evil\x1b[2J\x1b[5F\r\x1b[K"
+    with printable_output():
+        sys.stdout.write(f"plain {hostile}\n")  # not drawing yet: every escape is written out
+        Palette(True)  # colour on: the palette's sequences pass from now on
+        sys.stdout.write(f"\r\x1b[K[1/2] {hostile} \x1b[31;1mFAILED\x1b[0m")
+        sys.stdout.write(f"\x1b[2F\x1b[J[2/2] {hostile}\n")
+    plain, bar, redraw = written
+    assert "\x1b" not in plain and "\r" not in plain, plain
+    assert bar.startswith("\r\x1b[K[1/2] evil\\x1b[2J\\x1b[5F\\r\\x1b[K "), bar
+    assert bar.endswith("\x1b[31;1mFAILED\x1b[0m"), bar
+    assert redraw == "\x1b[2F\x1b[J[2/2] evil\\x1b[2J\\x1b[5F\\r\\x1b[K\n", redraw
 
 
 @SLOW
@@ -168,7 +190,7 @@ def test_check_run_runs_compare_and_report_print_no_control_character(tmp_path: 
 def test_file_names_with_control_characters_are_escaped_in_check(tmp_path: Path) -> None:
     folder = tmp_path / "suite"
     write_suite(folder, fault=True)
-    include = f"cases{CONTROLS[0]}{CONTROLS[1]}.yaml"
+    include = f"cases{CONTROLS[0]}{CONTROLS[2]}.yaml"  # C0 and C1
     (folder / f"cases_{SECRET}.yaml").rename(folder / include)
     agent = folder / "agent.yaml"
     text = agent.read_text(encoding="utf-8")
@@ -178,9 +200,17 @@ def test_file_names_with_control_characters_are_escaped_in_check(tmp_path: Path)
         + f"    file: {json.dumps('missing' + CONTROLS[2] + '.py')}\n    function: add\n",
         encoding="utf-8",
     )
+    for output_format in ("json", "sarif"):
+        printed = cli(
+            "check", "agent.yaml", "--format", output_format, cwd=folder, stdout_only=True
+        )
+        assert_clean(printed)
+        document = json.loads(printed)  # still valid JSON
+        if output_format == "json":
+            assert include in [file["path"] for file in document["files"]]  # the same name
     for output_format in ("text", "github"):
         checked = cli("check", "agent.yaml", "--format", output_format, cwd=folder)
-        assert "cases\\x1b]0;TITLE\\x07\\x1b[2J.yaml" in checked, checked
+        assert "cases\\x1b]0;TITLE\\x07\\u009b2J.yaml" in checked, checked
         assert_clean(checked)
 
 
