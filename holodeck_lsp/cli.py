@@ -20,6 +20,7 @@ from holodeck_lsp import __version__
 from holodeck_lsp.commands._common import fail
 from holodeck_lsp.commands.shell_completion import HIDDEN_COMMANDS
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK, RUN_EXIT_CODES, epilog
+from holodeck_lsp.terminal import printable_output
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is not None:
         # Imported here: each command pulls in only what it needs (run: pydantic, asyncio).
         entry: Callable[[list[str]], int] = importlib.import_module(command.module).main
-        return entry(args[1:])
+        if command.name == "serve":  # the protocol's stream: nothing printed on it
+            return entry(args[1:])
+        # No control character from a file or a stored run reaches the terminal (terminal.py).
+        with printable_output():
+            return entry(args[1:])
     if first in HIDDEN_COMMANDS:  # the completion scripts' sources of names (shell_completion/)
         from holodeck_lsp.commands.shell_completion.hidden import main as hidden_main
 
@@ -156,7 +161,8 @@ def _legacy(args: list[str]) -> int:
         # wherever the options are written.
         from holodeck_lsp.commands.check import main as check_main
 
-        return check_main(rest, "holodeck-lsp --check")
+        with printable_output():
+            return check_main(rest, "holodeck-lsp --check")
     if command == "schema":
         return _schema([arg for arg in args if arg != "--schema"])
     return _serve([arg for arg in args if arg != "--stdio"])

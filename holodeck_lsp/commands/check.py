@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from holodeck_lsp.commands._common import agent_files, fail, write_output
 from holodeck_lsp.config.formats import Format, build_report, render
 from holodeck_lsp.config.formats.text import summary_line
 from holodeck_lsp.exit_codes import CHECK_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
+
+if TYPE_CHECKING:
+    from holodeck_lsp.config.diagnostics import Diagnostic
 
 
 def parser(prog: str = "holodeck-lsp check") -> argparse.ArgumentParser:
@@ -86,6 +89,7 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
     if files is None:
         return EXIT_BAD_INPUT
 
+    from holodeck_lsp.config.env_masking import masked_text
     from holodeck_lsp.config.loader import load_agent_file  # pydantic: only when checking
 
     if options.fix or options.diff:
@@ -99,9 +103,16 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
     # A one-shot process keeps every result until it exits: cyclic GC would only re-walk them.
     gc.disable()
     try:
-        report = build_report(
-            (path, load_agent_file(path, trusted=options.trust).diagnostics) for path in files
-        )
+        forms: dict[str, str] = {}
+
+        def checked() -> Iterator[tuple[Path, list[Diagnostic]]]:
+            for path in files:
+                result = load_agent_file(path, trusted=options.trust)
+                forms.update(result.env_forms)
+                yield path, result.diagnostics
+
+        # A `${VAR}` value in an include's path is shown as the `${VAR}` (`cases_${TENANT}.yaml`).
+        report = build_report(checked(), mask_path=lambda shown: masked_text(shown, forms))
     finally:
         gc.enable()
     status = _write(render(report, options.format, palette=palette), options.output)

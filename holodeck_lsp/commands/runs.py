@@ -213,12 +213,17 @@ def _prune(reached: list[History], keep_flag: int | None) -> int:
         keep = retention.keep_setting(keep_flag)
     except retention.KeepSettingError as error:
         return fail(EXIT_BAD_INPUT, str(error))
-    removed = [
-        run for place in reached for run in retention.prune(place.folder, keep, place.agent_file)
-    ]
+    removed = 0
+    links: dict[str, Path] = {}
+    for place in reached:
+        pruned = retention.prune_runs(place.folder, keep, place.agent_file)
+        removed += len(pruned.removed)
+        links.update(pruned.links)
     kept = "every run" if keep == 0 else f"the newest {keep} of each agent file"
-    print(f"pruned {len(removed)} run{'s' if len(removed) != 1 else ''} (kept {kept}, and every "
+    print(f"pruned {removed} run{'s' if removed != 1 else ''} (kept {kept}, and every "
           "tagged run)")  # fmt: skip
+    for run_id, target in sorted(links.items()):
+        print(f"  {run_id} was a link: the link is removed, {target} is left in place")
     return EXIT_OK
 
 

@@ -50,10 +50,7 @@ def mask_env_values(diagnostics: list[Diagnostic], forms: Mapping[str, str]) -> 
     ordered = sorted(forms, key=len, reverse=True)
 
     def masked(text: str) -> str:
-        for form in ordered:
-            if form in text:
-                text = text.replace(form, forms[form])
-        return text
+        return _masked(text, forms, ordered)
 
     def masked_one(diagnostic: Diagnostic) -> Diagnostic:
         label = diagnostic.test_case
@@ -68,3 +65,15 @@ def mask_env_values(diagnostics: list[Diagnostic], forms: Mapping[str, str]) -> 
         )
 
     return [masked_one(diagnostic) for diagnostic in diagnostics]
+
+
+def masked_text(text: str, forms: Mapping[str, str]) -> str:
+    """`text` with every form of `forms` written as its reference (a path `check` shows)."""
+    return _masked(text, forms, sorted(forms, key=len, reverse=True))
+
+
+def _masked(text: str, forms: Mapping[str, str], ordered: list[str]) -> str:
+    for form in ordered:
+        if form in text:
+            text = text.replace(form, forms[form])
+    return text

@@ -81,6 +81,9 @@ class LoadResult:
     clean_cases: CleanCases | None = None
     #: The parsed `test_cases_file` include by file (editor features re-use its tree).
     included: dict[str, YamlDocument] = field(default_factory=dict)
+    #: Each form of a `${VAR}` value of the checked texts -> the `${VAR}` (what the messages
+    #: were masked with; `check` masks the paths it shows with it too).
+    env_forms: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -352,6 +355,7 @@ class _Load:
         env = os.environ if self.options.env is None else self.options.env
         forms = referenced_values(self.texts.values(), env)
         self.diagnostics[:] = mask_env_values(self.diagnostics, forms)
+        result.env_forms = forms
         if any(d.is_error for d in self.diagnostics):
             result.agent = None
         return result

@@ -210,7 +210,8 @@ class ErrorMapper:
             return self.bad_choice(value, str(context.get("expected", "")))
         if kind in _RANGE_WORDS:
             name, sign = _RANGE_WORDS[kind]
-            return Code.OUT_OF_RANGE, f"must be {sign} {context.get(name)}, got {value!r}", {}
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            return Code.OUT_OF_RANGE, f"must be {sign} {context.get(name)}, got {shown}", {}
         if kind in _LENGTH_TYPES:
             return Code.TOO_MANY_ITEMS, detail["msg"].lower(), {}
         if kind == "string_pattern_mismatch":

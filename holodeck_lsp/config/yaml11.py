@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from typing import Any
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
@@ -67,6 +68,13 @@ def _to_int(text: str) -> int:
         for part in digits.split(":"):
             value = value * 60 + int(part)
         return sign * value
+    limit = sys.get_int_max_str_digits()
+    if limit and len(digits) > limit:
+        # PyYAML (HoloDeck's loader) stops here too, with Python's own wording.
+        raise ValueError(
+            f"this integer has {len(digits):,} digits, more than the {limit:,} HoloDeck's YAML "
+            "loader reads: quote it if it is text, or shorten it"
+        )
     return sign * int(digits)
 
 

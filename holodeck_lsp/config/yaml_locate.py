@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from holodeck_lsp.config.suite_locator import mapping_entries
 from holodeck_lsp.config.yaml11 import resolve_plain
+from holodeck_lsp.config.yaml_convert import ENV_REFERENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ def locate(root: Node, path: Sequence[str | int]) -> Located:
                 if _scalar_key(key_node) == element:
                     child, child_key = value_node, key_node
                     break
+            else:
+                child_key, child = _substituted_key(node, element)
         elif (
             isinstance(node, SequenceNode)
             and isinstance(element, int)
@@ -61,6 +65,22 @@ def locate(root: Node, path: Sequence[str | int]) -> Located:
             return Located(node, key, tuple(elements[position:]))
         node, key = child, child_key
     return Located(node, key, ())
+
+
+def _substituted_key(mapping: MappingNode, element: str | int) -> tuple[Node | None, Node | None]:
+    """The entry whose key is written with a `${VAR}` (`${TENANT}_key:`) and reads as
+    `element` once substituted: each reference stands for any text. Without the environment
+    at hand, a key is taken only when it is the one such key that fits."""
+    if not isinstance(element, str):
+        return None, None
+    found: list[tuple[Node, Node]] = []
+    for key_node, value_node in mapping_entries(mapping):
+        if isinstance(key_node, ScalarNode) and "${" in key_node.value:
+            literals = ENV_REFERENCE.split(key_node.value)[::2]  # split keeps the names' groups
+            pattern = ".*".join(re.escape(literal) for literal in literals)
+            if re.fullmatch(pattern, element, re.DOTALL):
+                found.append((key_node, value_node))
+    return found[0] if len(found) == 1 else (None, None)
 
 
 def _is_union_tag(element: str | int) -> bool:

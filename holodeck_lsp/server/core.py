@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import json
 import threading
 from collections.abc import Callable, Generator
 from typing import Any
@@ -20,6 +21,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from holodeck_lsp import __version__
 from holodeck_lsp.server import threads
+from holodeck_lsp.server.client_redaction import ClientRedaction
 from holodeck_lsp.server.documents.positions import UTF16, PositionConverter, choose_encoding
 from holodeck_lsp.server.settings import Settings
 
@@ -42,6 +44,19 @@ class HolodeckProtocol(LanguageServerProtocol):
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         return result
 
+    def _send_data(self, data: Any) -> None:
+        """Every message, masked (server/client_redaction.py) before it is written."""
+        redaction = getattr(self._server, "redaction", None)
+        result = getattr(data, "result", None)
+        # Semantic tokens are numbers only, and the largest answers: not serialized twice.
+        numbers_only = isinstance(result, types.SemanticTokens | types.SemanticTokensDelta)
+        if data and redaction and not numbers_only:
+            body = json.dumps(data, default=self._serialize_message, ensure_ascii=False)
+            if redaction.holds(body):  # else sent as it is: most messages hold no secret
+                opened = self._workspace.text_documents if self._workspace is not None else {}
+                data = redaction.data(json.loads(body), keep=lambda text: text in opened)
+        super()._send_data(data)
+
 
 class HolodeckServer(LanguageServer):
     def __init__(self) -> None:
@@ -52,6 +67,8 @@ class HolodeckServer(LanguageServer):
             protocol_cls=HolodeckProtocol,
         )
         self.settings = Settings()
+        #: What every message sent to the client is masked with (`HolodeckProtocol._send_data`).
+        self.redaction = ClientRedaction()
         #: Run by the `initialize` handler, before capabilities are computed (so a hook may
         #: still register features).
         self.initialize_hooks: list[Callable[[types.InitializeParams], None]] = []

@@ -158,6 +158,7 @@ def test_a_directory_without_agents_fails_and_says_so(
 class FakeResult:
     diagnostics: list[Diagnostic]
     agent: object = None
+    env_forms: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

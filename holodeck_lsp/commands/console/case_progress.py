@@ -16,7 +16,7 @@ from holodeck_lsp.commands.console.results_list import results_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
-from holodeck_lsp.terminal import PLAIN, Palette
+from holodeck_lsp.terminal import PLAIN, Palette, allow_drawing
 
 
 @dataclass(slots=True)
@@ -45,6 +45,8 @@ class TerminalProgress:
     def __post_init__(self) -> None:
         if self.live is None:
             self.live = self.stream.isatty()
+        if self.live:
+            allow_drawing()  # the cursor moves of `_redraw` (terminal.printable_output)
         self._marks = Marks(self.stream)
 
     def case_started(self, case: CaseRef) -> None:

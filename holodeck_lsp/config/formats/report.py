@@ -5,7 +5,7 @@ file they are in (a `test_cases_file` include reports in its own file)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -56,8 +56,15 @@ class Report:
         )
 
 
-def build_report(checked: Iterable[Checked], *, cwd: Path | None = None) -> Report:
-    """Group each diagnostic under the file it is in; list every checked file even when clean."""
+def build_report(
+    checked: Iterable[Checked],
+    *,
+    cwd: Path | None = None,
+    mask_path: Callable[[str], str] = str,
+) -> Report:
+    """Group each diagnostic under the file it is in; list every checked file even when clean.
+    `mask_path` writes an included file's path as shown (a `${VAR}` value in it back as the
+    `${VAR}`, config/env_masking.py)."""
     base = Path.cwd() if cwd is None else cwd.absolute()
     shown: dict[str, str] = {}  # identity key -> display path; first naming wins
     found: dict[str, list[Diagnostic]] = {}
@@ -70,7 +77,7 @@ def build_report(checked: Iterable[Checked], *, cwd: Path | None = None) -> Repo
             # An empty `file` can only mean "this document"; do not invent a file named "".
             in_file = diagnostic.file or given
             in_key = _identity(in_file, base)
-            shown.setdefault(in_key, _display(in_file, base))
+            shown.setdefault(in_key, mask_path(_display(in_file, base)))
             found.setdefault(in_key, []).append(diagnostic)
     files = [
         FileReport(shown[key], tuple(sorted(found[key], key=_position_order))) for key in found

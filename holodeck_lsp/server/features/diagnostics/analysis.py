@@ -76,12 +76,23 @@ def analyse(
 def by_file(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
     """`diagnostics` (the analysis's own, or merged with grader verdicts) by the `path_key` of
     the file each belongs to: the agent first, then every YAML include it read — an include
-    without faults gets an empty list, which clears what was published for it before."""
+    without faults gets an empty list, which clears what was published for it before. An
+    include whose path holds a secret gets none: its faults are the agent's
+    (`secret_includes`)."""
+    from holodeck_lsp.server.features.diagnostics.secret_includes import (
+        moved_to_agent,
+        secret_files,
+    )
+
+    files = {path_key(d) for d in analysis.dependencies} | {path_key(d.file) for d in diagnostics}
+    secret = secret_files(analysis.agent_path, analysis.texts, files)
+    diagnostics = moved_to_agent(diagnostics, secret, analysis.agent_path, analysis.document)
     grouped: dict[str, list[Diagnostic]] = {path_key(analysis.agent_path): []}
     for dependency in analysis.dependencies:
-        if dependency.suffix in (".yaml", ".yml") and dependency.name not in (
-            "config.yaml",
-            "config.yml",
+        if (
+            dependency.suffix in (".yaml", ".yml")
+            and dependency.name not in ("config.yaml", "config.yml")
+            and path_key(dependency) not in secret
         ):
             grouped.setdefault(path_key(dependency), [])
     for diagnostic in diagnostics:

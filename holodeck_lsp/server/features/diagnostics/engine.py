@@ -329,6 +329,7 @@ class DiagnosticsEngine:
         diagnostics = analysis.diagnostics
         if not analysis.graders_imported and code_may_run(self.server.settings):
             diagnostics = merge(analysis, self._verdicts.get(uri))
+        self.server.redaction.learn(analysis.texts.values())
         self.index.record(uri, analysis.dependencies)
         agent_key = path_key(analysis.agent_path)
         by_uri: dict[str, list[types.Diagnostic]] = {}
