@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 
 #: BFCL's multi-turn categories, in BFCL's order.
@@ -73,7 +74,7 @@ def _from_zip(path: Path, categories: Sequence[str]) -> BfclFiles:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_file_text(path, "utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ImportInputError(f"{path}: cannot be read ({error})") from None
 

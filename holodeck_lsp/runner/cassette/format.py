@@ -32,6 +32,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import TokenUsage
 
@@ -135,7 +136,7 @@ class Cassette(_Strict):
 def load_cassette(path: Path) -> Cassette:
     """Read a cassette; raises CassetteFormatError saying what is wrong."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path)
     except OSError as error:
         raise CassetteFormatError(
             f"cannot read cassette {path}: {error.strerror or error}"
