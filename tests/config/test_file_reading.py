@@ -41,7 +41,7 @@ def test_a_named_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
     def read() -> None:
         try:
             read_file_text(fifo)
-        except BaseException as error:  # noqa: BLE001 - handed to the test's thread
+        except BaseException as error:  # handed to the test's thread
             outcome.append(error)
 
     reader = threading.Thread(target=read, daemon=True)
