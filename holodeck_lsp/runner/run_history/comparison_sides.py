@@ -72,6 +72,8 @@ def looks_like_file(text: str) -> bool:
 def report_side(text: str) -> Side:
     path = Path(text)
     if not path.is_file():
+        if path.exists() and not path.is_dir():  # a pipe or a device: never opened
+            raise SideError(f"{path} is not a regular file (pass a file written by --report-json)")
         raise SideError(f"no such report file: {path} (pass a file written by --report-json)")
     return Side(RunRef(label=text, report_path=str(path)), path)
 
