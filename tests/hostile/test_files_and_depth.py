@@ -199,6 +199,18 @@ def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Pa
         "run", str(deep_agent), "--replay", "extra.json", "--no-save", cwd=tmp_path
     )
     tapes["deep agent"] = (2, "more than 500 levels")
+    # A stopped run whose journal says it replayed /dev/zero: `run --resume` reads it again.
+    run_id = "20261201-223015-3f2a"
+    stopped = tmp_path / ".holodeck" / "runs" / run_id
+    stopped.mkdir(parents=True)
+    header = {"kind": "header", "journal_version": 1, "run_id": run_id,
+              "started": "2026-12-01T22:30:15+00:00", "agent_file": "agent.yaml",
+              "agent_name": "hostile", "mode": "replay",
+              "replay_of": str(tmp_path / "dev-zero.json"), "sessions": 1}  # fmt: skip
+    journal = json.dumps(header, separators=(",", ":")) + "\n"
+    (stopped / "journal.jsonl").write_text(journal, encoding="utf-8")
+    processes["resume"] = console("run", str(agent), "--resume", run_id, "--force", cwd=tmp_path)
+    tapes["resume"] = (3, "dev-zero.json is a character device")
     for name, process in processes.items():
         status, out, err = finish(process)
         output = out + err
@@ -208,7 +220,9 @@ def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Pa
             assert name in output, output  # the message names the file
 
 
-def test_report_compare_and_runs_read_tampered_files_without_a_traceback(tmp_path: Path) -> None:
+def test_report_compare_runs_and_import_read_hostile_files_without_a_traceback(
+    tmp_path: Path,
+) -> None:
     deep = tmp_path / "report.json"
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     fifo(tmp_path / "pipe.json")
@@ -221,12 +235,14 @@ def test_report_compare_and_runs_read_tampered_files_without_a_traceback(tmp_pat
         "compare": console("compare", "report.json", "report.json", cwd=tmp_path),
         "compare pipe": console("compare", "pipe.json", "report.json", cwd=tmp_path),
         "runs": console("runs", cwd=tmp_path),
+        "import": console("import", "convfinqa", "pipe.json", "--out", "suite", cwd=tmp_path),
     }
     words = {
         "report": "nested more than 500 levels",
         "compare": "nested more than 500 levels",
         "compare pipe": "pipe.json is not a regular file",
         "runs": "named pipe",
+        "import": "pipe.json is a named pipe",
     }
     for name, process in processes.items():
         status, out, err = finish(process)
