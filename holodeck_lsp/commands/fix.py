@@ -36,7 +36,7 @@ def apply_fixes(
         for name, found in by_file.items():
             path = Path(name)
             try:
-                text = read_file_text(path, "utf-8")
+                text = read_file_text(path, "utf-8", yaml=True)
             except (OSError, UnicodeDecodeError) as error:
                 status = fail(EXIT_BAD_INPUT, f"cannot read {path}: {error}")
                 continue

@@ -22,10 +22,12 @@ import stat
 #: Raises (or lowers) the limit, in megabytes (MB = 1,000,000 bytes); read at each call, so
 #: a test or a long-lived server sees a change made with `os.environ`.
 LIMIT_VARIABLE = "HOLODECK_LSP_MAX_FILE_MB"
-#: Five times the largest report a 1,000-case run writes (19 MB, docs/benchmarks.md), and a
-#: YAML file of this size still checks in seconds; anything larger is almost surely not a
-#: suite file. docs/checks.md says why it is not a setting of the workspace.
+#: Five times the largest report a 1,000-case run writes (19 MB, docs/benchmarks.md).
+#: docs/checks.md says why the limit is not a setting of the workspace.
 DEFAULT_LIMIT_MB = 100
+#: YAML costs far more per byte (composed with positions: ~1.5 s and 45 MB of memory per MB
+#: of dense cases); more than ten times a 1,000-case suite of the sample's shape (1.4 MB).
+DEFAULT_YAML_LIMIT_MB = 16
 _MB = 1_000_000
 _CHUNK = 1 << 20
 
@@ -54,16 +56,18 @@ class FileTooLarge(FileRefused):
     pass
 
 
-def max_file_bytes() -> int:
-    """The size limit in bytes: $HOLODECK_LSP_MAX_FILE_MB megabytes, else the default (a
-    value that is not a positive number is ignored, as a typo must not lift the limit)."""
+def max_file_bytes(*, yaml: bool = False) -> int:
+    """The size limit in bytes: $HOLODECK_LSP_MAX_FILE_MB megabytes for every file, else the
+    default (the YAML one for the YAML files the checker composes). A value that is not a
+    positive number is ignored: a typo must not lift the limit."""
+    default = DEFAULT_YAML_LIMIT_MB if yaml else DEFAULT_LIMIT_MB
     raw = os.environ.get(LIMIT_VARIABLE, "").strip()
     try:
-        megabytes = float(raw) if raw else DEFAULT_LIMIT_MB
+        megabytes = float(raw) if raw else default
     except ValueError:
-        megabytes = DEFAULT_LIMIT_MB
+        megabytes = default
     if not megabytes > 0 or megabytes == float("inf"):
-        megabytes = DEFAULT_LIMIT_MB
+        megabytes = default
     return int(megabytes * _MB)
 
 
@@ -96,11 +100,13 @@ def _refuse_kind(path: str | os.PathLike[str], mode: int) -> None:
     )
 
 
-def read_file_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+def read_file_bytes(
+    path: str | os.PathLike[str], limit: int | None = None, *, yaml: bool = False
+) -> bytes:
     """The bytes of the regular file at `path` (symlinks followed); `FileRefused` when it is
-    not a regular file or is larger than `limit` (default: `max_file_bytes()`), the usual
-    `OSError`s when it cannot be opened."""
-    limit = max_file_bytes() if limit is None else limit
+    not a regular file or is larger than `limit` (default: `max_file_bytes(yaml=yaml)`), the
+    usual `OSError`s when it cannot be opened."""
+    limit = max_file_bytes(yaml=yaml) if limit is None else limit
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
     descriptor = os.open(path, flags)
@@ -125,11 +131,16 @@ def read_file_bytes(path: str | os.PathLike[str], limit: int | None = None) -> b
 
 
 def read_file_text(
-    path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict"
+    path: str | os.PathLike[str],
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    *,
+    yaml: bool = False,
 ) -> str:
     """`Path.read_text` through `read_file_bytes` (its universal newlines included: \\r\\n and
-    \\r become \\n, as `open()` in text mode reads them)."""
-    text = read_file_bytes(path).decode(encoding, errors)
+    \\r become \\n, as `open()` in text mode reads them); `yaml`: a YAML file the checker
+    composes, with the YAML limit."""
+    text = read_file_bytes(path, yaml=yaml).decode(encoding, errors)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text

@@ -37,7 +37,7 @@ def _config_file(folder: Path) -> Path | None:
 
 def _read_providers(path: Path, env: Mapping[str, str] | None) -> tuple[dict[str, Any], str]:
     try:
-        text = read_file_text(path, "utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         return {}, f"{path}: cannot be read ({error})"
     document = parse_yaml(text, env)

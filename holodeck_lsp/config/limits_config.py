@@ -34,7 +34,7 @@ class ConfiguredLimits:
 
 def _document(path: Path) -> dict[str, Any]:
     try:
-        text = read_file_text(path, "utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         raise ModelsConfigError(f"{path}: cannot be read ({error})") from None
     data = parse_yaml(text).value

@@ -94,7 +94,7 @@ def load_agent_file(
     """Read and check one agent.yaml from disk."""
     options = options or LoadOptions(trusted=trusted)
     try:
-        text = read_file_text(path, "utf-8-sig")
+        text = read_file_text(path, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         unreadable = Diagnostic(
             file=str(path),
@@ -250,7 +250,7 @@ class _Load:
         include = include if include.is_absolute() else (self.agent_dir / include)
         self.dependencies.append(include)
         try:
-            text = read_file_text(include, "utf-8-sig")
+            text = read_file_text(include, "utf-8-sig", yaml=True)
         except (OSError, UnicodeDecodeError) as error:
             self.add(
                 Code.TEST_CASES_FILE_INVALID,

@@ -45,7 +45,7 @@ def _config_file(folder: Path) -> Path | None:
 
 def _read(path: Path) -> tuple[str, ...] | None:
     try:
-        text = read_file_text(path, "utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         raise ModelsConfigError(f"{path}: cannot be read ({error})") from None
     document = parse_yaml(text)

@@ -143,7 +143,7 @@ def environment_secrets(
     sources = list(texts)
     for path in files:
         try:
-            sources.append(read_file_text(path, "utf-8-sig"))
+            sources.append(read_file_text(path, "utf-8-sig", yaml=True))
         except (OSError, UnicodeDecodeError):
             continue
     for text in sources:

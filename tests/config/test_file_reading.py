@@ -13,6 +13,7 @@ import pytest
 
 from holodeck_lsp.config.file_reading import (
     DEFAULT_LIMIT_MB,
+    DEFAULT_YAML_LIMIT_MB,
     LIMIT_VARIABLE,
     FileTooLarge,
     NotARegularFile,
@@ -88,6 +89,21 @@ def test_a_limit_that_is_not_a_positive_number_keeps_the_default(
 ) -> None:
     monkeypatch.setenv(LIMIT_VARIABLE, value)
     assert max_file_bytes() == DEFAULT_LIMIT_MB * 1_000_000
+    assert max_file_bytes(yaml=True) == DEFAULT_YAML_LIMIT_MB * 1_000_000
+
+
+def test_the_variable_sets_the_limit_of_yaml_files_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(LIMIT_VARIABLE, raising=False)
+    agent = tmp_path / "agent.yaml"
+    with agent.open("wb") as handle:
+        handle.truncate(DEFAULT_YAML_LIMIT_MB * 1_000_000 + 1)
+    with pytest.raises(FileTooLarge, match=f"over the {DEFAULT_YAML_LIMIT_MB}.0 MB limit"):
+        read_file_text(agent, yaml=True)
+    assert len(read_file_text(agent)) == DEFAULT_YAML_LIMIT_MB * 1_000_000 + 1
+    monkeypatch.setenv(LIMIT_VARIABLE, "17")
+    assert len(read_file_text(agent, yaml=True)) == DEFAULT_YAML_LIMIT_MB * 1_000_000 + 1
 
 
 def test_json_nested_past_the_recursion_limit_is_a_decode_error_at_the_place(

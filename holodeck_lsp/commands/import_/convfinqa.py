@@ -113,7 +113,7 @@ def _refuse_foreign_agent(agent: Path, force: bool) -> str | None:
     if force or not agent.is_file():
         return None
     try:
-        head = read_file_text(agent, "utf-8")
+        head = read_file_text(agent, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError):
         head = ""
     if any(line.lstrip().startswith(_OURS) for line in head.splitlines()):

@@ -133,7 +133,7 @@ def _parsed(file: Path, env: Mapping[str, str]) -> Any:
     from holodeck_lsp.config.yaml_document import parse_yaml
 
     try:
-        text = read_file_text(file, "utf-8-sig")
+        text = read_file_text(file, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError):
         return _UNPARSED
     document = parse_yaml(text, env)

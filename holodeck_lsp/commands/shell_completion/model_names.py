@@ -58,7 +58,7 @@ def _configured(line: Line) -> Iterator[Ref]:
         if found is None:
             continue
         try:
-            written = read_file_text(found.source, "utf-8")
+            written = read_file_text(found.source, "utf-8", yaml=True)
         except (OSError, UnicodeDecodeError):
             continue
         for model in found.models:

@@ -113,7 +113,7 @@ def find_including_agents(include: Path, depth: int = INCLUDE_SEARCH_DEPTH) -> l
                 continue
             candidate = folder / name
             try:
-                text = read_file_text(candidate, "utf-8-sig")
+                text = read_file_text(candidate, "utf-8-sig", yaml=True)
             except (OSError, UnicodeDecodeError):
                 continue
             match = _TEST_CASES_FILE.search(text)

@@ -89,7 +89,7 @@ class SuiteFiles:
             return cached[1]
         if uri is None:
             try:
-                text = read_file_text(path, "utf-8-sig")
+                text = read_file_text(path, "utf-8-sig", yaml=True)
             except (OSError, UnicodeDecodeError):
                 return None
         if root is None:
@@ -116,7 +116,7 @@ class SuiteFiles:
             return  # an open include is read from the editor
         try:
             status = os.stat(path)
-            if read_file_text(path, "utf-8-sig") != text:
+            if read_file_text(path, "utf-8-sig", yaml=True) != text:
                 return
         except (OSError, UnicodeDecodeError):
             return

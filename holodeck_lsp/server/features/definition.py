@@ -94,7 +94,7 @@ def definition_target(
 
 def _read(path: Path) -> str:
     try:
-        return read_file_text(path, "utf-8-sig")
+        return read_file_text(path, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError):
         return ""
 

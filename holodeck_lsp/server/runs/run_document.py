@@ -32,7 +32,7 @@ class RunDocument:
 
 def _read_text(path: Path) -> str | None:
     try:
-        return read_file_text(path, "utf-8-sig")  # as the checker reads it
+        return read_file_text(path, "utf-8-sig", yaml=True)  # as the checker reads it
     except (OSError, UnicodeDecodeError):
         return None
 

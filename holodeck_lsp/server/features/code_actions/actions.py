@@ -227,7 +227,7 @@ def _file_diagnostics(
         return list(result.by_uri.get(uri, []))
     path = uri_to_path(uri)
     try:
-        if path is None or read_file_text(path, "utf-8") != text:
+        if path is None or read_file_text(path, "utf-8", yaml=True) != text:
             return []
     except (OSError, UnicodeDecodeError):
         return []

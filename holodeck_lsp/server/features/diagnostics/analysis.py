@@ -91,6 +91,6 @@ def by_file(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict[str, list
 
 def _read(path: Path) -> str | None:
     try:
-        return read_file_text(path, "utf-8-sig")  # as the loader reads it
+        return read_file_text(path, "utf-8-sig", yaml=True)  # as the loader reads it
     except (OSError, UnicodeDecodeError):
         return None

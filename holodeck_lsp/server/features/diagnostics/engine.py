@@ -116,7 +116,7 @@ class DiagnosticsEngine:
         if path is None or not path.is_file():
             return False
         try:
-            text = read_file_text(path, "utf-8-sig")
+            text = read_file_text(path, "utf-8-sig", yaml=True)
         except (OSError, UnicodeDecodeError):
             return False
         return self.index.is_agent(uri, text, self.server.settings.agent_globs)
