@@ -31,9 +31,10 @@ from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 #: Levels of nesting read; deeper texts are refused before composing (PyYAML's own limit is
 #: near 500: `yaml.safe_load` raises RecursionError at 600 levels of `[` or `- `).
 MAX_NESTING = 500
-#: The run of indentation and block indicators each line starts with (tabs separate
-#: indicators; lines end at \n and at the other breaks YAML knows: \r, NEL, LS, PS).
-_LINE_HEAD = re.compile("(?:^|(?<=[\r\x85\u2028\u2029]))[ \t?:\\-]*", re.MULTILINE)
+#: Line breaks YAML knows besides \n (\r, NEL, LS, PS): a line head may start after them too.
+_OTHER_BREAKS = str.maketrans("\r\x85\u2028\u2029", "\n\n\n\n")
+#: Indentation and block indicators (tabs separate indicators).
+_HEAD_CHARACTERS = "[ \t?:\\-]"
 _local = threading.local()
 
 
@@ -52,13 +53,19 @@ class NestingTooDeep(ValueError):
         )
 
 
-def nesting_bound(text: str) -> int:
-    """An upper bound of the text's nesting depth from counting alone (never too low)."""
+def within_bound(text: str, limit: int = MAX_NESTING) -> bool:
+    """True when counting alone shows the text cannot nest deeper than `limit`: its `[` and
+    `{` plus two levels per character of the longest line head (indentation and `- `, `? `,
+    `: ` indicators) plus three stay within it. No line head is measured: one long enough to
+    pass is searched for (in C, without building a string per line)."""
     flow = text.count("[") + text.count("{")
-    if flow > MAX_NESTING:
-        return flow  # the block part need not be measured
-    head = max((len(match) for match in _LINE_HEAD.findall(text)), default=0)
-    return flow + 2 * head + 3
+    room = (limit - 3 - flow) // 2  # the longest line head that keeps the bound in
+    if room < 0:
+        return False
+    if not text.isascii() or "\r" in text:
+        text = text.translate(_OTHER_BREAKS)
+    # "\n" first: the search skips from newline to newline in C.
+    return re.search(f"(?:\\A|\\n){_HEAD_CHARACTERS}{{{room + 1}}}", text) is None
 
 
 def _parser() -> YAML:
@@ -71,7 +78,7 @@ def _parser() -> YAML:
 def check_nesting(text: str, limit: int = MAX_NESTING) -> None:
     """Raises NestingTooDeep when `text` nests deeper than `limit`. A text the parser rejects
     before that is left to the composer, which reports the same syntax error."""
-    if nesting_bound(text) <= limit:
+    if within_bound(text, limit):
         return
     depth = 0
     try:

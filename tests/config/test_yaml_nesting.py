@@ -14,7 +14,7 @@ from holodeck_lsp.config.yaml_nesting import (
     MAX_NESTING,
     NestingTooDeep,
     check_nesting,
-    nesting_bound,
+    within_bound,
 )
 from holodeck_lsp.schema.codes import Code
 
@@ -57,7 +57,7 @@ def test_quotes_comments_and_block_scalars_do_not_count() -> None:
         f"c: |\n  {brackets}\n"
         f"d: plain{brackets}\n"
     )
-    assert nesting_bound(text) > MAX_NESTING  # the exact pass decides
+    assert not within_bound(text)  # the exact pass decides
     check_nesting(text)
     assert parse_yaml(text, {}).problems == []
 
@@ -78,4 +78,12 @@ def test_a_syntax_error_before_the_limit_is_left_to_the_composer() -> None:
 
 def test_a_real_suite_stays_under_the_counting_bound() -> None:
     sample = Path(__file__).resolve().parents[2] / "sample" / "financial-assistant" / "agent.yaml"
-    assert nesting_bound(sample.read_text(encoding="utf-8")) <= MAX_NESTING
+    assert within_bound(sample.read_text(encoding="utf-8"))
+
+
+def test_the_bound_counts_line_heads_and_brackets() -> None:
+    assert within_bound("a:\n" + " " * 248 + "b: 1\n")
+    assert not within_bound("a:\n" + " " * 249 + "b: 1\n")
+    assert not within_bound("a:\r" + "- " * 125 + "x")  # a line that starts after \r
+    assert within_bound("x: " + "[" * 497)
+    assert not within_bound("x: " + "[" * 498)
