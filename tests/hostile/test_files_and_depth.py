@@ -324,6 +324,21 @@ async def test_the_server_answers_on_a_hostile_workspace(
         )
     )
     await answered(hover, "hover on the deep file")
+    pipe_agent = types.TextDocumentIdentifier(uri=uri(root / "pipe-include" / "agent.yaml"))
+    await answered(
+        client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=pipe_agent)
+        ),
+        "documentSymbol beside a pipe",
+    )
+    await answered(
+        client.text_document_hover_async(
+            types.HoverParams(
+                text_document=pipe_agent, position=types.Position(line=6, character=20)
+            )
+        ),
+        "hover on a pipe's test_cases_file",
+    )
     links = client.text_document_document_link_async(
         types.DocumentLinkParams(
             text_document=types.TextDocumentIdentifier(
