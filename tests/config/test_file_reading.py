@@ -124,3 +124,48 @@ def test_brackets_in_strings_do_not_count() -> None:
         loads_json(text)
     assert caught.value.pos == text.index("[", 5005) + 500 - 1
     assert loads_json(b'{"a": "[[["}') == {"a": "[[["}
+
+
+#: Files that still read with `Path.read_text` / `read_bytes` / `open()`, and why: package
+#: data shipped with holodeck-lsp, its own cache, and writes.
+_OTHER_READERS = {
+    "runner/pricing/price_list.py": "the price list shipped in the package",
+    "engine/reports/html/__init__.py": "the report page's templates, in the package",
+    "config/graders/trusted.py": "the probe's source, in the package",
+    "importers/convfinqa/suite_files/tools.py": "copied into suites, runs without holodeck-lsp",
+    "importers/bfcl/suite_files/bfcl_state.py": "copied into suites, runs without holodeck-lsp",
+    "importers/bfcl/importer.py": "the suite files shipped in the package",
+    "commands/import_/convfinqa.py": "the suite files shipped in the package",
+    "server/early_handshake.py": "its own cache of initialize answers (XDG_CACHE_HOME)",
+    "runner/run_history/journal.py": "appends to and truncates its own journal",
+}
+
+
+def test_every_other_file_is_read_through_the_one_reader() -> None:
+    """A new `Path.read_text()`, `read_bytes()` or `open()` of a workspace file would bring
+    back the hang on a pipe and the unbounded read: use config/file_reading.py."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "holodeck_lsp"
+    found: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if relative in _OTHER_READERS or relative == "config/file_reading.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in {"read_text", "read_bytes", "open"} and not (
+                isinstance(func, ast.Attribute) and name == "open" and _is_os_or_class(func)
+            ):
+                found.append(f"{relative}:{node.lineno} {name}()")
+    assert found == []
+
+
+def _is_os_or_class(func: object) -> bool:
+    """`os.open` (file_reading's own), `RunSession.open(...)`-style constructors: not reads."""
+    value = getattr(func, "value", None)
+    name = getattr(value, "id", "") or getattr(value, "attr", "")
+    return name == "os" or name[:1].isupper()
