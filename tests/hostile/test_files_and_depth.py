@@ -176,6 +176,7 @@ def recorded(name: str, response: object = "1") -> dict[str, object]:
     return {"name": name, "index": 0, "turns": [turn]}
 
 
+@pytest.mark.slow  # a console script per file family, in parallel
 def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Path) -> None:
     agent = suite(tmp_path)
     tapes: dict[str, tuple[int, str]] = {}
@@ -220,6 +221,7 @@ def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Pa
             assert name in output, output  # the message names the file
 
 
+@pytest.mark.slow  # a console script per file family, in parallel
 def test_report_compare_runs_and_import_read_hostile_files_without_a_traceback(
     tmp_path: Path,
 ) -> None:
