@@ -79,9 +79,15 @@ def _size_text(size: int) -> str:
 
 def too_large(path: str | os.PathLike[str], size: int | None, limit: int) -> FileTooLarge:
     """The refusal of a file over `limit` (`size` None: it grew past it while being read)."""
-    how_big = "larger than" if size is None else f"{_size_text(size)}, over"
+    shown_limit = _size_text(limit)
+    if size is None:
+        how_big = "larger than"
+    elif _size_text(size) == shown_limit:  # just over: the bytes tell them apart
+        how_big, shown_limit = f"{size:,} bytes, over", f"{limit:,}-byte"
+    else:
+        how_big = f"{_size_text(size)}, over"
     return FileTooLarge(
-        f"{os.fspath(path)} is {how_big} the {_size_text(limit)} limit on files holodeck-lsp "
+        f"{os.fspath(path)} is {how_big} the {shown_limit} limit on files holodeck-lsp "
         f"reads; if the file is meant to be this large, raise the limit with the environment "
         f"variable {LIMIT_VARIABLE} (in MB, e.g. {LIMIT_VARIABLE}={2 * limit // _MB}) where "
         "holodeck-lsp or your editor starts"

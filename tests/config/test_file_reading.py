@@ -99,7 +99,8 @@ def test_the_variable_sets_the_limit_of_yaml_files_too(
     agent = tmp_path / "agent.yaml"
     with agent.open("wb") as handle:
         handle.truncate(DEFAULT_YAML_LIMIT_MB * 1_000_000 + 1)
-    with pytest.raises(FileTooLarge, match=f"over the {DEFAULT_YAML_LIMIT_MB}.0 MB limit"):
+    limit = f"{DEFAULT_YAML_LIMIT_MB * 1_000_000:,}-byte limit"
+    with pytest.raises(FileTooLarge, match=f"over the {limit}"):
         read_file_text(agent, yaml=True)
     assert len(read_file_text(agent)) == DEFAULT_YAML_LIMIT_MB * 1_000_000 + 1
     monkeypatch.setenv(LIMIT_VARIABLE, "17")

@@ -80,7 +80,7 @@ def too_big(path: Path) -> None:
 BAD_FILES: dict[str, tuple[Maker, str]] = {
     "fifo": (fifo, "named pipe"),
     "dev-zero": (dev_zero, "character device"),
-    "too-big": (too_big, f"over the {LIMIT_MB}.0 MB limit"),
+    "too-big": (too_big, f"over the {LIMIT_MB * 1_000_000:,}-byte limit"),
 }
 
 
@@ -186,6 +186,10 @@ def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Pa
     deep = '{"cases": ' + "[" * 100_000 + "]" * 100_000 + "}"
     (tmp_path / "deep.json").write_text(deep, encoding="utf-8")
     tapes["deep.json"] = (3, "nested more than 500 levels")
+    without_response = cassette([recorded("one")])
+    del without_response["cases"][0]["turns"][0]["response"]  # type: ignore[index]
+    (tmp_path / "no-response.json").write_text(json.dumps(without_response), encoding="utf-8")
+    tapes["no-response.json"] = (3, "`cases[0].turns[0].response` is missing")
     extra = cassette([recorded("one"), {**recorded("gone"), "index": 7}])
     (tmp_path / "extra.json").write_text(json.dumps(extra), encoding="utf-8")
     tapes["extra.json"] = (0, "no test case matches (by name, else by index), not replayed: 'gone'")
@@ -200,6 +204,13 @@ def test_run_replay_refuses_bad_cassettes_and_names_unmatched_cases(tmp_path: Pa
         "run", str(deep_agent), "--replay", "extra.json", "--no-save", cwd=tmp_path
     )
     tapes["deep agent"] = (2, "more than 500 levels")
+    # holodeck-lsp.yaml (the models to run) over the limit, beside another agent.
+    configured = suite(tmp_path / "configured")
+    too_big(configured.parent / "holodeck-lsp.yaml")
+    processes["config"] = console(
+        "run", str(configured), "--replay", "extra.json", "--no-save", cwd=tmp_path
+    )
+    tapes["config"] = (2, "holodeck-lsp.yaml is 1,000,001 bytes, over the 1,000,000-byte limit")
     # A stopped run whose journal says it replayed /dev/zero: `run --resume` reads it again.
     run_id = "20261201-223015-3f2a"
     stopped = tmp_path / ".holodeck" / "runs" / run_id
@@ -231,6 +242,9 @@ def test_report_compare_runs_and_import_read_hostile_files_without_a_traceback(
     runs = tmp_path / ".holodeck" / "runs" / "20261201-223015-3f2a"
     runs.mkdir(parents=True)
     fifo(runs / "run.json")
+    deep_run = tmp_path / ".holodeck" / "runs" / "20261201-223016-3f2b"
+    deep_run.mkdir()
+    (deep_run / "run.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     suite(tmp_path)
     processes = {
         "report": console("report", "report.json", "--md", "out.md", cwd=tmp_path),
@@ -243,14 +257,17 @@ def test_report_compare_runs_and_import_read_hostile_files_without_a_traceback(
         "report": "nested more than 500 levels",
         "compare": "nested more than 500 levels",
         "compare pipe": "pipe.json is not a regular file",
-        "runs": "named pipe",
+        "runs": "run.json is not JSON (line 1: arrays and objects nested more than 500",
         "import": "pipe.json is a named pipe",
     }
+    outputs: dict[str, str] = {}
     for name, process in processes.items():
         status, out, err = finish(process)
-        output = out + err
+        outputs[name] = output = out + err
         assert "Traceback" not in output, (name, output)
         assert words[name] in output, (name, status, output)
+    assert "run.json cannot be read" in outputs["runs"], outputs["runs"]
+    assert "named pipe" in outputs["runs"], outputs["runs"]
 
 
 @pytest_lsp.fixture(
