@@ -336,6 +336,9 @@ async def test_the_server_answers_on_a_hostile_workspace(
         "workspace/diagnostic",
     )
     assert isinstance(report, types.WorkspaceDiagnosticReport)
+    codes = {item.uri: [d.code for d in getattr(item, "items", [])] for item in report.items}
+    assert codes.get(deep) == ["HD003"], codes
+    assert codes.get(uri(root / "deep-include" / "cases.yaml")) == ["HD003"], codes
     hover = client.text_document_hover_async(
         types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=deep),
