@@ -11,6 +11,7 @@ from typing import TextIO
 
 from holodeck_lsp.commands._common import fail
 from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.fixes.safe import fix_text
 from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
@@ -35,7 +36,7 @@ def apply_fixes(
         for name, found in by_file.items():
             path = Path(name)
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_file_text(path, "utf-8", yaml=True)
             except (OSError, UnicodeDecodeError) as error:
                 status = fail(EXIT_BAD_INPUT, f"cannot read {path}: {error}")
                 continue

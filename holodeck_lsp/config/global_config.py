@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.yaml_document import parse_yaml
 
 _NAMES = ("config.yaml", "config.yml")
@@ -36,7 +37,7 @@ def _config_file(folder: Path) -> Path | None:
 
 def _read_providers(path: Path, env: Mapping[str, str] | None) -> tuple[dict[str, Any], str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         return {}, f"{path}: cannot be read ({error})"
     document = parse_yaml(text, env)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.models_config import NAMES, ModelsConfigError
 from holodeck_lsp.config.yaml_document import parse_yaml
 
@@ -35,7 +36,7 @@ class ConfiguredLimits:
 
 def _document(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         raise ModelsConfigError(f"{path}: cannot be read ({error})") from None
     data = parse_yaml(text).value

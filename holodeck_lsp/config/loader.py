@@ -22,6 +22,7 @@ from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.env_masking import mask_env_values, referenced_values
 from holodeck_lsp.config.env_text import substitution_problems
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.global_config import load_global_providers, merge_providers
 from holodeck_lsp.config.grader_checks import check_graders
@@ -96,7 +97,7 @@ def load_agent_file(
     """Read and check one agent.yaml from disk."""
     options = options or LoadOptions(trusted=trusted)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_file_text(path, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         unreadable = Diagnostic(
             file=str(path),
@@ -252,7 +253,7 @@ class _Load:
         include = include if include.is_absolute() else (self.agent_dir / include)
         self.dependencies.append(include)
         try:
-            text = include.read_text(encoding="utf-8-sig")
+            text = read_file_text(include, "utf-8-sig", yaml=True)
         except (OSError, UnicodeDecodeError) as error:
             self.add(
                 Code.TEST_CASES_FILE_INVALID,

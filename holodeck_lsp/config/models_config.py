@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.yaml_document import parse_yaml
 
 NAMES = ("holodeck-lsp.yaml", "holodeck-lsp.yml")
@@ -44,7 +45,7 @@ def _config_file(folder: Path) -> Path | None:
 
 def _read(path: Path) -> tuple[str, ...] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file_text(path, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError) as error:
         raise ModelsConfigError(f"{path}: cannot be read ({error})") from None
     document = parse_yaml(text)

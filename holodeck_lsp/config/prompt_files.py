@@ -14,6 +14,7 @@ from typing import Any
 
 from holodeck_lsp.config.checked_source import CheckedSource
 from holodeck_lsp.config.diagnostics import Diagnostic, Severity
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema.codes import Code
 
@@ -41,7 +42,7 @@ def _problem(agent_dir: Path, reference: str) -> tuple[Code, str] | None:
     file = Path(reference)
     file = file if file.is_absolute() else agent_dir / file
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_file_text(file, "utf-8")
     except FileNotFoundError:
         return Code.FILE_UNREADABLE, (
             f"prompt_file {reference!r} not found (looked for {file}); HoloDeck reads it when "

@@ -20,6 +20,7 @@ from ruamel.yaml.tag import Tag
 from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.suite_locator import MERGE_TAG
+from holodeck_lsp.config.yaml_nesting import check_nesting
 from holodeck_lsp.schema.codes import Code
 
 
@@ -67,7 +68,9 @@ def _parser() -> YAML:
 
 
 def compose(text: str) -> Node | None:
-    """The node tree of `text` (None when empty); raises the parser's errors."""
+    """The node tree of `text` (None when empty); raises the parser's errors, and
+    `NestingTooDeep` before composing a text nested deeper than the composer can recurse."""
+    check_nesting(text)
     with warnings.catch_warnings(), gc_paused():
         warnings.simplefilter("ignore")
         root: Node | None = _parser().compose(text)

@@ -30,6 +30,7 @@ from holodeck_lsp.config.yaml_convert import (
     Reused,
 )
 from holodeck_lsp.config.yaml_locate import Located, first_key, key_node_for, locate
+from holodeck_lsp.config.yaml_nesting import NestingTooDeep
 from holodeck_lsp.config.yaml_syntax_errors import syntax_problem
 from holodeck_lsp.schema.codes import Code
 
@@ -88,6 +89,11 @@ def parse_yaml(text: str, env: Mapping[str, str] | None = None) -> YamlDocument:
     environment = os.environ if env is None else env
     try:
         root = compose(text)
+    except NestingTooDeep as error:
+        where = Range.of(error.line, error.column, error.line, error.column + 1)
+        return YamlDocument(
+            text, None, None, [Problem(Code.TOO_DEEP, Severity.ERROR, str(error), where)]
+        )
     except Exception as error:
         problem = syntax_problem(text, error)
         if problem is None:

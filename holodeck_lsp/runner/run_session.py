@@ -154,6 +154,15 @@ class RunSession:
         return cls(request, lanes, planned, redactor, environment)
 
     @property
+    def notes(self) -> list[str]:
+        """What the answers say before the run, for the front end (a replayed cassette's
+        cases no test case matches), masked."""
+        found = (
+            note for opened in self._lanes for note in getattr(opened.lane.backend, "notes", ())
+        )
+        return [self.redactor.text(note) for note in found]
+
+    @property
     def mode(self) -> str:
         return self._environment["mode"]
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from holodeck_lsp.config.env_masking import MIN_SECRET_LENGTH
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.yaml_convert import ENV_REFERENCE
 from holodeck_lsp.engine.reports.script_json import embed_json
 
@@ -142,7 +143,7 @@ def environment_secrets(
     sources = list(texts)
     for path in files:
         try:
-            sources.append(path.read_text(encoding="utf-8-sig"))
+            sources.append(read_file_text(path, "utf-8-sig", yaml=True))
         except (OSError, UnicodeDecodeError):
             continue
     for text in sources:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holodeck_lsp.commands._common import fail, warn
+from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_CANNOT_RUN, EXIT_OK
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def _refuse_foreign_agent(agent: Path, force: bool) -> str | None:
     if force or not agent.is_file():
         return None
     try:
-        head = agent.read_text(encoding="utf-8")
+        head = read_file_text(agent, "utf-8", yaml=True)
     except (OSError, UnicodeDecodeError):
         head = ""
     if any(line.lstrip().startswith(_OURS) for line in head.splitlines()):
@@ -147,7 +148,7 @@ def _write(out: Path, conversion: Conversion) -> int | None:
             content = shipped.read_bytes()
             if not target.exists():
                 target.write_bytes(content)
-            elif target.read_bytes() != content:
+            elif read_file_bytes(target) != content:
                 warn(
                     f"{target} differs from the one holodeck-lsp ships: left as it is "
                     "(delete it and import again to get the shipped one)"

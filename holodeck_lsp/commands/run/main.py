@@ -230,6 +230,8 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         journal.discard()  # a run that never started leaves no folder behind
         return fail(EXIT_CANNOT_RUN, str(error))
     freeze_startup_heap()  # the SDKs are imported now: no full collections over them
+    for note in session.notes:
+        warn(note)
     redactor = session.redactor
     stream = RedactedStream(sys.stdout, redactor)
     progress = (

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.exit_codes import EXIT_OK
 
 
@@ -132,7 +133,7 @@ def _parsed(file: Path, env: Mapping[str, str]) -> Any:
     from holodeck_lsp.config.yaml_document import parse_yaml
 
     try:
-        text = file.read_text(encoding="utf-8-sig")
+        text = read_file_text(file, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError):
         return _UNPARSED
     document = parse_yaml(text, env)

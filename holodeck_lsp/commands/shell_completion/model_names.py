@@ -19,6 +19,7 @@ from pathlib import Path
 
 from holodeck_lsp.commands.shell_completion.line_words import Line, read_line
 from holodeck_lsp.commands.shell_completion.run_refs import Ref, write_refs
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.exit_codes import EXIT_OK
 from holodeck_lsp.schema.providers import Provider
 
@@ -57,7 +58,7 @@ def _configured(line: Line) -> Iterator[Ref]:
         if found is None:
             continue
         try:
-            written = found.source.read_text(encoding="utf-8")
+            written = read_file_text(found.source, "utf-8", yaml=True)
         except (OSError, UnicodeDecodeError):
             continue
         for model in found.models:

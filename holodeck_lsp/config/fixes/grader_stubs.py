@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ruamel.yaml.nodes import ScalarNode
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.fixes.edits import Edit, FileChange, Fix
 from holodeck_lsp.config.fixes.nodes import BLOCK_STYLES, replace, replacement_for
 from holodeck_lsp.config.graders.shape import grader_functions
@@ -33,7 +34,7 @@ def grader_stub(node: ScalarNode, code: str, agent_dir: Path) -> list[Fix]:
         if existing is None:
             return []  # found elsewhere on sys.path: not ours to edit
         try:
-            source = existing.read_text(encoding="utf-8-sig")
+            source = read_file_text(existing, "utf-8-sig")
         except (OSError, UnicodeDecodeError):
             return []
         change = FileChange(existing, False, _append_stub(source, attribute), source)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from holodeck_lsp.config.file_reading import read_file_text
+
 
 @dataclass(frozen=True, slots=True)
 class ChildOutcome:
@@ -104,6 +106,6 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_file_text(path, "utf-8", errors="replace")
     except OSError:
         return ""

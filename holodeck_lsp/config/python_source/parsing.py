@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_bytes
 from holodeck_lsp.config.python_source.ast_parse import parse_python
 
 
@@ -46,7 +47,7 @@ def parse_file(path: Path, mtime_ns: int, size: int) -> ParsedSource:
     """Parse `path` at the version `file_key` named (callers pass the key's parts)."""
     del mtime_ns, size  # part of the cache key only
     try:
-        data = path.read_bytes()
+        data = read_file_bytes(path)
     except OSError as exc:
         return ParsedSource("", None, f"cannot read {path}: {exc.strerror or exc}")
     try:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.importers.bfcl.calls import Call, parse_call
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.source import SourceFile
@@ -51,7 +52,7 @@ def _lines(file: SourceFile) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads_json(line)
         except json.JSONDecodeError as error:
             raise ImportInputError(
                 f"{file.label}: line {number}: not valid JSON ({error.msg} at column "

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from holodeck_lsp.config.file_reading import max_file_bytes, read_file_text, too_large
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 
 #: BFCL's multi-turn categories, in BFCL's order.
@@ -62,6 +63,9 @@ def _from_zip(path: Path, categories: Sequence[str]) -> BfclFiles:
 
         def read(name: str) -> str:
             try:
+                size, limit = archive.getinfo(name).file_size, max_file_bytes()
+                if size > limit:  # a member is read whole: the same limit as a file's
+                    raise too_large(f"{path}:{name}", size, limit)
                 return archive.read(name).decode("utf-8")
             except (zipfile.BadZipFile, OSError, UnicodeDecodeError) as error:
                 raise ImportInputError(
@@ -73,7 +77,7 @@ def _from_zip(path: Path, categories: Sequence[str]) -> BfclFiles:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_file_text(path, "utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ImportInputError(f"{path}: cannot be read ({error})") from None
 

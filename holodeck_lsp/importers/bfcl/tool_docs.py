@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.source import SourceFile
 
@@ -51,7 +52,7 @@ def read_tool_docs(class_name: str, file: SourceFile) -> list[ToolDoc]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads_json(line)
             parameters = raw["parameters"]
             properties = parameters.get("properties") or {}
             docs.append(

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.config.json_reading import loads_json
+
 Record = Mapping[str, Any]
 
 #: What `doc` must hold: (field, the type it must have, that type's name in messages).
@@ -28,7 +31,7 @@ class BadSource(ValueError):
 def load_split(source: Path, split: str) -> list[Record]:
     """The records of `split` in `source`, each checked (BadSource otherwise)."""
     try:
-        text = source.read_text(encoding="utf-8")
+        text = read_file_text(source, "utf-8")
     except FileNotFoundError:
         raise BadSource(f"{source}: no such file (pass the ConvFinQA JSON file)") from None
     except IsADirectoryError:
@@ -36,7 +39,7 @@ def load_split(source: Path, split: str) -> list[Record]:
     except (OSError, UnicodeDecodeError) as error:
         raise BadSource(f"{source}: cannot be read: {error}") from None
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as error:
         hint = " (the file ends early: truncated?)" if error.pos >= len(text.rstrip()) else ""
         raise BadSource(

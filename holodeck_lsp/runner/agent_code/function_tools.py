@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from holodeck_lsp.config.file_reading import max_file_bytes, too_large
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import FunctionTool
@@ -48,7 +49,12 @@ def _import_file(path: Path) -> ModuleType:
     if cached is not None:
         return cached
     if not resolved.is_file():
+        if resolved.exists() and not resolved.is_dir():  # a pipe would block the import
+            raise BackendInitError(f"tool file {path} is not a regular file; point at a .py file")
         raise BackendInitError(f"tool file {path} does not exist")
+    limit = max_file_bytes()
+    if resolved.stat().st_size > limit:  # the import reads it whole (docs/checks.md)
+        raise BackendInitError(f"tool file {too_large(path, resolved.stat().st_size, limit)}")
     name = f"holodeck_tools_{abs(hash(resolved)):x}_{resolved.stem}"
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:

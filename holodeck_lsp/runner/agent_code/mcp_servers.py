@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.runner.agent_code.child_environment import inherited
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
@@ -132,7 +133,7 @@ def _read_env_file(tool: MCPTool, folder: Path) -> dict[str, str]:
     assert tool.env_file is not None
     path = folder / tool.env_file
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file_text(path, "utf-8")
     except OSError as error:
         raise BackendInitError(
             f"MCP tool {tool.name!r}: env_file {tool.env_file!r} cannot be read "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 
@@ -21,7 +22,7 @@ def read_instructions(agent: Agent, agent_dir: Path | None) -> str:
     assert agent.instructions.file is not None  # the schema requires one of the two
     path = (agent_dir or Path.cwd()) / agent.instructions.file  # an absolute file stays as is
     try:
-        return path.read_text(encoding="utf-8")
+        return read_file_text(path, "utf-8")
     except OSError as error:
         raise BackendInitError(
             f"instructions.file {agent.instructions.file!r}: cannot read {path} "

@@ -38,6 +38,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import CallProblem, TokenUsage
 
@@ -147,7 +148,7 @@ class Cassette(_Strict):
 def load_cassette(path: Path) -> Cassette:
     """Read a cassette; raises CassetteFormatError saying what is wrong."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path)
     except OSError as error:
         raise CassetteFormatError(
             f"cannot read cassette {path}: {error.strerror or error}"
@@ -161,12 +162,49 @@ def load_cassette(path: Path) -> Cassette:
             f"cassette {path} has version {data.get('version')!r}; this holodeck-lsp reads "
             f"versions {', '.join(map(str, READABLE_VERSIONS))}"
         )
+    missing = _missing_key(data)
+    if missing is not None:
+        raise CassetteFormatError(
+            f"cassette {path}: {missing} is missing; holodeck-lsp writes every key (null when "
+            "empty), so the file was cut or edited: record it again (docs/cassettes.md)"
+        )
     try:
         return Cassette.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise CassetteFormatError(f"cassette {path}: {where}: {first['msg']}") from None
+
+
+#: Keys every version of the format has, by level; a file without one is refused instead of
+#: being read as an empty recording (no `cases`) or a turn that answered nothing (no
+#: `response`). Keys added by a later version read as their empty value in older files.
+_REQUIRED_KEYS: Final = {
+    "top": ("agent", "cases"),
+    "case": ("name", "index", "turns"),
+    "turn": ("input", "response"),
+}
+
+
+def _missing_key(data: dict[str, Any]) -> str | None:
+    """Where the first key every cassette has is missing (`cases[2].turns[0].response`), or
+    None; a value of the wrong type is left to the model's validation."""
+    for key in _REQUIRED_KEYS["top"]:
+        if key not in data:
+            return f"`{key}`"
+    cases = data["cases"]
+    for number, case in enumerate(cases if isinstance(cases, list) else []):
+        if not isinstance(case, dict):
+            continue
+        for key in _REQUIRED_KEYS["case"]:
+            if key not in case:
+                return f"`cases[{number}].{key}`"
+        turns = case["turns"]
+        for turn_number, turn in enumerate(turns if isinstance(turns, list) else []):
+            for key in _REQUIRED_KEYS["turn"]:
+                if isinstance(turn, dict) and key not in turn:
+                    return f"`cases[{number}].turns[{turn_number}].{key}`"
+    return None
 
 
 def cassette_usage(usage: TokenUsage | None) -> CassetteUsage | None:

@@ -7,7 +7,7 @@ recorded one, a case or a turn the cassette does not have — each is an error o
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from holodeck_lsp.runner.backends.base import (
     AgentSession,
@@ -106,11 +106,15 @@ class ReplayBackend:
         self._agent = agent
         self._by_name = {case.name: case for case in cassette.cases if case.name is not None}
         self._by_index = {case.index: case for case in cassette.cases}
+        #: What the front end says before the run (a recording no test case replays).
+        self.notes: tuple[str, ...] = _unmatched_note(cassette, agent, self._find)
+
+    def _find(self, name: str | None, index: int) -> CassetteCase | None:
+        case = self._by_name.get(name) if name is not None else None
+        return case if case is not None else self._by_index.get(index)
 
     async def create_case_session(self, name: str | None, index: int) -> AgentSession:
-        case = self._by_name.get(name) if name is not None else None
-        if case is None:
-            case = self._by_index.get(index)
+        case = self._find(name, index)
         label = repr(name) if name is not None else f"test_cases[{index}]"
         if case is None:
             raise BackendInitError(
@@ -163,6 +167,25 @@ def _refuse_several_answers_per_case(cassette: Cassette) -> None:
                 "one per model: recording.json and recording.<model>.json"
             )
         seen.add(key)
+
+
+def _unmatched_note(
+    cassette: Cassette, agent: Agent, find: Callable[[str | None, int], CassetteCase | None]
+) -> tuple[str, ...]:
+    """The recorded cases no test case of the agent finds (renamed or removed since), named:
+    they are not replayed, which a replay must not leave unsaid (docs/cassettes.md)."""
+    used = {id(find(case.name, index)) for index, case in enumerate(agent.test_cases or [])}
+    unmatched = [case for case in cassette.cases if id(case) not in used]
+    if not unmatched:
+        return ()
+    shown = [repr(c.name) if c.name is not None else f"test_cases[{c.index}]" for c in unmatched]
+    more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+    count = len(unmatched)
+    return (
+        f"the cassette records {count} case{'s' if count != 1 else ''} no test case matches "
+        f"(by name, else by index), not replayed: {', '.join(shown[:10])}{more}; renamed or "
+        "removed since it was recorded? record it again",
+    )
 
 
 def _quote(text: str, limit: int = 60) -> str:

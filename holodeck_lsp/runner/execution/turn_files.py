@@ -12,6 +12,7 @@ import mimetypes
 from collections.abc import Sequence
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
 from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.schema.test_case import FileInput
 
@@ -39,7 +40,7 @@ def prepare_files(
         path = agent_dir / entry.path
         try:
             if entry.type in _TEXT_TYPES:
-                text = path.read_text(encoding="utf-8")
+                text = read_file_text(path, "utf-8")
                 prepared.append(
                     TurnFile(
                         path=path,
@@ -50,7 +51,7 @@ def prepare_files(
                     )
                 )
             else:  # image
-                data = path.read_bytes()
+                data = read_file_bytes(path)
                 media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
                 prepared.append(
                     TurnFile(

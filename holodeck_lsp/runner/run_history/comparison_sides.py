@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json
 
+from holodeck_lsp.config.file_reading import read_file_bytes
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
 from holodeck_lsp.schema.comparison import Comparison, RunRef
@@ -42,7 +43,7 @@ class Side:
 
     def data(self) -> Any:
         """The report's parsed JSON (ValueError / OSError when it is not JSON)."""
-        return from_json(self.path.read_bytes())
+        return from_json(read_file_bytes(self.path))
 
     def report(self, warn: Callable[[str], None] | None = None) -> TestReport:
         """The report, validated; SideError saying why when it is not one. `warn` hears
@@ -71,6 +72,8 @@ def looks_like_file(text: str) -> bool:
 def report_side(text: str) -> Side:
     path = Path(text)
     if not path.is_file():
+        if path.exists() and not path.is_dir():  # a pipe or a device: never opened
+            raise SideError(f"{path} is not a regular file (pass a file written by --report-json)")
         raise SideError(f"no such report file: {path} (pass a file written by --report-json)")
     return Side(RunRef(label=text, report_path=str(path)), path)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_bytes
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.test_case import FileInput
 from holodeck_lsp.schema.tools.function import FunctionTool
@@ -122,6 +123,6 @@ def _name(path: Path, folder: Path) -> str:
 
 def _sha256(path: Path) -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_file_bytes(path)).hexdigest()
     except OSError:
         return "missing"

@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from holodeck_lsp.config.file_reading import read_file_bytes
+from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, RUNS, new_run_id, state_folder
 from holodeck_lsp.runner.selection import Selection
@@ -156,7 +158,7 @@ def reopen_journal(folder: Path, header: JournalHeader) -> Journal:
     """Append to the journal in `folder` (a resumed run): a torn last line is cut off first,
     so the next record starts on a line of its own. Raises OSError."""
     path = folder / JOURNAL_FILE
-    data = path.read_bytes()
+    data = read_file_bytes(path)
     end = data.rfind(b"\n") + 1
     if end != len(data):
         with path.open("r+b") as file:
@@ -169,7 +171,7 @@ def read_journal(path: Path) -> JournalContents:
     not the last)."""
     fix = "delete the run's folder and run the suite again"
     try:
-        data = path.read_bytes()
+        data = read_file_bytes(path)
     except FileNotFoundError:
         raise JournalUnreadable(f"{path} is missing; {fix}") from None
     except OSError as error:
@@ -180,7 +182,7 @@ def read_journal(path: Path) -> JournalContents:
     contents: JournalContents | None = None
     for number, line in enumerate(complete, start=1):
         try:
-            record = json.loads(line)
+            record = loads_json(line)
             if record.get("kind") == "header":
                 header = JournalHeader.model_validate(record)
                 if contents is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import FOLDER, state_folder
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def save(agent_path: Path, report: TestReport) -> Path | None:
 def load(agent_path: Path) -> LastRun | None:
     """The last run of this agent file, if one was recorded and is readable."""
     with contextlib.suppress(OSError, ValueError):
-        data = json.loads(path_for(agent_path).read_text(encoding="utf-8"))
+        data = read_json_file(path_for(agent_path))
         if (
             isinstance(data, dict)
             and data.get("version") == _VERSION

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, REPORT_FILE, RUN_FILE, is_run_id
 from holodeck_lsp.runner.run_history.metadata import FORMAT_VERSION, RunMetadata
 from holodeck_lsp.runner.run_history.stored import FIX, StoredRun
@@ -82,7 +83,7 @@ def read_metadata(entry: Path) -> RunMetadata | str:
         return f"not a run folder (run ids look like 20261201-223015-3f2a); {FIX}"
     path = entry / RUN_FILE
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json_file(path)
     except FileNotFoundError:
         if (entry / JOURNAL_FILE).is_file():  # its process died (or runs still): unfinished
             found = metadata_from_journal(entry)

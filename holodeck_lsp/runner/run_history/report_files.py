@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.schema.results import TestReport
 
 # How many schema problems one message lists before "and N more".
@@ -29,7 +30,7 @@ class ReportUnreadable(Exception):
 def read_report_file(path: Path, warn: Callable[[str], None] | None = None) -> TestReport:
     """The report in `path`; `warn` hears about unknown fields that were dropped."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        raw = read_json_file(path, errors="replace")
     except OSError as error:
         raise ReportUnreadable(f"cannot read {path}: {error.strerror or error}") from None
     except json.JSONDecodeError as error:

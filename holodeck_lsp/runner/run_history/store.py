@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from holodeck_lsp import __version__
+from holodeck_lsp.config.file_reading import read_file_bytes
 from holodeck_lsp.engine.reports import json_report
 from holodeck_lsp.runner.cassette import Cassette, transcript_of
 from holodeck_lsp.runner.run_history.layout import (
@@ -97,7 +98,7 @@ def save_run(run: RunToStore, redactor: Redactor) -> StoredRun:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
     stored = runs / run_id
-    return StoredRun(stored, RunMetadata.model_validate_json((stored / RUN_FILE).read_bytes()))
+    return StoredRun(stored, RunMetadata.model_validate_json(read_file_bytes(stored / RUN_FILE)))
 
 
 def _save_into(folder: Path, run: RunToStore, redactor: Redactor) -> StoredRun:
@@ -122,7 +123,7 @@ def _save_into(folder: Path, run: RunToStore, redactor: Redactor) -> StoredRun:
             aside.replace(folder / name)
         finally:
             aside.unlink(missing_ok=True)
-    return StoredRun(folder, RunMetadata.model_validate_json((folder / RUN_FILE).read_bytes()))
+    return StoredRun(folder, RunMetadata.model_validate_json(read_file_bytes(folder / RUN_FILE)))
 
 
 def _renamed(temporary: Path, old_id: str, runs: Path, run: RunToStore, redactor: Redactor) -> str:
@@ -209,7 +210,7 @@ def _models_of(report: TestReport) -> list[str]:
 
 def _sha256(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_file_bytes(path)).hexdigest()
     except OSError:
         return None
 

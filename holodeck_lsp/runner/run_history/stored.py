@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import (
     JOURNAL_FILE,
     RECORDING_FILE,
@@ -81,7 +82,7 @@ class StoredRun:
         from holodeck_lsp.schema.results import TestReport
 
         try:
-            raw = json.loads(self.report_path.read_text(encoding="utf-8", errors="replace"))
+            raw = read_json_file(self.report_path, errors="replace")
         except FileNotFoundError:
             if self.never_stored:
                 from holodeck_lsp.runner.run_history.unfinished import (

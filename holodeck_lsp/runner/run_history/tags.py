@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 
+from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import TAGS_FILE, is_run_id
 
 _VERSION = 1
@@ -42,7 +43,7 @@ def read_tags(runs: Path) -> dict[str, str]:
     overwritten then: the tags in it would be lost)."""
     path = runs / TAGS_FILE
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json_file(path)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -10,11 +10,12 @@ names the process, so a live one is told apart from a dead one.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 
 from holodeck_lsp import __version__
+from holodeck_lsp.config.file_reading import read_file_bytes
+from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE
 from holodeck_lsp.runner.run_history.metadata import Counts, RunMetadata
 
@@ -30,7 +31,7 @@ def journal_progress(folder: Path) -> tuple[int, int]:
     """(case sessions journaled, case sessions the run has), from the journal in `folder`;
     (0, 0) when there is none. Counts distinct keys without parsing the results."""
     try:
-        data = (folder / JOURNAL_FILE).read_bytes()
+        data = read_file_bytes(folder / JOURNAL_FILE)
     except OSError:
         return 0, 0
     keys: set[bytes] = set()
@@ -41,7 +42,7 @@ def journal_progress(folder: Path) -> tuple[int, int]:
             keys.add(line[start : line.find(b"]", start) + 1])
         elif line.startswith(b'{"kind":"header"'):
             with contextlib.suppress(ValueError, TypeError, AttributeError):
-                total = int(json.loads(line).get("sessions", 0))
+                total = int(loads_json(line).get("sessions", 0))
     return len(keys), total
 
 
@@ -49,14 +50,14 @@ def metadata_from_journal(folder: Path) -> RunMetadata | str:
     """What run.json would say of a run whose process never stored it, from its journal's
     header; or why it cannot be read."""
     try:
-        data = (folder / JOURNAL_FILE).read_bytes()
+        data = read_file_bytes(folder / JOURNAL_FILE)
     except OSError as error:
         return f"{JOURNAL_FILE} cannot be read ({error.strerror})"
     header: object = None
     for line in data.split(b"\n")[:-1]:  # the last header: a resume's says who runs it now
         if line.startswith(b'{"kind":"header"'):
             try:
-                header = json.loads(line)
+                header = loads_json(line)
             except ValueError:
                 continue
     if not isinstance(header, dict):

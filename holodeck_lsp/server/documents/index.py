@@ -19,6 +19,7 @@ from pathlib import Path, PurePath
 from pygls import uris
 
 from holodeck_lsp.config.discovery import is_agent_file
+from holodeck_lsp.config.file_reading import read_file_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
 #: How far up from an include opened on its own we look for the agent that names it.
@@ -112,7 +113,7 @@ def find_including_agents(include: Path, depth: int = INCLUDE_SEARCH_DEPTH) -> l
                 continue
             candidate = folder / name
             try:
-                text = candidate.read_text(encoding="utf-8-sig")
+                text = read_file_text(candidate, "utf-8-sig", yaml=True)
             except (OSError, UnicodeDecodeError):
                 continue
             match = _TEST_CASES_FILE.search(text)

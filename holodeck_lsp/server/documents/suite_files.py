@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_key, path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
@@ -88,7 +89,7 @@ class SuiteFiles:
             return cached[1]
         if uri is None:
             try:
-                text = path.read_text(encoding="utf-8-sig")
+                text = read_file_text(path, "utf-8-sig", yaml=True)
             except (OSError, UnicodeDecodeError):
                 return None
         if root is None:
@@ -115,7 +116,7 @@ class SuiteFiles:
             return  # an open include is read from the editor
         try:
             status = os.stat(path)
-            if path.read_text(encoding="utf-8-sig") != text:
+            if read_file_text(path, "utf-8-sig", yaml=True) != text:
                 return
         except (OSError, UnicodeDecodeError):
             return

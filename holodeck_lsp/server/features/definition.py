@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
@@ -93,7 +94,7 @@ def definition_target(
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_file_text(path, "utf-8-sig", yaml=True)
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -9,6 +9,7 @@ import ast
 import re
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.python_source.ast_parse import parse_python
 
 _LINE = re.compile(r"^\s*#\s*definition:\s*(\S+)\s+([A-Za-z_][\w.]*)\s*$")
@@ -58,6 +59,6 @@ def _find(path: Path, names: list[str]) -> tuple[Path, int, int, int] | None:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_file_text(path, "utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return ""

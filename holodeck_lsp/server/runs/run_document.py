@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.cassette_setting import RunRefused
@@ -32,7 +33,7 @@ class RunDocument:
 
 def _read_text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8-sig")  # as the checker reads it
+        return read_file_text(path, "utf-8-sig", yaml=True)  # as the checker reads it
     except (OSError, UnicodeDecodeError):
         return None
 

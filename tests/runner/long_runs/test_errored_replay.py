@@ -98,7 +98,13 @@ def test_an_older_cassette_reads_its_failed_turns_as_not_errored(tmp_path: Path)
         "format": "holodeck-cassette",
         "version": 3,
         "agent": "a",
-        "cases": [{"name": "c", "index": 0, "turns": [{"input": "q", "error": "HTTP 503"}]}],
+        "cases": [
+            {
+                "name": "c",
+                "index": 0,
+                "turns": [{"input": "q", "response": None, "error": "HTTP 503"}],
+            }
+        ],
     }
     path = tmp_path / "v3.json"
     path.write_text(json.dumps(old), encoding="utf-8")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from holodeck_lsp.config.diagnostics import Position
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.text_positions import EditorLines
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
@@ -226,7 +227,7 @@ def _file_diagnostics(
         return list(result.by_uri.get(uri, []))
     path = uri_to_path(uri)
     try:
-        if path is None or path.read_text(encoding="utf-8") != text:
+        if path is None or read_file_text(path, "utf-8", yaml=True) != text:
             return []
     except (OSError, UnicodeDecodeError):
         return []

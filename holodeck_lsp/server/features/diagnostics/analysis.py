@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.documents.index import path_key
 
 if TYPE_CHECKING:
@@ -102,6 +103,6 @@ def by_file(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict[str, list
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8-sig")  # as the loader reads it
+        return read_file_text(path, "utf-8-sig", yaml=True)  # as the loader reads it
     except (OSError, UnicodeDecodeError):
         return None

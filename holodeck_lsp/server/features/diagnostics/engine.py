@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import (
     DocumentIndex,
@@ -116,7 +117,7 @@ class DiagnosticsEngine:
         if path is None or not path.is_file():
             return False
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            text = read_file_text(path, "utf-8-sig", yaml=True)
         except (OSError, UnicodeDecodeError):
             return False
         return self.index.is_agent(uri, text, self.server.settings.agent_globs)
