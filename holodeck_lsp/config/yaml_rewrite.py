@@ -1,0 +1,242 @@
+"""Text the C composer (libyaml) refuses but HoloDeck's PyYAML `safe_load` reads, made readable
+without moving a single position (docs/checks.md, "Reading YAML like HoloDeck does").
+
+libyaml and PyYAML's pure-Python scanner disagree on a few forms. Where PyYAML reads a text
+that libyaml refuses, the text handed to the composer is changed character for character (the
+same number of code points, so every mark stays where it is) and the values are put back
+after composing:
+
+- a `:` inside a plain scalar in a flow collection (`{endpoint: http://localhost:11434}`,
+  `[http://a.example]`): libyaml stops with "found unexpected ':'", PyYAML keeps it in the
+  scalar. It becomes a private-use character while composing.
+- a tab where libyaml is still looking for a block scalar's indentation (`|-` then a line
+  ` <tab>bar`): PyYAML counts only spaces as indentation and keeps the tab as content.
+- directives: PyYAML ignores an unknown directive (`%FOO bar`) and accepts any `%YAML 1.x`;
+  libyaml refuses both. An unknown directive becomes a comment, the version `1.1`; what PyYAML
+  still requires of directives (a well-formed `%YAML` line, `---` after them) is checked here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NoReturn
+
+from ruamel.yaml.error import MarkedYAMLError, StreamMark
+from ruamel.yaml.nodes import Node, ScalarNode
+
+#: Stand-ins, one code point each, for the characters libyaml refuses where PyYAML reads them.
+COLON_STAND_IN = "\ue03a"
+TAB_STAND_IN = "\ue009"
+_STAND_INS = str.maketrans({COLON_STAND_IN: ":", TAB_STAND_IN: "\t"})
+#: A `:` libyaml refuses in a flow plain scalar: after a scalar character, before one.
+_FLOW_COLON = re.compile(r"(?<=[^\s\"'\]}\[{,]):(?=[^\s,\[\]{}])")
+#: Re-composing after a stand-in fixes one refusal; a hostile text cannot loop for long.
+_MAX_ATTEMPTS = 64
+_BLANK_OR_END = frozenset(" \r\n\x85\u2028\u2029")
+_DIRECTIVE_NAME = re.compile(r"[0-9A-Za-z_-]*")
+_VERSION = re.compile(r" *([0-9]+)\.([0-9]+)")
+_LINE_BREAK = "\n"
+
+
+class DirectiveError(MarkedYAMLError):
+    """What PyYAML raises about a directive that libyaml would have let through."""
+
+
+def compose_as_pyyaml(text: str, compose_raw: Callable[[str], Node | None]) -> Node | None:
+    """`compose_raw(text)`, with the forms above made readable first; raises what PyYAML's
+    reading would raise (as far as the composer can tell)."""
+    if COLON_STAND_IN in text or TAB_STAND_IN in text:
+        return compose_raw(text)  # a stand-in of its own: no rewriting
+    prepared = _prepare_directives(text) if _has_directive(text) else text
+    changed = prepared is not text
+    flow_colons_done = False
+    for _ in range(_MAX_ATTEMPTS):
+        try:
+            root = compose_raw(prepared)
+        except MarkedYAMLError as error:
+            rewritten = _rewrite_for(prepared, error, flow_colons_done)
+            if rewritten is None:
+                raise
+            flow_colons_done = True if _is_flow_colon(error) else flow_colons_done
+            prepared, changed = rewritten, True
+            continue
+        if changed and root is not None:
+            _restore(root)
+        return root
+    return compose_raw(prepared)
+
+
+def _is_flow_colon(error: MarkedYAMLError) -> bool:
+    return "plain scalar" in (error.context or "") and "unexpected ':'" in (error.problem or "")
+
+
+def _rewrite_for(text: str, error: MarkedYAMLError, flow_colons_done: bool) -> str | None:
+    """`text` with the character libyaml refused replaced by its stand-in, or None when the
+    error is one PyYAML makes too."""
+    mark = error.problem_mark
+    if mark is None or not 0 <= mark.index < len(text):
+        return None
+    at = mark.index
+    if _is_flow_colon(error) and text[at] == ":":
+        after = text[at + 1 : at + 2]
+        if after in (",", "}", "]"):
+            # `{omitted value:,}`: PyYAML ends the key there, the value is null; a space
+            # reads the same in a mapping (in a list it gives `a`, not `{a: null}`).
+            return text[:at] + " " + text[at + 1 :]
+        if not after or after in _BLANK_OR_END or after in "[{\t":
+            return None  # PyYAML ends the scalar there too
+        if not flow_colons_done:
+            text = _replace_flow_colons(text)
+        return text[:at] + COLON_STAND_IN + text[at + 1 :]
+    problem = error.problem or ""
+    if "tab character where an indentation space" in problem and text[at] == "\t":
+        return text[:at] + TAB_STAND_IN + text[at + 1 :]
+    return None
+
+
+def _replace_flow_colons(text: str) -> str:
+    """Every `:` that may sit inside a flow plain scalar, replaced at once (one re-compose
+    instead of one per URL). Outside flow collections such a `:` is inside a plain scalar for
+    both parsers, or in a comment or quoted text, so the stand-in changes nothing there once
+    put back; tags, anchors, aliases and directives are left alone."""
+    pieces: list[str] = []
+    last = 0
+    for match in _FLOW_COLON.finditer(text):
+        at = match.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        token_start = max(text.rfind(mark, line_start, at) for mark in " \t[{,") + 1
+        token_start = max(token_start, line_start)
+        if text.startswith(("!", "&", "*"), token_start) or text.startswith("%", line_start):
+            continue
+        pieces.append(text[last:at])
+        pieces.append(COLON_STAND_IN)
+        last = at + 1
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _restore(root: Node) -> None:
+    """Put the stand-ins' characters back into every scalar of the tree."""
+    stack: list[Node] = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            value = node.value
+            if COLON_STAND_IN in value or TAB_STAND_IN in value:
+                node.value = value.translate(_STAND_INS)
+            continue
+        for item in node.value:
+            if isinstance(item, tuple):
+                stack.extend(item)
+            else:
+                stack.append(item)
+
+
+def _has_directive(text: str) -> bool:
+    return text.startswith(("%", "\ufeff%")) or "\n%" in text
+
+
+def _prepare_directives(text: str) -> str:
+    """The directive lines before the document: unknown ones commented out, `%YAML 1.x`
+    written `1.1`; raises what PyYAML raises about them."""
+    lines = text.split("\n")
+    offset = 0
+    rewritten = False
+    seen_directive = False
+    for number, line in enumerate(lines):
+        body = line[1:] if number == 0 and line.startswith("\ufeff") else line
+        start = offset + len(line) - len(body)
+        stripped = body.strip(" \r")
+        if body.startswith("%"):
+            seen_directive = True
+            replacement = _directive_line(body, number, start)
+            if replacement is not None:
+                lines[number] = line[: len(line) - len(body)] + replacement
+                rewritten = True
+        elif stripped and not stripped.startswith("#"):
+            if rewritten and not _starts_document(body):
+                raise DirectiveError(
+                    None,
+                    None,
+                    "expected '<document start>' (`---`) after the directives",
+                    StreamMark("<text>", start, number, 0),
+                )
+            break
+        offset += len(line) + 1
+    else:
+        if rewritten:
+            raise DirectiveError(
+                None,
+                None,
+                "expected '<document start>' (`---`) after the directives, but the text ends",
+                StreamMark("<text>", len(text), len(lines) - 1, len(lines[-1])),
+            )
+    if not seen_directive or not rewritten:
+        return text
+    return "\n".join(lines)
+
+
+def _starts_document(line: str) -> bool:
+    return line.startswith("---") and (len(line) == 3 or line[3] in " \t\r")
+
+
+def _directive_line(line: str, number: int, start: int) -> str | None:
+    """The replacement for one directive line (None: keep it); raises for a line PyYAML
+    refuses. A `%TAG` line is left to the composer, which reads it as PyYAML does."""
+    name = _DIRECTIVE_NAME.match(line, 1)
+    end = name.end() if name else 1
+    following = line[end : end + 1]
+    if end == 1 or (following and following not in " \r"):
+        _fail(
+            "while scanning a directive",
+            f"expected alphabetic or numeric character, but found {following or _LINE_BREAK!r}",
+            number,
+            start,
+            end,
+        )
+    directive = line[1:end]
+    if directive == "TAG":
+        return None
+    if directive != "YAML":
+        return "#" + line[1:]  # PyYAML ignores the rest of the line
+    version = _VERSION.match(line, end)
+    if version is None:
+        _fail("while scanning a directive", "expected a version `%YAML 1.1`", number, start, end)
+    after = line[version.end() : version.end() + 1]
+    tail = line[version.end() :]
+    if after and after not in " \r":
+        _fail(
+            "while scanning a directive",
+            f"expected a digit or ' ', but found {after!r}",
+            number,
+            start,
+            version.end(),
+        )
+    if tail.strip(" \r") and not tail.lstrip(" ").startswith("#"):
+        _fail(
+            "while scanning a directive",
+            "expected a comment or a line break",
+            number,
+            start,
+            version.end() + len(tail) - len(tail.lstrip(" ")),
+        )
+    if version.group(1) != "1" or version.group(2) in ("1", "2"):
+        return None  # 1.1 and 1.2 libyaml reads; another major version both refuse
+    written = f"1.1{' ' * (len(version.group(0).lstrip(' ')) - 3)}"
+    return line[: version.start(1)] + written + line[version.end() :]
+
+
+def _fail(context: str, problem: str, number: int, start: int, column: int) -> NoReturn:
+    raise DirectiveError(
+        context,
+        StreamMark("<text>", start, number, 0),
+        problem,
+        StreamMark("<text>", start + column, number, column),
+    )

@@ -1,0 +1,149 @@
+"""What HoloDeck's PyYAML `safe_load` refuses although the C composer (libyaml) reads it
+(docs/checks.md, "Reading YAML like HoloDeck does").
+
+- **Tabs.** PyYAML's scanner skips only spaces between tokens and ends a plain scalar at a
+  tab, so a tab is an error everywhere except inside a quoted scalar, in a block scalar's
+  content and in a comment: after a value (`name: x<tab>`), before a comment, between flow
+  items, on a blank line, after `---` or `key:`. libyaml accepts all of these.
+- **A block scalar's header** (`|`, `>`): after the indicators (`1`-`9`, `+`, `-`) PyYAML wants
+  a space, a comment after a space, or the end of the line; `>#comment` and `|<tab>` are
+  errors.
+
+Both are found on the composed tree and the text, with the place PyYAML names.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from ruamel.yaml.nodes import Node, ScalarNode
+
+from holodeck_lsp.config.diagnostics import Severity
+from holodeck_lsp.config.text_positions import YamlLines
+from holodeck_lsp.config.yaml_compose import Problem, point_range
+from holodeck_lsp.schema.codes import Code
+
+#: A block scalar's header after its indicator: indentation and chomping indicators, then
+#: nothing, spaces, or spaces and a comment.
+_HEADER = re.compile(r"(?:[1-9][+-]?|[+-][1-9]?)?(?: +(?:#[^\n]*)?)?(?:\r?\n|$)")
+_INDICATORS = re.compile(r"[1-9+-]*")
+#: Tags and anchors before a block scalar's indicator: `!!str |`, `&a |`.
+_PROPERTIES = re.compile(r"(?:[!&][^\s]*[ \t\n]+)*")
+_TAB_MESSAGE = (
+    "YAML syntax error: a tab here stops HoloDeck's YAML reader (PyYAML allows tabs only "
+    "inside quoted strings, block scalars and comments); replace it with spaces. The parser "
+    "says: found character '\\t' that cannot start any token"
+)
+#: Enough to show a file full of tabs; the first is where HoloDeck stops.
+_MAX_TAB_PROBLEMS = 50
+
+
+def block_header_problem(text: str, node: ScalarNode) -> Problem | None:
+    """The error PyYAML raises on the header of block scalar `node`, if any."""
+    start = node.start_mark.index
+    properties = _PROPERTIES.match(text, start)
+    at = properties.end() if properties else start
+    if text[at : at + 1] not in ("|", ">") or _HEADER.match(text, at + 1):
+        return None
+    indicators = _INDICATORS.match(text, at + 1)
+    bad = indicators.end() if indicators else at + 1
+    found = text[bad : bad + 1]
+    where = YamlLines(text).position(bad)
+    detail = f"expected chomping or indentation indicators, but found {found!r}"
+    return Problem(
+        Code.YAML_SYNTAX,
+        Severity.ERROR,
+        "YAML syntax error: after `|` or `>` HoloDeck's YAML reader (PyYAML) wants a space "
+        "before a comment, or the end of the line; put a space before `#` or move the text "
+        f"to the next line. The parser says: {detail}",
+        point_range(where.line, where.character),
+    )
+
+
+def tab_problems(text: str, root: Node | None) -> list[Problem]:
+    """An error at each tab (the first of its line) PyYAML's scanner refuses."""
+    if "\t" not in text:
+        return []
+    spans = _scalar_spans(root)
+    starts = [span[0] for span in spans]
+    lines = YamlLines(text)
+    problems: list[Problem] = []
+    last_line = -1
+    for match in re.finditer("\t", text):
+        at = match.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        if line_start == last_line or _tab_allowed(text, at, line_start, spans, starts):
+            continue
+        last_line = line_start
+        where = lines.position(at)
+        problems.append(
+            Problem(
+                Code.YAML_SYNTAX,
+                Severity.ERROR,
+                _TAB_MESSAGE,
+                point_range(where.line, where.character),
+            )
+        )
+        if len(problems) >= _MAX_TAB_PROBLEMS:
+            break
+    return problems
+
+
+#: A scalar's (start, end, style) in the text.
+_Span = tuple[int, int, str]
+
+
+def _scalar_spans(root: Node | None) -> list[_Span]:
+    spans: list[_Span] = []
+    stack: list[Node] = [root] if root is not None else []
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            spans.append((node.start_mark.index, node.end_mark.index, node.style or ""))
+            continue
+        for item in node.value:
+            stack.extend(item if isinstance(item, tuple) else (item,))
+    spans.sort()
+    return spans
+
+
+def _tab_allowed(
+    text: str, at: int, line_start: int, spans: list[_Span], starts: list[int]
+) -> bool:
+    if text.startswith("%", line_start) and not text.startswith(("%YAML", "%TAG"), line_start):
+        return True  # PyYAML skips the rest of an unknown directive's line
+    index = bisect_right(starts, at) - 1
+    if index >= 0:
+        start, end, style = spans[index]
+        if start <= at < end:
+            if style in ('"', "'"):
+                return True
+            # A block scalar's content may hold tabs; one on its header line is reported by
+            # `block_header_problem`.
+            return style in ("|", ">")  # inside a plain scalar: PyYAML ends it at the tab
+    return _after_comment(text, line_start, at, spans, starts)
+
+
+def _after_comment(
+    text: str,
+    begin: int,
+    at: int,
+    spans: list[_Span] | None = None,
+    starts: list[int] | None = None,
+) -> bool:
+    """Whether a `#` outside any scalar between `begin` and `at` starts a comment."""
+    hash_at = text.find("#", begin, at)
+    while hash_at >= 0:
+        inside = False
+        if spans is not None and starts is not None:
+            index = bisect_right(starts, hash_at) - 1
+            inside = index >= 0 and spans[index][0] <= hash_at < spans[index][1]
+        if not inside and (hash_at == begin or text[hash_at - 1] in " \t[{,"):
+            return True
+        hash_at = text.find("#", hash_at + 1, at)
+    return False
