@@ -44,7 +44,9 @@ PROBES: dict[str, str] = {
     "flow_url_question_mark_bad": _variant(
         _INLINE, "instructions: {inline: http://example.com/x?a=b:c, }\n"
     ),
-    "flow_url_in_flow_mapping_ok": _variant(_INLINE, "instructions: {inline: http://a.example/x:1, }\n"),
+    "flow_url_in_flow_mapping_ok": _variant(
+        _INLINE, "instructions: {inline: http://a.example/x:1, }\n"
+    ),
     "flow_empty_value_colon_ok": _variant(
         _MODEL, "model: {provider: ollama, name: llama3, endpoint:,}\n"
     ),
@@ -53,9 +55,7 @@ PROBES: dict[str, str] = {
     "literal_explicit_indent_tab_ok": _variant(
         _INLINE, "instructions:\n  inline: |2\n    \tBe brief.\n"
     ),
-    "folded_tab_line_ok": _variant(
-        _INLINE, "instructions:\n  inline: >\n    Be\n    \tbrief.\n"
-    ),
+    "folded_tab_line_ok": _variant(_INLINE, "instructions:\n  inline: >\n    Be\n    \tbrief.\n"),
     "yaml_1_3_ok": "%YAML 1.3\n---\n" + _BASE,
     "yaml_1_1_ok": "%YAML 1.1\n---\n" + _BASE,
     "unknown_directive_ok": "%FOO bar baz\n---\n" + _BASE,
@@ -68,9 +68,7 @@ PROBES: dict[str, str] = {
     # Upstream refuses these; we accepted them before (issue 35).
     "tab_after_value_bad": _variant("name: probe\n", "name: probe\t\n"),
     "tab_before_comment_bad": _variant("name: probe\n", "name: probe\t# why\n"),
-    "tab_in_flow_mapping_bad": _variant(
-        _MODEL, "model: {provider: ollama,\tname: llama3}\n"
-    ),
+    "tab_in_flow_mapping_bad": _variant(_MODEL, "model: {provider: ollama,\tname: llama3}\n"),
     "tab_on_blank_line_bad": _variant("model:\n", "\t\nmodel:\n"),
     "tab_after_key_bad": _variant("name: probe\n", "name:\tprobe\n"),
     "tab_after_document_start_bad": "---\t\n" + _BASE,
