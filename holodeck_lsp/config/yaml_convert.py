@@ -153,12 +153,19 @@ class Converter:
         if "${" in text:
             text = self.substitute(node, text)
         source = self.document.text
-        if node.style in ("|", ">"):
+        style = node.style
+        if style == "|" or style == ">":
             header = block_header_problem(source, node)
             if header is not None:
                 self.document.problems.append(header)
         if not source.startswith(("!", "&"), node.start_mark.index):
-            return self.untagged(node, text)
+            if style:  # plain scalars follow YAML 1.1; quoted and block ones are strings
+                return text
+            try:
+                return resolve_plain(text)
+            except ValueError as error:
+                self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+                return text
         span = explicit_tag(source, node.start_mark.index)
         if span is None:
             return self.untagged(node, text)
