@@ -100,6 +100,42 @@ PROBES: dict[str, str] = {
     "directive_without_start_bad": "%FOO bar\n" + _BASE,
 }
 
+
+def _tab_variants() -> dict[str, str]:
+    """On every line of the valid agent: a tab in a comment (loads), a tab after the value or
+    before a comment (PyYAML refuses both)."""
+    variants: dict[str, str] = {}
+    lines = _BASE.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        body = line.rstrip("\n")
+        for kind, changed in (
+            ("tab_in_comment_ok", f"{body}  # x\ty"),
+            ("tab_after_value_bad", f"{body}\t"),
+            ("tab_before_comment_bad", f"{body} \t# y"),
+        ):
+            text = "".join([*lines[:number], changed + "\n", *lines[number + 1 :]])
+            variants[f"line{number + 1}_{kind}"] = text
+    return variants
+
+
+def _flow_url_variants() -> dict[str, str]:
+    """URLs (a `:` inside a flow value) in flow mappings and lists at several depths."""
+    urls = ("http://localhost:11434", "https://a.example/x:8080/y", "urn:isbn:0451450523")
+    variants: dict[str, str] = {}
+    for index, url in enumerate(urls):
+        variants[f"flow_model_endpoint_{index}_ok"] = _variant(
+            _MODEL, f"model: {{provider: ollama, name: llama3, endpoint: {url}}}\n"
+        )
+        variants[f"flow_case_{index}_ok"] = _variant(
+            _CASES,
+            f"test_cases: [{{name: one, input: {url}, ground_truth: {url}}}]\n",
+        )
+    return variants
+
+
+PROBES.update(_tab_variants())
+PROBES.update(_flow_url_variants())
+
 #: What holodeck-ai 0.7.1 did with each whole file: True = loaded.
 UPSTREAM_LOADS: dict[str, bool] = {name: name.endswith("_ok") for name in PROBES}
 
