@@ -29,7 +29,7 @@ from holodeck_lsp.schema.codes import Code
 _HEADER = re.compile(r"(?:[1-9][+-]?|[+-][1-9]?)?(?: +(?:#[^\n]*)?)?(?:\r?\n|$)")
 _INDICATORS = re.compile(r"[1-9+-]*")
 #: Tags and anchors before a block scalar's indicator: `!!str |`, `&a |`.
-_PROPERTIES = re.compile(r"(?:[!&][^\s]*[ \t\n]+)*")
+_PROPERTIES = re.compile(r"(?:(?:&[0-9A-Za-z_-]+|![^\s]*)[ \r\n]+)*")
 _TAB_MESSAGE = (
     "YAML syntax error: a tab here stops HoloDeck's YAML reader (PyYAML allows tabs only "
     "inside quoted strings, block scalars and comments); replace it with spaces. The parser "
@@ -65,15 +65,19 @@ def tab_problems(text: str, root: Node | None) -> list[Problem]:
     """An error at each tab (the first of its line) PyYAML's scanner refuses."""
     if "\t" not in text:
         return []
-    spans = _scalar_spans(root)
+    spans = _scalar_spans(text, root)
     starts = [span[0] for span in spans]
+    # Directives come before the document's first node (in the document, a `%` is text).
+    directives_end = len(text) if root is None else root.start_mark.index
     lines = YamlLines(text)
     problems: list[Problem] = []
     last_line = -1
     for match in re.finditer("\t", text):
         at = match.start()
         line_start = text.rfind("\n", 0, at) + 1
-        if line_start == last_line or _tab_allowed(text, at, line_start, spans, starts):
+        if line_start == last_line or _tab_allowed(
+            text, at, line_start, directives_end, spans, starts
+        ):
             continue
         last_line = line_start
         where = lines.position(at)
@@ -94,7 +98,9 @@ def tab_problems(text: str, root: Node | None) -> list[Problem]:
 _Span = tuple[int, int, str]
 
 
-def _scalar_spans(root: Node | None) -> list[_Span]:
+def _scalar_spans(text: str, root: Node | None) -> list[_Span]:
+    """Each scalar's span in the text; a quoted or block scalar's from its quote or indicator
+    (a tab between a tag or anchor and it is an error)."""
     spans: list[_Span] = []
     stack: list[Node] = [root] if root is not None else []
     seen: set[int] = set()
@@ -104,7 +110,12 @@ def _scalar_spans(root: Node | None) -> list[_Span]:
             continue
         seen.add(id(node))
         if isinstance(node, ScalarNode):
-            spans.append((node.start_mark.index, node.end_mark.index, node.style or ""))
+            start, style = node.start_mark.index, node.style or ""
+            if style and text.startswith(("!", "&"), start):
+                # From the quote or `|` / `>` on: a tab before it is between tokens.
+                found = text.find(style, start, node.end_mark.index)
+                start = found if found >= 0 else start
+            spans.append((start, node.end_mark.index, style))
             continue
         for item in node.value:
             stack.extend(item if isinstance(item, tuple) else (item,))
@@ -113,37 +124,30 @@ def _scalar_spans(root: Node | None) -> list[_Span]:
 
 
 def _tab_allowed(
-    text: str, at: int, line_start: int, spans: list[_Span], starts: list[int]
+    text: str, at: int, line_start: int, directives_end: int, spans: list[_Span], starts: list[int]
 ) -> bool:
-    if text.startswith("%", line_start) and not text.startswith(("%YAML", "%TAG"), line_start):
+    if (
+        line_start < directives_end
+        and text.startswith("%", line_start)
+        and not text.startswith(("%YAML", "%TAG"), line_start)
+    ):
         return True  # PyYAML skips the rest of an unknown directive's line
-    index = bisect_right(starts, at) - 1
-    if index >= 0:
-        start, end, style = spans[index]
-        if start <= at < end:
-            if style in ('"', "'"):
-                return True
-            # A block scalar's content may hold tabs; one on its header line is reported by
-            # `block_header_problem`.
-            return style in ("|", ">")  # inside a plain scalar: PyYAML ends it at the tab
-    return _after_comment(text, line_start, at, spans, starts)
-
-
-def _after_comment(
-    text: str,
-    begin: int,
-    at: int,
-    spans: list[_Span] | None = None,
-    starts: list[int] | None = None,
-) -> bool:
-    """Whether a `#` outside any scalar between `begin` and `at` starts a comment."""
-    hash_at = text.find("#", begin, at)
+    inside = _span_at(at, spans, starts)
+    if inside is not None:
+        # Quoted scalars and a block scalar's content may hold tabs (one on a block scalar's
+        # header line is reported by `block_header_problem`); PyYAML ends a plain one at a tab.
+        return inside[2] in ('"', "'", "|", ">")
+    hash_at = text.find("#", line_start, at)
     while hash_at >= 0:
-        inside = False
-        if spans is not None and starts is not None:
-            index = bisect_right(starts, hash_at) - 1
-            inside = index >= 0 and spans[index][0] <= hash_at < spans[index][1]
-        if not inside and (hash_at == begin or text[hash_at - 1] in " \t[{,"):
+        # Outside scalars a `#` starts a comment wherever PyYAML looks for the next token.
+        if _span_at(hash_at, spans, starts) is None:
             return True
         hash_at = text.find("#", hash_at + 1, at)
     return False
+
+
+def _span_at(at: int, spans: list[_Span], starts: list[int]) -> _Span | None:
+    index = bisect_right(starts, at) - 1
+    if index >= 0 and spans[index][0] <= at < spans[index][1]:
+        return spans[index]
+    return None
