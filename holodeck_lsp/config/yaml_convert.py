@@ -199,10 +199,21 @@ class Converter:
         span = explicit_tag(self.document.text, node.start_mark.index)
         where = span or (node.start_mark.index, node.start_mark.index + 1)
         refused = tag_problem(node, tag)
-        if refused is None:
-            value, refused = tagged_collection(tag, value)
         if refused is not None:
             self.tag_refused(node, where, refused)
+            return value
+        value, bad_item = tagged_collection(tag, value)
+        if bad_item is not None:
+            # PyYAML stops at the item, naming the tag as the context.
+            item = node.value[bad_item]
+            self.problem(
+                Code.YAML_SYNTAX,
+                f"YAML syntax error: each item of {self.document.text[where[0] : where[1]]} "
+                "must be a mapping with one key (`- key: value`); HoloDeck's YAML loader "
+                "refuses the whole file. The loader says: expected a mapping of length 1",
+                item,
+                Severity.ERROR,
+            )
         return value
 
     def tag_refused(self, node: Node, span: tuple[int, int], reason: str) -> None:

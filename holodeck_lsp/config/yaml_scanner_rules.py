@@ -28,6 +28,7 @@ from holodeck_lsp.schema.codes import Code
 #: nothing, spaces, or spaces and a comment.
 _HEADER = re.compile(r"(?:[1-9][+-]?|[+-][1-9]?)?(?: +(?:#[^\n]*)?)?(?:\r?\n|$)")
 _INDICATORS = re.compile(r"[1-9+-]*")
+_SPACES = re.compile(" *")
 #: Tags and anchors before a block scalar's indicator: `!!str |`, `&a |`.
 _PROPERTIES = re.compile(r"(?:(?:&[0-9A-Za-z_-]+|![^\s]*)[ \r\n]+)*")
 _TAB_MESSAGE = (
@@ -48,9 +49,13 @@ def block_header_problem(text: str, node: ScalarNode) -> Problem | None:
         return None
     indicators = _INDICATORS.match(text, at + 1)
     bad = indicators.end() if indicators else at + 1
-    found = text[bad : bad + 1]
+    if text.startswith(" ", bad):
+        # Spaces end the indicators; what follows them must be a comment or the line's end.
+        bad = _SPACES.match(text, bad).end()  # type: ignore[union-attr]
+        detail = f"expected a comment or a line break, but found {text[bad : bad + 1]!r}"
+    else:
+        detail = f"expected chomping or indentation indicators, but found {text[bad : bad + 1]!r}"
     where = YamlLines(text).position(bad)
-    detail = f"expected chomping or indentation indicators, but found {found!r}"
     return Problem(
         Code.YAML_SYNTAX,
         Severity.ERROR,

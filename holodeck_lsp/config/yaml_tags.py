@@ -59,17 +59,18 @@ def tag_problem(node: Node, tag: str) -> str | None:
     return f"could not determine a constructor for the tag {tag!r} on {wanted}"
 
 
-def tagged_collection(tag: str, value: Any) -> tuple[Any, str | None]:
+def tagged_collection(tag: str, value: Any) -> tuple[Any, int | None]:
     """The value PyYAML builds for a collection tagged `tag` (already allowed by
-    `tag_problem`) from its plain `value`, and why it cannot, if it cannot."""
+    `tag_problem`) from its plain `value`, and the index of the item that stops it, if one
+    does (an `!!omap` / `!!pairs` item that is not a one-key mapping)."""
     kind = tag[len(STANDARD_PREFIX) :]
     if kind == "set" and isinstance(value, dict):
         return set(value), None
     if kind in ("omap", "pairs") and isinstance(value, list):
         pairs: list[tuple[Any, Any]] = []
-        for item in value:
+        for index, item in enumerate(value):
             if not isinstance(item, dict) or len(item) != 1:
-                return value, f"!!{kind} needs a list of one-key mappings, found {item!r}"
+                return value, index
             pairs.extend(item.items())
         return pairs, None
     return value, None
