@@ -158,7 +158,10 @@ class Converter:
             header = block_header_problem(source, node)
             if header is not None:
                 self.document.problems.append(header)
-        if not source.startswith(("!", "&"), node.start_mark.index):
+        start = node.start_mark.index
+        # An empty node the parser made for a missing value starts where the next token
+        # does (`? a` then `!!str b: c`): that token's tag is not its own.
+        if not source.startswith(("!", "&"), start) or node.end_mark.index == start:
             if style:  # plain scalars follow YAML 1.1; quoted and block ones are strings
                 return text
             try:
@@ -166,7 +169,7 @@ class Converter:
             except ValueError as error:
                 self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
                 return text
-        span = explicit_tag(source, node.start_mark.index)
+        span = explicit_tag(source, start)
         if span is None:
             return self.untagged(node, text)
         if span[1] - span[0] == 1:

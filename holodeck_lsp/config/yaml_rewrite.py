@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NoReturn
 
 from ruamel.yaml.error import MarkedYAMLError, StreamMark
 from ruamel.yaml.nodes import Node, ScalarNode
 
-#: Stand-ins, one code point each, for the characters libyaml refuses where PyYAML reads them.
-COLON_STAND_IN = "\ue03a"
-TAB_STAND_IN = "\ue009"
-_STAND_INS = str.maketrans({COLON_STAND_IN: ":", TAB_STAND_IN: "\t"})
+#: Stand-ins (one code point each) for the characters libyaml refuses where PyYAML reads them
+#: are taken from Unicode's private-use area, which no agent file uses.
+_PRIVATE_USE_START, _PRIVATE_USE_END = 0xE000, 0xF900
 #: A `:` libyaml refuses in a flow plain scalar: after a scalar character, before one.
 _FLOW_COLON = re.compile(r"(?<=[^\s\"'\]}\[{,]):(?=[^\s,\[\]{}])")
 #: Re-composing after a stand-in fixes one refusal; a hostile text cannot loop for long.
@@ -46,56 +46,81 @@ class DirectiveError(MarkedYAMLError):
 def compose_as_pyyaml(text: str, compose_raw: Callable[[str], Node | None]) -> Node | None:
     """`compose_raw(text)`, with the forms above made readable first; raises what PyYAML's
     reading would raise (as far as the composer can tell)."""
-    if COLON_STAND_IN in text or TAB_STAND_IN in text:
-        return compose_raw(text)  # a stand-in of its own: no rewriting
     prepared = _prepare_directives(text) if _has_directive(text) else text
-    changed = prepared is not text
+    stand_ins: StandIns | None = None
     flow_colons_done = False
     for _ in range(_MAX_ATTEMPTS):
         try:
             root = compose_raw(prepared)
         except MarkedYAMLError as error:
-            rewritten = _rewrite_for(prepared, error, flow_colons_done)
+            stand_ins = stand_ins or StandIns.free_in(text)
+            rewritten = _rewrite_for(prepared, error, stand_ins, flow_colons_done)
             if rewritten is None:
                 raise
-            flow_colons_done = True if _is_flow_colon(error) else flow_colons_done
-            prepared, changed = rewritten, True
+            flow_colons_done = flow_colons_done or _is_flow_colon(error)
+            prepared = rewritten
             continue
-        if changed and root is not None:
-            _restore(root)
+        if stand_ins is not None and root is not None:
+            _restore(root, stand_ins)
         return root
     return compose_raw(prepared)
+
+
+@dataclass(frozen=True, slots=True)
+class StandIns:
+    """The private-use characters standing in for `:` and tab in one text: the first two
+    that do not occur in it."""
+
+    colon: str
+    tab: str
+
+    @classmethod
+    def free_in(cls, text: str) -> StandIns | None:
+        free: list[str] = []
+        for code in range(_PRIVATE_USE_START, _PRIVATE_USE_END):
+            if chr(code) not in text:
+                free.append(chr(code))
+                if len(free) == 2:
+                    return cls(free[0], free[1])
+        return None  # a text holding every private-use character: nothing is rewritten
 
 
 def _is_flow_colon(error: MarkedYAMLError) -> bool:
     return "plain scalar" in (error.context or "") and "unexpected ':'" in (error.problem or "")
 
 
-def _rewrite_for(text: str, error: MarkedYAMLError, flow_colons_done: bool) -> str | None:
+def _rewrite_for(
+    text: str, error: MarkedYAMLError, stand_ins: StandIns | None, flow_colons_done: bool
+) -> str | None:
     """`text` with the character libyaml refused replaced by its stand-in, or None when the
     error is one PyYAML makes too."""
     mark = error.problem_mark
-    if mark is None or not 0 <= mark.index < len(text):
+    if stand_ins is None or mark is None or not 0 <= mark.index < len(text):
         return None
     at = mark.index
     if _is_flow_colon(error) and text[at] == ":":
         after = text[at + 1 : at + 2]
         if after in (",", "}", "]"):
             # `{omitted value:,}`: PyYAML ends the key there, the value is null; a space
-            # reads the same in a mapping (in a list it gives `a`, not `{a: null}`).
+            # reads the same in a mapping (in a list it gives `a`, not `{a: null}`). After
+            # an entry's own `key: value`, or after a key running over lines or past 1024
+            # characters (not a "simple key"), PyYAML refuses the `:` as libyaml does.
+            entry = text[max(text.rfind(mark, 0, at) for mark in ",[{") + 1 : at].lstrip()
+            if len(entry) > 1024 or any(c in entry for c in (": ", ":\t", "\n", "\r")):
+                return None
             return text[:at] + " " + text[at + 1 :]
         if not after or after in _BLANK_OR_END or after in "[{\t":
             return None  # PyYAML ends the scalar there too
         if not flow_colons_done:
-            text = _replace_flow_colons(text)
-        return text[:at] + COLON_STAND_IN + text[at + 1 :]
+            text = _replace_flow_colons(text, stand_ins.colon)
+        return text[:at] + stand_ins.colon + text[at + 1 :]
     problem = error.problem or ""
     if "tab character where an indentation space" in problem and text[at] == "\t":
-        return text[:at] + TAB_STAND_IN + text[at + 1 :]
+        return text[:at] + stand_ins.tab + text[at + 1 :]
     return None
 
 
-def _replace_flow_colons(text: str) -> str:
+def _replace_flow_colons(text: str, stand_in: str) -> str:
     """Every `:` that may sit inside a flow plain scalar, replaced at once (one re-compose
     instead of one per URL). Outside flow collections such a `:` is inside a plain scalar for
     both parsers, or in a comment or quoted text, so the stand-in changes nothing there once
@@ -110,7 +135,7 @@ def _replace_flow_colons(text: str) -> str:
         if text.startswith(("!", "&", "*"), token_start) or text.startswith("%", line_start):
             continue
         pieces.append(text[last:at])
-        pieces.append(COLON_STAND_IN)
+        pieces.append(stand_in)
         last = at + 1
     if not pieces:
         return text
@@ -118,8 +143,10 @@ def _replace_flow_colons(text: str) -> str:
     return "".join(pieces)
 
 
-def _restore(root: Node) -> None:
+def _restore(root: Node, stand_ins: StandIns) -> None:
     """Put the stand-ins' characters back into every scalar of the tree."""
+    colon, tab = stand_ins.colon, stand_ins.tab
+    table = str.maketrans({colon: ":", tab: "\t"})
     stack: list[Node] = [root]
     seen: set[int] = set()
     while stack:
@@ -129,8 +156,8 @@ def _restore(root: Node) -> None:
         seen.add(id(node))
         if isinstance(node, ScalarNode):
             value = node.value
-            if COLON_STAND_IN in value or TAB_STAND_IN in value:
-                node.value = value.translate(_STAND_INS)
+            if colon in value or tab in value:
+                node.value = value.translate(table)
             continue
         for item in node.value:
             if isinstance(item, tuple):

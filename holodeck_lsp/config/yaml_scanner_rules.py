@@ -104,8 +104,7 @@ _Span = tuple[int, int, str]
 
 
 def _scalar_spans(text: str, root: Node | None) -> list[_Span]:
-    """Each scalar's span in the text; a quoted or block scalar's from its quote or indicator
-    (a tab between a tag or anchor and it is an error)."""
+    """Each scalar's span in the text, from its own first character (after a tag or anchor)."""
     spans: list[_Span] = []
     stack: list[Node] = [root] if root is not None else []
     seen: set[int] = set()
@@ -115,17 +114,34 @@ def _scalar_spans(text: str, root: Node | None) -> list[_Span]:
             continue
         seen.add(id(node))
         if isinstance(node, ScalarNode):
-            start, style = node.start_mark.index, node.style or ""
-            if style and text.startswith(("!", "&"), start):
-                # From the quote or `|` / `>` on: a tab before it is between tokens.
-                found = text.find(style, start, node.end_mark.index)
-                start = found if found >= 0 else start
-            spans.append((start, node.end_mark.index, style))
+            start, end = node.start_mark.index, node.end_mark.index
+            if text.startswith(("!", "&"), start):
+                start = _after_properties(text, start, end)
+            spans.append((start, end, node.style or ""))
             continue
         for item in node.value:
             stack.extend(item if isinstance(item, tuple) else (item,))
     spans.sort()
     return spans
+
+
+def _after_properties(text: str, start: int, end: int) -> int:
+    """Where a scalar's own text starts after its tag and anchor and any spaces, line breaks
+    and comments between them (tabs there are between tokens)."""
+    at = start
+    while at < end:
+        character = text[at]
+        if character in "!&":
+            while at < end and text[at] not in " \t\r\n":
+                at += 1
+        elif character in " \t\r\n":
+            at += 1
+        elif character == "#":
+            newline = text.find("\n", at, end)
+            at = end if newline < 0 else newline
+        else:
+            break
+    return at
 
 
 def _tab_allowed(

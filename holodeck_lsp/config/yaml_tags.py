@@ -23,13 +23,24 @@ _MAPPING_KINDS = frozenset({"map", "set"})
 #: An anchor before the tag (`&a !!int 7`): the node starts at the anchor.
 _ANCHOR = re.compile(r"&[^\s]*\s+")
 _TAG = re.compile(r"![^\s]*")
+_SPACES = re.compile(r"\s*")
 _KIND_NAMES = {ScalarNode: "scalar", SequenceNode: "sequence", MappingNode: "mapping"}
 
 
 def explicit_tag(text: str, index: int) -> tuple[int, int] | None:
-    """(start, end) in `text` of the tag written on the node starting at `index`, if any."""
+    """(start, end) in `text` of the tag written on the node starting at `index`, if any: the
+    node starts at its tag, or at an anchor followed by spaces, comments and the tag."""
     anchor = _ANCHOR.match(text, index)
-    tag = _TAG.match(text, anchor.end() if anchor else index)
+    if anchor is None:
+        tag = _TAG.match(text, index)
+        return None if tag is None else tag.span()
+    at = anchor.end()
+    while text.startswith("#", at):  # `&a # why` then the tag on the next line
+        comment_end = text.find("\n", at)
+        if comment_end < 0:
+            return None
+        at = _SPACES.match(text, comment_end).end()  # type: ignore[union-attr]
+    tag = _TAG.match(text, at)
     return None if tag is None else tag.span()
 
 

@@ -14,7 +14,7 @@ from ruamel.yaml.scanner import ScannerError
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.yaml_compose import _compose_raw, compose
 from holodeck_lsp.config.yaml_document import parse_yaml
-from holodeck_lsp.config.yaml_rewrite import COLON_STAND_IN, compose_as_pyyaml
+from holodeck_lsp.config.yaml_rewrite import compose_as_pyyaml
 
 
 def value_of(text: str) -> Any:
@@ -91,9 +91,13 @@ def test_refusals_that_need_one_compose_each_stop_after_a_bound() -> None:
     assert calls == 65
 
 
-def test_a_text_holding_a_stand_in_itself_is_not_rewritten() -> None:
-    line, column, message = error_at(f"x: {COLON_STAND_IN}\ny: {{u: http://a}}\n")
-    assert (line, column) == (1, 11) and "unexpected ':'" in message
+def test_private_use_characters_of_the_text_are_kept() -> None:
+    used = "".join(chr(code) for code in range(0xE000, 0xE010))
+    assert value_of(f"x: {used}\ny: {{u: http://a}}\nz: |\n  \tt\n") == {
+        "x": used,
+        "y": {"u": "http://a"},
+        "z": "\tt\n",
+    }
 
 
 @pytest.mark.parametrize(
