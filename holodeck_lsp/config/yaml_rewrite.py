@@ -31,8 +31,12 @@ from ruamel.yaml.nodes import Node, ScalarNode
 _PRIVATE_USE_START, _PRIVATE_USE_END = 0xE000, 0xF900
 #: A `:` libyaml refuses in a flow plain scalar: after a scalar character, before one.
 _FLOW_COLON = re.compile(r"(?<=[^\s\"'\]}\[{,]):(?=[^\s,\[\]{}])")
-#: Re-composing after a stand-in fixes one refusal; a hostile text cannot loop for long.
+#: Re-composing after a stand-in fixes one refusal (the common ones are fixed in bulk on the
+#: first): at most this many attempts, and this many characters composed in all, so a hostile
+#: text cannot loop for long.
 _MAX_ATTEMPTS = 64
+_MAX_CHARACTERS = 8_000_000
+_LEADING_TAB = re.compile(r"(?m)^( *)\t")
 _BLANK_OR_END = frozenset(" \r\n\x85\u2028\u2029")
 _DIRECTIVE_NAME = re.compile(r"[0-9A-Za-z_-]*")
 _VERSION = re.compile(r" *([0-9]+)\.([0-9]+)")
@@ -48,16 +52,15 @@ def compose_as_pyyaml(text: str, compose_raw: Callable[[str], Node | None]) -> N
     reading would raise (as far as the composer can tell)."""
     prepared = _prepare_directives(text) if _has_directive(text) else text
     stand_ins: StandIns | None = None
-    flow_colons_done = False
-    for _ in range(_MAX_ATTEMPTS):
+    done: set[str] = set()  # the kinds of refusal already rewritten in bulk
+    for _ in range(_attempts(len(text))):
         try:
             root = compose_raw(prepared)
         except MarkedYAMLError as error:
             stand_ins = stand_ins or StandIns.free_in(text)
-            rewritten = _rewrite_for(prepared, error, stand_ins, flow_colons_done)
+            rewritten = _rewrite_for(prepared, error, stand_ins, done)
             if rewritten is None:
                 raise
-            flow_colons_done = flow_colons_done or _is_flow_colon(error)
             prepared = rewritten
             continue
         if stand_ins is not None and root is not None:
@@ -85,12 +88,16 @@ class StandIns:
         return None  # a text holding every private-use character: nothing is rewritten
 
 
+def _attempts(size: int) -> int:
+    return max(3, min(_MAX_ATTEMPTS, _MAX_CHARACTERS // max(size, 1)))
+
+
 def _is_flow_colon(error: MarkedYAMLError) -> bool:
     return "plain scalar" in (error.context or "") and "unexpected ':'" in (error.problem or "")
 
 
 def _rewrite_for(
-    text: str, error: MarkedYAMLError, stand_ins: StandIns | None, flow_colons_done: bool
+    text: str, error: MarkedYAMLError, stand_ins: StandIns | None, done: set[str]
 ) -> str | None:
     """`text` with the character libyaml refused replaced by its stand-in, or None when the
     error is one PyYAML makes too."""
@@ -111,11 +118,18 @@ def _rewrite_for(
             return text[:at] + " " + text[at + 1 :]
         if not after or after in _BLANK_OR_END or after in "[{\t":
             return None  # PyYAML ends the scalar there too
-        if not flow_colons_done:
+        if "colon" not in done:
+            done.add("colon")
             text = _replace_flow_colons(text, stand_ins.colon)
         return text[:at] + stand_ins.colon + text[at + 1 :]
     problem = error.problem or ""
     if "tab character where an indentation space" in problem and text[at] == "\t":
+        if "tab" not in done:
+            # Every line's first tab after its spaces at once: where it is not a block
+            # scalar's content, `yaml_scanner_rules` still reports it (the tab rule reads
+            # the original text).
+            done.add("tab")
+            text = _LEADING_TAB.sub(lambda match: match.group(1) + stand_ins.tab, text)
         return text[:at] + stand_ins.tab + text[at + 1 :]
     return None
 

@@ -73,6 +73,26 @@ def test_many_urls_cost_one_more_compose_not_one_each() -> None:
     assert root is not None and calls == 2
 
 
+def test_many_tab_led_block_scalars_cost_one_more_compose() -> None:
+    text = "".join(f"k{i}: |\n  \tline {i}\n" for i in range(200))
+    calls = 0
+
+    def counting(source: str) -> Node | None:
+        nonlocal calls
+        calls += 1
+        return _compose_raw(source)
+
+    compose_as_pyyaml(text, counting)
+    assert calls == 2
+    assert value_of(text)["k199"] == "\tline 199\n"
+
+
+def test_a_leading_tab_outside_a_block_scalar_stays_an_error() -> None:
+    text = "a: |\n  \tx\nb:\n\t- c\n"
+    line, column, _ = error_at(text)
+    assert (line, column) == (3, 0)
+
+
 def test_refusals_that_need_one_compose_each_stop_after_a_bound() -> None:
     # A parser that refuses every remaining `:` after an alias, one at a time (aliases are
     # never swapped in bulk): the loop gives up after its bound and raises.

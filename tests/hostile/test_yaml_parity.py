@@ -105,6 +105,7 @@ def test_probes_cover_both_directions() -> None:
     assert all(pyyaml_mark(PROBES[name]) is None for name in loads)
 
 
+@pytest.mark.slow  # the console script as a subprocess: about 2 s
 def test_check_gives_upstream_verdicts(checked: dict[str, list[Diagnostic]]) -> None:
     assert sorted(checked) == sorted(PROBES)
     faults = [fault for name in PROBES for fault in verdict_faults(name, checked[name])]
@@ -121,6 +122,7 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[None]:
     await lsp_client.shutdown_session()
 
 
+@pytest.mark.slow  # a language server and 79 documents: about 3 s
 async def test_server_publishes_what_check_reports(
     client: LanguageClient,
     probes: tuple[Path, dict[str, Path]],
