@@ -37,6 +37,8 @@ _FLOW_COLON = re.compile(r"(?<=[^\s\"'\]}\[{,]):(?=[^\s,\[\]{}])")
 _MAX_ATTEMPTS = 64
 _MAX_CHARACTERS = 8_000_000
 _LEADING_TAB = re.compile(r"(?m)^( *)\t")
+#: An entry's start (`,`, `[`, `{`) or a `:` that may end a key before an omitted value.
+_EMPTY_VALUE_COLON = re.compile(r"[,\[{]|(?<=[^\s\"'\]}\[{,]):(?=[,}\]])")
 _BLANK_OR_END = frozenset(" \r\n\x85\u2028\u2029")
 _DIRECTIVE_NAME = re.compile(r"[0-9A-Za-z_-]*")
 _VERSION = re.compile(r" *([0-9]+)\.([0-9]+)")
@@ -71,11 +73,13 @@ def compose_as_pyyaml(text: str, compose_raw: Callable[[str], Node | None]) -> N
 
 @dataclass(frozen=True, slots=True)
 class StandIns:
-    """The private-use characters standing in for `:` and tab in one text: the first two
+    """The private-use characters standing in for `:` and tab in one text: the first ones
     that do not occur in it."""
 
     colon: str
     tab: str
+    #: A `:` ending a key whose value is omitted (`{key:,}`).
+    empty_value: str
 
     @classmethod
     def free_in(cls, text: str) -> StandIns | None:
@@ -83,8 +87,8 @@ class StandIns:
         for code in range(_PRIVATE_USE_START, _PRIVATE_USE_END):
             if chr(code) not in text:
                 free.append(chr(code))
-                if len(free) == 2:
-                    return cls(free[0], free[1])
+                if len(free) == 3:
+                    return cls(free[0], free[1], free[2])
         return None  # a text holding every private-use character: nothing is rewritten
 
 
@@ -108,14 +112,14 @@ def _rewrite_for(
     if _is_flow_colon(error) and text[at] == ":":
         after = text[at + 1 : at + 2]
         if after in (",", "}", "]"):
-            # `{omitted value:,}`: PyYAML ends the key there, the value is null; a space
-            # reads the same in a mapping (in a list it gives `a`, not `{a: null}`). After
-            # an entry's own `key: value`, or after a key running over lines or past 1024
-            # characters (not a "simple key"), PyYAML refuses the `:` as libyaml does.
-            entry = text[max(text.rfind(mark, 0, at) for mark in ",[{") + 1 : at].lstrip()
-            if len(entry) > 1024 or any(c in entry for c in (": ", ":\t", "\n", "\r")):
+            # `{omitted value:,}`: PyYAML ends the key there, the value is null.
+            entry_start = max(text.rfind(opener, 0, at) for opener in ",[{") + 1
+            if not _simple_key(text[entry_start:at]):
                 return None
-            return text[:at] + " " + text[at + 1 :]
+            if "empty" not in done:
+                done.add("empty")
+                text = _replace_empty_values(text, stand_ins.empty_value)
+            return text[:at] + stand_ins.empty_value + text[at + 1 :]
         if not after or after in _BLANK_OR_END or after in "[{\t":
             return None  # PyYAML ends the scalar there too
         if "colon" not in done:
@@ -134,6 +138,36 @@ def _rewrite_for(
     return None
 
 
+def _simple_key(entry: str) -> bool:
+    """Whether PyYAML reads a `:` after `entry` (the text since the last `,`, `[` or `{`) as
+    ending a key: not after the entry's own `key: value`, nor after a key running over lines
+    or past 1024 characters (not a "simple key")."""
+    entry = entry.lstrip()
+    return len(entry) <= 1024 and not any(c in entry for c in (": ", ":\t", "\n", "\r"))
+
+
+def _replace_empty_values(text: str, stand_in: str) -> str:
+    """Every `key:` right before `,`, `}` or `]` that may end a simple key in a flow
+    collection, marked at once. Put back, the stand-in is dropped where it ends a scalar (a
+    key whose value is null: `{key: null}`, or `key` in a flow list) and is a `:` again
+    elsewhere (inside a block-context scalar such as `a:,` or quoted text)."""
+    pieces: list[str] = []
+    last = entry_start = 0
+    for match in _EMPTY_VALUE_COLON.finditer(text):
+        if match.group() != ":":
+            entry_start = match.end()
+            continue
+        at = match.start()
+        if _simple_key(text[entry_start:at]):
+            pieces.append(text[last:at])
+            pieces.append(stand_in)
+            last = at + 1
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
 def _replace_flow_colons(text: str, stand_in: str) -> str:
     """Every `:` that may sit inside a flow plain scalar, replaced at once (one re-compose
     instead of one per URL). Outside flow collections such a `:` is inside a plain scalar for
@@ -141,11 +175,17 @@ def _replace_flow_colons(text: str, stand_in: str) -> str:
     put back; tags, anchors, aliases and directives are left alone."""
     pieces: list[str] = []
     last = 0
+    # Each search looks back only to the previous `:`, so a long line costs linear time.
+    previous, line_start, token_start = 0, 0, 0
     for match in _FLOW_COLON.finditer(text):
         at = match.start()
-        line_start = text.rfind("\n", 0, at) + 1
-        token_start = max(text.rfind(mark, line_start, at) for mark in " \t[{,") + 1
-        token_start = max(token_start, line_start)
+        newline = text.rfind("\n", previous, at)
+        if newline >= 0:
+            line_start = token_start = newline + 1
+        separator = max(text.rfind(mark, max(previous, line_start), at) for mark in " \t[{,")
+        if separator >= 0:
+            token_start = separator + 1
+        previous = at
         if text.startswith(("!", "&", "*"), token_start) or text.startswith("%", line_start):
             continue
         pieces.append(text[last:at])
@@ -159,8 +199,8 @@ def _replace_flow_colons(text: str, stand_in: str) -> str:
 
 def _restore(root: Node, stand_ins: StandIns) -> None:
     """Put the stand-ins' characters back into every scalar of the tree."""
-    colon, tab = stand_ins.colon, stand_ins.tab
-    table = str.maketrans({colon: ":", tab: "\t"})
+    colon, tab, empty = stand_ins.colon, stand_ins.tab, stand_ins.empty_value
+    table = str.maketrans({colon: ":", tab: "\t", empty: ":"})
     stack: list[Node] = [root]
     seen: set[int] = set()
     while stack:
@@ -170,8 +210,11 @@ def _restore(root: Node, stand_ins: StandIns) -> None:
         seen.add(id(node))
         if isinstance(node, ScalarNode):
             value = node.value
-            if colon in value or tab in value:
-                node.value = value.translate(table)
+            if value.endswith(empty):
+                value = value[:-1]  # the key before an omitted value
+            if colon in value or tab in value or empty in value:
+                value = value.translate(table)
+            node.value = value
             continue
         for item in node.value:
             if isinstance(item, tuple):

@@ -55,14 +55,18 @@ def block_header_problem(text: str, node: ScalarNode) -> Problem | None:
         detail = f"expected a comment or a line break, but found {text[bad : bad + 1]!r}"
     else:
         detail = f"expected chomping or indentation indicators, but found {text[bad : bad + 1]!r}"
-    where = YamlLines(text).position(bad)
+    # On the node's line unless tags or comments put the indicator lower (no YamlLines for
+    # the whole text per scalar).
+    newline = text.rfind("\n", start, bad)
+    line = node.start_mark.line + text.count("\n", start, bad)
+    column = node.start_mark.column + bad - start if newline < 0 else bad - newline - 1
     return Problem(
         Code.YAML_SYNTAX,
         Severity.ERROR,
         "YAML syntax error: after `|` or `>` HoloDeck's YAML reader (PyYAML) wants a space "
         "before a comment, or the end of the line; put a space before `#` or move the text "
         f"to the next line. The parser says: {detail}",
-        point_range(where.line, where.character),
+        point_range(line, column),
     )
 
 
@@ -77,11 +81,16 @@ def tab_problems(text: str, root: Node | None) -> list[Problem]:
     lines = YamlLines(text)
     problems: list[Problem] = []
     last_line = -1
+    line_start = previous = 0
+    comments: dict[int, int] = {}
     for match in re.finditer("\t", text):
         at = match.start()
-        line_start = text.rfind("\n", 0, at) + 1
+        # Looking back only to the previous tab keeps a long line linear.
+        newline = text.rfind("\n", previous, at)
+        line_start = newline + 1 if newline >= 0 else line_start
+        previous = at
         if line_start == last_line or _tab_allowed(
-            text, at, line_start, directives_end, spans, starts
+            text, at, line_start, directives_end, spans, starts, comments
         ):
             continue
         last_line = line_start
@@ -145,8 +154,15 @@ def _after_properties(text: str, start: int, end: int) -> int:
 
 
 def _tab_allowed(
-    text: str, at: int, line_start: int, directives_end: int, spans: list[_Span], starts: list[int]
+    text: str,
+    at: int,
+    line_start: int,
+    directives_end: int,
+    spans: list[_Span],
+    starts: list[int],
+    comments: dict[int, int],
 ) -> bool:
+    """Whether PyYAML reads the tab at `at`; `comments` caches each line's comment start."""
     if (
         line_start < directives_end
         and text.startswith("%", line_start)
@@ -158,13 +174,23 @@ def _tab_allowed(
         # Quoted scalars and a block scalar's content may hold tabs (one on a block scalar's
         # header line is reported by `block_header_problem`); PyYAML ends a plain one at a tab.
         return inside[2] in ('"', "'", "|", ">")
-    hash_at = text.find("#", line_start, at)
+    comment = comments.get(line_start)
+    if comment is None:
+        comment = comments[line_start] = _comment_start(text, line_start, spans, starts)
+    return comment < at
+
+
+def _comment_start(text: str, line_start: int, spans: list[_Span], starts: list[int]) -> int:
+    """Where the comment of the line starting at `line_start` begins (the text's length if
+    it has none): outside scalars a `#` starts one wherever PyYAML looks for a token."""
+    line_end = text.find("\n", line_start)
+    line_end = len(text) if line_end < 0 else line_end
+    hash_at = text.find("#", line_start, line_end)
     while hash_at >= 0:
-        # Outside scalars a `#` starts a comment wherever PyYAML looks for the next token.
         if _span_at(hash_at, spans, starts) is None:
-            return True
-        hash_at = text.find("#", hash_at + 1, at)
-    return False
+            return hash_at
+        hash_at = text.find("#", hash_at + 1, line_end)
+    return len(text)
 
 
 def _span_at(at: int, spans: list[_Span], starts: list[int]) -> _Span | None:

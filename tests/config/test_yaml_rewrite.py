@@ -56,6 +56,19 @@ def test_an_empty_value_after_a_key_in_a_flow_mapping_is_null() -> None:
     }
 
 
+def test_many_omitted_values_and_the_same_text_in_block_scalars_and_quotes() -> None:
+    text = "a: {" + ", ".join(f"k{i}:" for i in range(300)) + "}\nx: a:,\ny: {c: 'q:,'}\n"
+    assert value_of(text) == {
+        "a": {f"k{i}": None for i in range(300)},
+        "x": "a:,",
+        "y": {"c": "q:,"},
+    }
+
+
+def test_a_second_colon_in_a_flow_entry_stays_an_error() -> None:
+    assert error_at("a: {c: d x:,}\n")[:2] == (0, 10)
+
+
 def test_a_tab_where_a_block_scalar_looks_for_its_indentation_is_content() -> None:
     assert value_of("a: |-\n \tbar\nb: |\n  \tx\n") == {"a": "\tbar", "b": "\tx\n"}
 
