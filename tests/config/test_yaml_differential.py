@@ -23,11 +23,11 @@ TEXTS = 1200
 PIECES = (
     "a", "b: ", "c: d", "- ", "\n", "\n  ", "\n    ", "\n- ", " ", "\t", "[", "]", "{", "}",
     ", ", ":", "http://x:1", "urn:a:b", "# c", "'q'", '"d\\tz"', "|\n", ">\n", "|2\n", "|-\n",
-    "!!str ", "! ", "!x ", "!!int ", "&a ", "*a", "%FOO x\n", "%YAML 1.3\n", "---\n", "---\t",
+    "!!str ", "! ", "!x ", "!!int ", "&a ", "*a", "? ", "%FOO x\n", "%YAML 1.3\n", "---\n", "---\t",
     "1", "on", "k:v", "!!set ", "!!omap ", "!!binary aGk=", "\ue03a",
 )  # fmt: skip
-#: The listed families: `[key:]` / `[key:,]` in a flow sequence, `[? ]`, a `?` explicit key.
-LISTED = re.compile(r"[^\s,\[{]:[,\]}]|\?")
+#: The listed families: `[key:]` / `[key:,]` in a flow sequence, `[? ]`.
+LISTED = re.compile(r"[^\s,\[{]:[,\]}]|[\[,]\s*\?\s*[\],]")
 _REFUSED = ("refused",)
 
 
