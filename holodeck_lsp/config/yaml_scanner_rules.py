@@ -29,6 +29,7 @@ from holodeck_lsp.schema.codes import Code
 _HEADER = re.compile(r"(?:[1-9][+-]?|[+-][1-9]?)?(?: +(?:#[^\n]*)?)?(?:\r?\n|$)")
 _INDICATORS = re.compile(r"[1-9+-]*")
 _SPACES = re.compile(" *")
+_ANCHOR_NAME = re.compile(r"[0-9A-Za-z_-]*")
 #: Tags and anchors before a block scalar's indicator: `!!str |`, `&a |`.
 _PROPERTIES = re.compile(r"(?:(?:&[0-9A-Za-z_-]+|![^\s]*)[ \r\n]+)*")
 _TAB_MESSAGE = (
@@ -75,36 +76,28 @@ def tab_problems(text: str, root: Node | None) -> list[Problem]:
     if "\t" not in text:
         return []
     spans = _scalar_spans(text, root)
-    starts = [span[0] for span in spans]
+    scan = _TabScan(text, spans, [span[0] for span in spans])
     # Directives come before the document's first node (in the document, a `%` is text).
-    directives_end = len(text) if root is None else root.start_mark.index
+    scan.directives_end = len(text) if root is None else root.start_mark.index
     lines = YamlLines(text)
     problems: list[Problem] = []
-    last_line = -1
-    line_start = previous = 0
-    comments: dict[int, int] = {}
-    for match in re.finditer("\t", text):
-        at = match.start()
-        # Looking back only to the previous tab keeps a long line linear.
-        newline = text.rfind("\n", previous, at)
-        line_start = newline + 1 if newline >= 0 else line_start
-        previous = at
-        if line_start == last_line or _tab_allowed(
-            text, at, line_start, directives_end, spans, starts, comments
-        ):
-            continue
-        last_line = line_start
-        where = lines.position(at)
-        problems.append(
-            Problem(
-                Code.YAML_SYNTAX,
-                Severity.ERROR,
-                _TAB_MESSAGE,
-                point_range(where.line, where.character),
+    at = text.find("\t")
+    while at >= 0:
+        resume = scan.resume_after(at)
+        if resume is None:
+            where = lines.position(at)
+            problems.append(
+                Problem(
+                    Code.YAML_SYNTAX,
+                    Severity.ERROR,
+                    _TAB_MESSAGE,
+                    point_range(where.line, where.character),
+                )
             )
-        )
-        if len(problems) >= _MAX_TAB_PROBLEMS:
-            break
+            if len(problems) >= _MAX_TAB_PROBLEMS:
+                break
+            resume = scan.line_end  # one error per line
+        at = text.find("\t", resume)
     return problems
 
 
@@ -140,7 +133,9 @@ def _after_properties(text: str, start: int, end: int) -> int:
     at = start
     while at < end:
         character = text[at]
-        if character in "!&":
+        if character == "&":  # an anchor's name: letters, digits, `-` and `_`
+            at = _ANCHOR_NAME.match(text, at + 1).end()  # type: ignore[union-attr]
+        elif character == "!":
             while at < end and text[at] not in " \t\r\n":
                 at += 1
         elif character in " \t\r\n":
@@ -153,31 +148,43 @@ def _after_properties(text: str, start: int, end: int) -> int:
     return at
 
 
-def _tab_allowed(
-    text: str,
-    at: int,
-    line_start: int,
-    directives_end: int,
-    spans: list[_Span],
-    starts: list[int],
-    comments: dict[int, int],
-) -> bool:
-    """Whether PyYAML reads the tab at `at`; `comments` caches each line's comment start."""
-    if (
-        line_start < directives_end
-        and text.startswith("%", line_start)
-        and not text.startswith(("%YAML", "%TAG"), line_start)
-    ):
-        return True  # PyYAML skips the rest of an unknown directive's line
-    inside = _span_at(at, spans, starts)
-    if inside is not None:
-        # Quoted scalars and a block scalar's content may hold tabs (one on a block scalar's
-        # header line is reported by `block_header_problem`); PyYAML ends a plain one at a tab.
-        return inside[2] in ('"', "'", "|", ">")
-    comment = comments.get(line_start)
-    if comment is None:
-        comment = comments[line_start] = _comment_start(text, line_start, spans, starts)
-    return comment < at
+class _TabScan:
+    """Walks the tabs of a text in order; each answer says where the next tab that matters
+    can be (past a quoted string, a comment, a reported line), so a long line of tabs costs
+    one step, not one per tab."""
+
+    def __init__(self, text: str, spans: list[_Span], starts: list[int]) -> None:
+        self.text, self.spans, self.starts = text, spans, starts
+        self.directives_end = 0
+        self.line_start = self.line_end = self.previous = 0
+        self.comment = len(text)
+
+    def resume_after(self, at: int) -> int | None:
+        """Where to look for the next tab when PyYAML reads the tab at `at`; None if it
+        refuses it."""
+        text = self.text
+        if at >= self.line_end:  # a new line: its bounds and comment, found once
+            newline = text.rfind("\n", self.previous, at)
+            self.line_start = newline + 1 if newline >= 0 else self.line_start
+            end = text.find("\n", at)
+            self.line_end = len(text) if end < 0 else end
+            self.comment = -1
+        self.previous = at
+        if (
+            self.line_start < self.directives_end
+            and text.startswith("%", self.line_start)
+            and not text.startswith(("%YAML", "%TAG"), self.line_start)
+        ):
+            return self.line_end  # PyYAML skips the rest of an unknown directive's line
+        inside = _span_at(at, self.spans, self.starts)
+        if inside is not None:
+            # Quoted scalars and a block scalar's content may hold tabs (one on a block
+            # scalar's header line is reported by `block_header_problem`); PyYAML ends a
+            # plain scalar at a tab.
+            return inside[1] if inside[2] in ('"', "'", "|", ">") else None
+        if self.comment < 0:
+            self.comment = _comment_start(text, self.line_start, self.spans, self.starts)
+        return self.line_end if self.comment < at else None
 
 
 def _comment_start(text: str, line_start: int, spans: list[_Span], starts: list[int]) -> int:

@@ -26,8 +26,8 @@ PIECES = (
     "!!str ", "! ", "!x ", "!!int ", "&a ", "*a", "? ", "%FOO x\n", "%YAML 1.3\n", "---\n", "---\t",
     "1", "on", "k:v", "!!set ", "!!omap ", "!!binary aGk=", "\ue03a",
 )  # fmt: skip
-#: The listed families: `[key:]` / `[key:,]` in a flow sequence, `[? ]`.
-LISTED = re.compile(r"[^\s,\[{]:[,\]}]|[\[,]\s*\?\s*[\],]")
+#: The listed families: `[key:]` / `[key:,]` and `?` keys in a flow sequence.
+LISTED = re.compile(r"[^\s,\[{]:[,\]}]|[\[,]\s*\?")
 _REFUSED = ("refused",)
 
 
