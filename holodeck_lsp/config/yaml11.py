@@ -8,6 +8,8 @@ with YAML 1.2 rules, so we resolve plain scalars ourselves; otherwise we would a
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import re
 import sys
@@ -163,4 +165,10 @@ def resolve_tagged(tag: str, text: str) -> Any:
         return _to_float(text)
     if kind == "timestamp":
         return _to_timestamp(text)
+    if kind == "binary":
+        # PyYAML decodes base64 to bytes (line breaks and spaces inside are ignored).
+        try:
+            return base64.decodebytes(text.encode("ascii"))
+        except (binascii.Error, UnicodeEncodeError) as error:
+            raise ValueError(f"!!binary needs base64 text: {error}") from None
     raise ValueError(f"unsupported tag {tag!r}")

@@ -21,6 +21,7 @@ from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.gc_pause import gc_paused
 from holodeck_lsp.config.suite_locator import MERGE_TAG
 from holodeck_lsp.config.yaml_nesting import check_nesting
+from holodeck_lsp.config.yaml_rewrite import compose_as_pyyaml
 from holodeck_lsp.schema.codes import Code
 
 
@@ -68,12 +69,17 @@ def _parser() -> YAML:
 
 
 def compose(text: str) -> Node | None:
-    """The node tree of `text` (None when empty); raises the parser's errors, and
-    `NestingTooDeep` before composing a text nested deeper than the composer can recurse."""
+    """The node tree of `text` (None when empty), read as PyYAML reads it where libyaml would
+    refuse it (`yaml_rewrite`); raises the parser's errors, and `NestingTooDeep` before
+    composing a text nested deeper than the composer can recurse."""
     check_nesting(text)
     with warnings.catch_warnings(), gc_paused():
         warnings.simplefilter("ignore")
-        root: Node | None = _parser().compose(text)
+        return compose_as_pyyaml(text, _compose_raw)
+
+
+def _compose_raw(text: str) -> Node | None:
+    root: Node | None = _parser().compose(text)
     return root
 
 

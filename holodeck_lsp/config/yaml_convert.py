@@ -15,6 +15,13 @@ from holodeck_lsp.config.diagnostics import Range, Severity
 from holodeck_lsp.config.suite_locator import is_merge_key
 from holodeck_lsp.config.yaml11 import resolve_plain, resolve_tagged
 from holodeck_lsp.config.yaml_compose import Problem, node_range
+from holodeck_lsp.config.yaml_scanner_rules import block_header_problem
+from holodeck_lsp.config.yaml_tags import (
+    STANDARD_PREFIX,
+    explicit_tag,
+    tag_problem,
+    tagged_collection,
+)
 from holodeck_lsp.schema.codes import Code
 
 #: Deeper nesting than any real agent.yaml; beyond it we stop instead of recursing further.
@@ -23,7 +30,11 @@ MAX_DEPTH = 100
 MAX_EXPANDED_NODES = 500_000
 #: `${NAME}` as HoloDeck substitutes it.
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+#: What an untagged (or `!!seq` / `!!map`) collection carries.
+_PLAIN_COLLECTION_TAG: dict[type[Node], str] = {
+    SequenceNode: f"{STANDARD_PREFIX}seq",
+    MappingNode: f"{STANDARD_PREFIX}map",
+}
 
 #: A `test_cases` item carried over from an earlier parse: its value and problems.
 Reused = tuple[Any, Sequence[Problem]]
@@ -101,6 +112,8 @@ class Converter:
             value = self.mapping(node, depth)
         else:  # pragma: no cover - the composer only makes these three kinds
             value = None
+        if str(node.tag) != _PLAIN_COLLECTION_TAG.get(type(node)):
+            value = self.tagged(node, value)
         self.collections[id(node)] = (value, self.visits - before)
         return value
 
@@ -139,30 +152,93 @@ class Converter:
         text: str = node.value
         if "${" in text:
             text = self.substitute(node, text)
-        explicit = self.document.text.startswith("!", node.start_mark.index)
-        if not explicit:
-            # Plain scalars follow YAML 1.1; quoted and block scalars are strings.
-            if node.style:
+        source = self.document.text
+        style = node.style
+        if style == "|" or style == ">":
+            header = block_header_problem(source, node)
+            if header is not None:
+                self.document.problems.append(header)
+        start = node.start_mark.index
+        # An empty node the parser made for a missing value starts where the next token
+        # does (`? a` then `!!str b: c`): that token's tag is not its own.
+        if not source.startswith(("!", "&"), start) or node.end_mark.index == start:
+            if style:  # plain scalars follow YAML 1.1; quoted and block ones are strings
                 return text
             try:
                 return resolve_plain(text)
             except ValueError as error:
                 self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
                 return text
+        span = explicit_tag(source, start)
+        if span is None:
+            return self.untagged(node, text)
+        if span[1] - span[0] == 1:
+            # The non-specific tag `!`: PyYAML types the scalar as if it were plain.
+            return self.untagged(node, text, plain=True)
         tag = str(node.tag)
-        if not tag.startswith(_STANDARD_TAG_PREFIX):
-            self.problem(
-                Code.YAML_SYNTAX,
-                f"HoloDeck's YAML loader has no constructor for the tag {tag!r}; remove it",
-                node,
-                Severity.ERROR,
-            )
+        refused = tag_problem(node, tag)
+        if refused is not None:
+            self.tag_refused(node, span, refused)
             return text
         try:
             return resolve_tagged(tag, text)
         except ValueError as error:
             self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
             return text
+
+    def untagged(self, node: ScalarNode, text: str, plain: bool = False) -> Any:
+        # Plain scalars follow YAML 1.1; quoted and block scalars are strings.
+        if node.style and not plain:
+            return text
+        try:
+            return resolve_plain(text)
+        except ValueError as error:
+            self.problem(Code.INVALID_VALUE, str(error), node, Severity.ERROR)
+            return text
+
+    def tagged(self, node: Node, value: Any) -> Any:
+        """A collection's value under its explicit tag (`!!set`, `!!omap`, `!!python/…`)."""
+        tag = str(node.tag)
+        span = explicit_tag(self.document.text, node.start_mark.index)
+        where = span or (node.start_mark.index, node.start_mark.index + 1)
+        refused = tag_problem(node, tag)
+        if refused is not None:
+            self.tag_refused(node, where, refused)
+            return value
+        value, bad_item = tagged_collection(tag, value)
+        if bad_item is not None:
+            # PyYAML stops at the item, naming the tag as the context.
+            item = node.value[bad_item]
+            self.problem(
+                Code.YAML_SYNTAX,
+                f"YAML syntax error: each item of {self.document.text[where[0] : where[1]]} "
+                "must be a mapping with one key (`- key: value`); HoloDeck's YAML loader "
+                "refuses the whole file. The loader says: expected a mapping of length 1",
+                item,
+                Severity.ERROR,
+            )
+        return value
+
+    def tag_refused(self, node: Node, span: tuple[int, int], reason: str) -> None:
+        """PyYAML's safe loader refuses the whole file: an error at the tag."""
+        text = self.document.text
+        start = node.start_mark
+        line = start.line + text.count("\n", start.index, span[0])
+        column = (
+            span[0] - (text.rfind("\n", 0, span[0]) + 1)
+            if line != start.line
+            else (start.column + span[0] - start.index)
+        )
+        tag_text = text[span[0] : span[1]]
+        self.document.problems.append(
+            Problem(
+                Code.YAML_SYNTAX,
+                Severity.ERROR,
+                f"HoloDeck's YAML loader (PyYAML's safe loader) refuses the tag {tag_text!r} "
+                f"here and with it the whole file; remove the tag. The loader says: {reason}",
+                Range.of(line, column, line, column + len(tag_text)),
+            )
+        )
 
     def key(self, node: Node, depth: int) -> Any:
         value = self.convert(node, depth + 1)

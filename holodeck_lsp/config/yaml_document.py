@@ -31,6 +31,7 @@ from holodeck_lsp.config.yaml_convert import (
 )
 from holodeck_lsp.config.yaml_locate import Located, first_key, key_node_for, locate
 from holodeck_lsp.config.yaml_nesting import NestingTooDeep
+from holodeck_lsp.config.yaml_scanner_rules import tab_problems
 from holodeck_lsp.config.yaml_syntax_errors import syntax_problem
 from holodeck_lsp.schema.codes import Code
 
@@ -113,6 +114,7 @@ def document_of(
     again."""
     document = YamlDocument(text, root, None)
     _report_unset_variables(document, env)
+    document.problems.extend(tab_problems(text, root))
     if root is not None:
         found = own_cases_sequence(root)
         converter = Converter(document, env, found[1] if found else None, reused or {})
