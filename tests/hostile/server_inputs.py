@@ -37,9 +37,9 @@ def many_unknown_keys(count: int) -> str:
     return AGENT_HEAD + keys + CASES
 
 
-def long_flow_line(megabytes: int) -> str:
-    """An agent with one flow sequence of about `megabytes` MB on a single line."""
-    items = "1," * (megabytes * 1024 * 1024 // 2)
+def long_flow_line(megabytes: float) -> str:
+    """An agent with one flow sequence of about `megabytes` MiB on a single line."""
+    items = "1," * int(megabytes * 1024 * 1024 // 2)
     return AGENT_HEAD + "tags: [" + items + "1]\n" + CASES
 
 

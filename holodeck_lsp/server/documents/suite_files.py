@@ -18,6 +18,7 @@ from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_key, path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.documents.size_limit import too_large
 from holodeck_lsp.server.documents.suite_names import NameSpan, suite_names
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class SuiteFiles:
                 text = path.read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError):
                 return None
-        if root is None:
+        if root is None and not too_large(text):  # over the limit: never composed
             try:
                 root = compose(text)
             except Exception:  # a file that does not compose has no names (never an error)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.server.documents.index import path_key
+from holodeck_lsp.server.documents.size_limit import too_large, too_large_diagnostic
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.loader import LoadResult
@@ -48,6 +49,10 @@ def analyse(
     # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
     from holodeck_lsp.config.loader import LoadOptions, load_agent_file, load_agent_text
 
+    if text is not None and too_large(text):  # not composed: memory stays bounded
+        return Analysis(
+            path, version, trusted, [too_large_diagnostic(path, text)], {path_key(path): text}, []
+        )
     options = LoadOptions(trusted=trusted)
     if text is None:
         result = load_agent_file(path, options=options)
