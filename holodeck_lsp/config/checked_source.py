@@ -5,7 +5,7 @@ An agent's test cases may live in an included file; paths stay agent paths
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.nodes import Node
@@ -13,6 +13,7 @@ from ruamel.yaml.nodes import Node
 from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.located import format_path, where_of
 from holodeck_lsp.config.yaml_document import Located, key_node_for, locate, node_range
+from holodeck_lsp.config.yaml_locate import KeyIndex
 from holodeck_lsp.schema.codes import Code
 
 Path = tuple[str | int, ...]
@@ -26,14 +27,16 @@ class CheckedSource:
     data: Any
     #: Agent path of `root` (("test_cases",) for an included file).
     prefix: Path = ()
+    #: Each mapping's keys, read once for all the checks locating things in `root`.
+    keys: KeyIndex = field(default_factory=KeyIndex, compare=False, repr=False)
 
     def locate(self, path: Path) -> Located:
-        return locate(self.root, path[len(self.prefix) :])
+        return locate(self.root, path[len(self.prefix) :], self.keys)
 
     def key_range(self, mapping_path: Path, key: str) -> Range:
         """The range of `key` in the mapping at `mapping_path` (the mapping's, if absent)."""
         mapping = self.locate(mapping_path).node
-        key_node = key_node_for(mapping, key)
+        key_node = key_node_for(mapping, key, self.keys)
         return node_range(key_node if key_node is not None else mapping)
 
     def diagnostic(

@@ -37,9 +37,14 @@ def is_merge_key(node: Node) -> bool:
     return (node.value == "<<" or node.ctag is not _DEFAULT_SCALAR) and str(node.tag) == MERGE_TAG
 
 
-def mapping_entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
+def mapping_entries(
+    node: MappingNode, _merged: set[int] | None = None
+) -> Iterator[tuple[Node, Node]]:
     """A mapping's (key, value) entries in the order a lookup must try them: its own entries
-    last-first (the last duplicate wins), then merged-in entries."""
+    last-first (the last duplicate wins), then merged-in entries. A mapping merged in twice
+    (`<<: [*a, *a]`, nested as a "billion laughs") is read once: its second entries could
+    never win, and reading them again would grow exponentially with the nesting."""
+    merged = _merged if _merged is not None else {id(node)}
     merges: list[Node] = []
     for key_node, value_node in reversed(node.value):
         if is_merge_key(key_node):
@@ -49,8 +54,9 @@ def mapping_entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
     for merge in merges:
         sources = merge.value if isinstance(merge, SequenceNode) else [merge]
         for source in sources:
-            if isinstance(source, MappingNode):
-                yield from mapping_entries(source)
+            if isinstance(source, MappingNode) and id(source) not in merged:
+                merged.add(id(source))
+                yield from mapping_entries(source, merged)
 
 
 def entry(mapping: Node | None, name: str) -> tuple[Node, Node] | None:

@@ -19,6 +19,7 @@ from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
 from holodeck_lsp.config.located import format_path, where_of
 from holodeck_lsp.config.suggestions import closest, did_you_mean, suggestion_data
 from holodeck_lsp.config.yaml_document import first_key, locate, node_range
+from holodeck_lsp.config.yaml_locate import KeyIndex
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.base import AT_KEY, OFFSET_KEY
 from holodeck_lsp.schema.codes import Code
@@ -128,6 +129,8 @@ class ErrorMapper:
         the agent's data at the agent root, for naming cases and tools."""
         self.file = file
         self.root_node = root_node
+        #: Every error is located in the same tree: each mapping's keys are read once.
+        self.keys = KeyIndex()
         self.data = data
         self.prefix = path_prefix
 
@@ -152,7 +155,7 @@ class ErrorMapper:
         at = context.get(AT_KEY)
         if isinstance(at, str):
             loc = loc + _parse_at(at)
-        located = locate(self.root_node, loc)
+        located = locate(self.root_node, loc, self.keys)
         elements = tuple(e for e in loc if not (isinstance(e, str) and e.startswith("<")))
         full_path = self.prefix + elements[: len(elements) - len(located.rest)]
         code, message, extra = self.describe(kind, detail, located.node, full_path, located.rest)

@@ -1,4 +1,10 @@
-"""Following a validation path (field names, list indexes) back to its node in the tree."""
+"""Following a validation path (field names, list indexes) back to its node in the tree.
+
+A check reporting many errors in one mapping (10,000 unknown keys, issue 35) locates each of
+them: a `KeyIndex` reads each mapping's keys once, so locating them all stays linear in the
+document instead of scanning the whole mapping per error (docs/benchmarks.md, "Hostile
+input"). One index serves one tree: the caller keeps it while it reports on that tree.
+"""
 
 from __future__ import annotations
 
@@ -38,21 +44,60 @@ def _scalar_key(node: Node) -> Any:
         return node.value
 
 
-def locate(root: Node, path: Sequence[str | int]) -> Located:
-    """Follow a validation path (field names and list indexes) through the node tree.
+#: Mappings with fewer entries are scanned: building their index costs more than it saves.
+_INDEXED_FROM = 16
+
+
+class KeyIndex:
+    """Each mapping's keys, read once, by the loader's rule (`mapping_entries`: the last
+    duplicate wins, then merged-in keys). Holds the mappings it indexed (so their ids stay
+    theirs): keep it no longer than the tree."""
+
+    def __init__(self) -> None:
+        self._mappings: dict[int, tuple[MappingNode, dict[Any, tuple[Node, Node]]]] = {}
+
+    def entry(self, mapping: MappingNode, name: str | int) -> tuple[Node, Node] | None:
+        """The (key, value) nodes of `name` in `mapping`, or None."""
+        if len(mapping.value) < _INDEXED_FROM:
+            for key_node, value_node in mapping_entries(mapping):
+                if _scalar_key(key_node) == name:
+                    return key_node, value_node
+            return None
+        known = self._mappings.get(id(mapping))
+        if known is None or known[0] is not mapping:
+            keys: dict[Any, tuple[Node, Node]] = {}
+            for key_node, value_node in mapping_entries(mapping):
+                name_of_key = _scalar_key(key_node)
+                if _hashable(name_of_key):
+                    keys.setdefault(name_of_key, (key_node, value_node))
+            known = self._mappings[id(mapping)] = (mapping, keys)
+        return known[1].get(name)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def locate(root: Node, path: Sequence[str | int], index: KeyIndex | None = None) -> Located:
+    """Follow a validation path (field names and list indexes) through the node tree; `index`
+    (one per tree) makes many lookups in one large mapping cheap.
 
     Elements written `<like-this>` are union tags added by pydantic, not YAML keys: skipped.
     """
+    keys = index if index is not None else KeyIndex()
     node, key = root, None
     elements = [element for element in path if not _is_union_tag(element)]
     for position, element in enumerate(elements):
         child: Node | None = None
         child_key: Node | None = None
         if isinstance(node, MappingNode):
-            for key_node, value_node in mapping_entries(node):
-                if _scalar_key(key_node) == element:
-                    child, child_key = value_node, key_node
-                    break
+            found = keys.entry(node, element)
+            if found is not None:
+                child_key, child = found
             else:
                 child_key, child = _substituted_key(node, element)
         elif (
@@ -87,12 +132,11 @@ def _is_union_tag(element: str | int) -> bool:
     return isinstance(element, str) and element.startswith("<") and element.endswith(">")
 
 
-def key_node_for(mapping: Node, name: str) -> Node | None:
+def key_node_for(mapping: Node, name: str, index: KeyIndex | None = None) -> Node | None:
     """The key node of `name` in a mapping node, if present."""
     if isinstance(mapping, MappingNode):
-        for key_node, _ in mapping_entries(mapping):
-            if _scalar_key(key_node) == name:
-                return key_node
+        found = (index if index is not None else KeyIndex()).entry(mapping, name)
+        return None if found is None else found[0]
     return None
 
 

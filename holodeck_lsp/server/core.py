@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -23,6 +24,7 @@ from holodeck_lsp import __version__
 from holodeck_lsp.server import threads
 from holodeck_lsp.server.client_redaction import ClientRedaction
 from holodeck_lsp.server.documents.positions import UTF16, PositionConverter, choose_encoding
+from holodeck_lsp.server.invalid_params import RejectedRequest, rejected_request
 from holodeck_lsp.server.settings import Settings
 
 NAME = "holodeck-lsp"
@@ -32,7 +34,24 @@ SETTINGS_TIMEOUT_S = 5.0
 
 class HolodeckProtocol(LanguageServerProtocol):
     """pygls picks the client's first offered encoding; we prefer utf-32 (our own unit, so no
-    conversion) and otherwise utf-16, which every client supports."""
+    conversion) and otherwise utf-16, which every client supports. A request whose params
+    cannot be read is answered with the invalid-params error (server/invalid_params.py)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as failure:
+            rejected = rejected_request(data, failure)
+            if rejected is None:
+                raise
+            return rejected
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, RejectedRequest):
+            if not self._shutdown:
+                self._send_response(message.id, None, message.error())
+            return
+        super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(

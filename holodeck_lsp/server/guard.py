@@ -8,6 +8,11 @@ turns into a JSON-RPC error the editor shows as a pop-up.
 
 `answer_or(default)` takes the value itself for immutable answers (`None`) and a factory for
 mutable ones (`list`), so two failed requests never share one list.
+
+Two answers are not the handler's to give: params that cannot be read as the method's never
+reach it — the request gets the JSON-RPC invalid-params error (`invalid_params.py`) — and a
+cancelled request (`asyncio.CancelledError`, not an `Exception`) passes through, for pygls to
+answer "request cancelled" (`request_work.py`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@ prompt tools, `instructions:`), a test case's `files:` entry's `path:`, `test_ca
 the module of a code metric's `grader:` (found as the checker finds it, without importing).
 
 Paths are relative to the folder of the file they are written in, as the checker reads them;
-only files that exist are linked (a missing one already has its diagnostic).
+only files that exist are linked (a missing one already has its diagnostic). Each collection
+is walked once (an alias is the node it names: an alias bomb would otherwise be followed
+exponentially often, issue 35); a value is linked where its text is, at its anchor, once.
 """
 
 from __future__ import annotations
@@ -55,17 +57,21 @@ def resolve(path: tuple[PathElement, ...], text: str, folder: Path) -> tuple[Pat
 
 
 def _walk(
-    node: Node, path: tuple[PathElement, ...], depth: int
+    node: Node, path: tuple[PathElement, ...], depth: int, seen: set[int]
 ) -> Iterator[tuple[tuple[PathElement, ...], Node]]:
     if depth > MAX_DEPTH:
         return
+    if not isinstance(node, ScalarNode):  # a collection: walked once (see above)
+        if id(node) in seen:
+            return
+        seen.add(id(node))
     if isinstance(node, MappingNode):
         for key, value in node.value:
             if isinstance(key, ScalarNode):
-                yield from _walk(value, (*path, str(key.value)), depth + 1)
+                yield from _walk(value, (*path, str(key.value)), depth + 1, seen)
     elif isinstance(node, SequenceNode):
         for index, item in enumerate(node.value):
-            yield from _walk(item, (*path, index), depth + 1)
+            yield from _walk(item, (*path, index), depth + 1, seen)
     else:
         yield path, node
 
@@ -73,9 +79,10 @@ def _walk(
 def file_values(root: Node | None, folder: Path) -> list[FileValue]:
     """Every value in the tree naming a file that exists."""
     found: list[FileValue] = []
+    linked: set[FileValue] = set()
     if root is None:
         return found
-    for path, node in _walk(root, (), 0):
+    for path, node in _walk(root, (), 0, set()):
         if not path or path[-1] not in ("file", "test_cases_file", "path", "grader"):
             continue
         span = text_span(node)
@@ -84,5 +91,8 @@ def file_values(root: Node | None, folder: Path) -> list[FileValue]:
         resolved = resolve(path, str(node.value), folder)
         if resolved is not None:
             line, start, end = span
-            found.append(FileValue(line, start, min(end, start + resolved[1]), resolved[0]))
+            value = FileValue(line, start, min(end, start + resolved[1]), resolved[0])
+            if value not in linked:  # an aliased scalar is met once per alias
+                linked.add(value)
+                found.append(value)
     return found

@@ -4,7 +4,8 @@ module (`offer`), so nothing is parsed twice; a request for a version not checke
 arrived within the debounce) parses it in a background thread, or waits for that parse.
 
 These features read the YAML only, never the validated agent, so they work while validation
-reports errors. A text that does not parse has no tree: the features answer null / empty.
+reports errors. A text that does not parse has no tree: the features answer null / empty; nor
+has a text over the size limit (`size_limit`), which is never parsed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.documents.size_limit import too_large
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.yaml_document import YamlDocument
@@ -79,7 +81,7 @@ class ParsedDocuments:
     def prefetch(self, uri: str) -> Future[Parsed] | None:
         """Start parsing the document's current text in the background (once per version)."""
         document = self.server.workspace.text_documents.get(uri)
-        if document is None:
+        if document is None or too_large(document.source):
             return None
         text, version = document.source, document.version
         with self._lock:
@@ -103,6 +105,8 @@ class ParsedDocuments:
             self.forget(uri)
             return None
         text, version = document.source, document.version
+        if too_large(text):
+            return None
         with self._lock:
             cached = self._cache.get(uri)
         current = cached is not None and cached.version == version and cached.document.text is text

@@ -19,6 +19,7 @@ from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_key, path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.documents.size_limit import too_large
 from holodeck_lsp.server.documents.suite_names import NameSpan, suite_names
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class SuiteFiles:
                 text = read_file_text(path, "utf-8-sig", yaml=True)
             except (OSError, UnicodeDecodeError):
                 return None
-        if root is None:
+        if root is None and not too_large(text):  # over the limit: never composed
             try:
                 root = compose(text)
             except Exception:  # a file that does not compose has no names (never an error)

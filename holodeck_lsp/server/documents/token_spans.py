@@ -5,6 +5,10 @@ value written as one, such as a `ground_truth` or the sample's `turn_program`
 `subtract(60.94, 25.14), divide(#0, 25.14)`), and metric names.
 
 A pure function of the nodes — no I/O. Columns are code points; spans stay on one line.
+Each collection is walked once: an alias is the very node it names, so following every alias
+of an alias bomb would grow exponentially (issue 35); its text, and so its colours, is where
+its anchor is written — the first time the walk meets it. An aliased scalar is met once per
+alias (a `grader: *g` colours the anchored text), its span kept once.
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ _PROGRAM = re.compile(r"\s*[A-Za-z_]\w*\(")
 Span = tuple[int, int, int, int, int]
 
 
-def _walk(node: Node, path: tuple[PathElement, ...], depth: int) -> Iterator[Span]:
+def _walk(node: Node, path: tuple[PathElement, ...], depth: int, seen: set[int]) -> Iterator[Span]:
     if depth > MAX_DEPTH:
         return
+    if not isinstance(node, ScalarNode):  # a collection: walked once (see above)
+        if id(node) in seen:
+            return
+        seen.add(id(node))
     if isinstance(node, MappingNode):
         in_args = bool(path) and len(path) >= 2 and path[-2] == "args"
         for key, value in node.value:
@@ -41,10 +49,10 @@ def _walk(node: Node, path: tuple[PathElement, ...], depth: int) -> Iterator[Spa
                 span = text_span(key)
                 if span is not None:
                     yield span[0], span[1], span[2] - span[1], TokenType.MATCHER, 0
-            yield from _walk(value, (*path, name), depth + 1)
+            yield from _walk(value, (*path, name), depth + 1, seen)
     elif isinstance(node, SequenceNode):
         for index, item in enumerate(node.value):
-            yield from _walk(item, (*path, index), depth + 1)
+            yield from _walk(item, (*path, index), depth + 1, seen)
     elif isinstance(node, ScalarNode) and path:
         yield from _scalar(node, path)
 
@@ -77,7 +85,7 @@ def token_spans(root: Node | None) -> list[Span]:
     """Every coloured span of the file, sorted by position."""
     if root is None:
         return []
-    spans = list(_walk(root, (), 0))
+    spans = list(_walk(root, (), 0, set()))
     for name in suite_names(root):
         if name.kind is NameKind.TOOL:
             spans.append(
@@ -85,5 +93,4 @@ def token_spans(root: Node | None) -> list[Span]:
             )
         elif name.kind is NameKind.EXPECTED_TOOL:
             spans.append((name.line, name.start, name.end - name.start, TokenType.TOOL, 0))
-    spans.sort()
-    return spans
+    return sorted(set(spans))  # an aliased scalar's span is found once per alias

@@ -12,6 +12,7 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.guard import answer_or
+from holodeck_lsp.server.request_work import off_loop
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
@@ -57,4 +58,7 @@ def register(server: HolodeckServer) -> None:
     @answer_or(list, "foldingRange")
     async def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
         parsed = await parsed_documents(server).get(params.text_document.uri)
-        return [] if parsed is None else folding_ranges(parsed.document.root, parsed.document.text)
+        if parsed is None:
+            return []
+        root, text = parsed.document.root, parsed.document.text
+        return await off_loop(lambda: folding_ranges(root, text))

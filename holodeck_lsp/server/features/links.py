@@ -7,16 +7,22 @@ from lsprotocol import types
 
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_to_uri
-from holodeck_lsp.server.documents.parsed import parsed_documents
+from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
 from holodeck_lsp.server.guard import answer_or
+from holodeck_lsp.server.request_work import off_loop
 
 
 async def document_links(server: HolodeckServer, uri: str) -> list[types.DocumentLink]:
-    from holodeck_lsp.server.documents.file_values import file_values
-
     parsed = await parsed_documents(server).get(uri)
     if parsed is None or parsed.agent_dir is None:
         return []
+    return await off_loop(lambda: _links(parsed))  # the walk and a stat per file value
+
+
+def _links(parsed: Parsed) -> list[types.DocumentLink]:
+    from holodeck_lsp.server.documents.file_values import file_values
+
+    assert parsed.agent_dir is not None
     links: list[types.DocumentLink] = []
     for value in file_values(parsed.document.root, parsed.agent_dir):
         start = parsed.converter.to_client(value.line, value.start)

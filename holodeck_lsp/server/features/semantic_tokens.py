@@ -16,6 +16,7 @@ from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.documents.positions import PositionConverter
 from holodeck_lsp.server.documents.token_legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from holodeck_lsp.server.guard import answer_or
+from holodeck_lsp.server.request_work import off_loop
 
 LEGEND = types.SemanticTokensLegend(
     token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS)
@@ -70,7 +71,8 @@ def register(server: HolodeckServer) -> None:
         parsed = await parsed_documents(server).get(uri)
         if parsed is None:
             return None
-        return encode(token_spans(parsed.document.root), parsed.converter)
+        root, converter = parsed.document.root, parsed.converter
+        return await off_loop(lambda: encode(token_spans(root), converter))
 
     def remember(uri: str, data: list[int]) -> str:
         result_id = str(next(results))

@@ -13,6 +13,7 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.guard import answer_or
+from holodeck_lsp.server.request_work import off_loop
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
@@ -146,8 +147,9 @@ def register(server: HolodeckServer) -> None:
             return []
         cached = outlines.get(parsed.uri)
         if cached is None or cached[0] is not parsed:
+            root, converter = parsed.document.root, parsed.converter
             cached = outlines[parsed.uri] = (
                 parsed,
-                outline(parsed.document.root, parsed.converter),
+                await off_loop(lambda: outline(root, converter)),
             )
         return cached[1]

@@ -33,6 +33,7 @@ from holodeck_lsp.config.text_positions import EditorLines
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.documents.size_limit import too_large
 from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def actions_for(
 ) -> tuple[_Request, _EditBuilder] | None:
     uri = params.text_document.uri
     document = server.workspace.text_documents.get(uri)
-    if document is None:
+    if document is None or too_large(document.source):
         return None
     only = params.context.only
     checked = _file_diagnostics(engine, uri, document.source, document.version)

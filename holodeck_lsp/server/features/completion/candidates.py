@@ -17,6 +17,7 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.matcher_docs import MATCHER_DOCS
+from holodeck_lsp.server.documents.size_limit import too_large
 from holodeck_lsp.server.features.completion.context import Context, Mode, context_at
 from holodeck_lsp.server.features.completion.item_builder import (
     ItemBuilder,
@@ -129,7 +130,7 @@ def completions(
     server: HolodeckServer, uri: str, line: int, character: int
 ) -> list[types.CompletionItem]:
     document = server.workspace.text_documents.get(uri)
-    if document is None:
+    if document is None or too_large(document.source):
         return []
     text = document.source
     converter = server.converter(text)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from holodeck_lsp.config.diagnostics import Diagnostic
 from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.server.documents.index import path_key
+from holodeck_lsp.server.documents.size_limit import too_large, too_large_diagnostic
 
 if TYPE_CHECKING:
     from holodeck_lsp.config.loader import LoadOptions, LoadResult
@@ -51,6 +52,10 @@ def analyse(
     # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
     from holodeck_lsp.config.loader import load_agent_file, load_agent_text
 
+    if text is not None and too_large(text):  # not composed: memory stays bounded
+        return Analysis(
+            path, version, False, [too_large_diagnostic(path, text)], {path_key(path): text}, []
+        )
     if text is None:
         result = load_agent_file(path, options=options)
         text = _read(path) or ""
