@@ -47,7 +47,7 @@ class JudgeDialect:
     base: Callable[[str], str]
     #: The request URL: (model, base, env) -> url.
     url: Callable[[LLMProvider, str, Mapping[str, str]], str]
-    #: The headers carrying the key (None only for a provider whose row has no key variable).
+    #: The headers, with the key (None: the provider's row has no key variable, none is sent).
     headers: Callable[[str | None], dict[str, str]]
     #: The request body: (model, prompt, schema, schema name) -> JSON object.
     body: Callable[[LLMProvider, str, Schema, str], dict[str, Any]]
@@ -139,7 +139,7 @@ def _azure_url(model: LLMProvider, base: str, env: Mapping[str, str]) -> str:
 OPENAI_CHAT = JudgeDialect(
     base=lambda endpoint: endpoint,
     url=lambda model, base, env: base.rstrip("/") + "/chat/completions",
-    headers=lambda key: {"Authorization": f"Bearer {key}"},
+    headers=lambda key: {"Authorization": f"Bearer {key}"} if key else {},
     body=lambda model, prompt, schema, name: _chat_body(
         model, prompt, schema, name, with_model=True
     ),
@@ -149,7 +149,7 @@ OPENAI_CHAT = JudgeDialect(
 AZURE_CHAT = JudgeDialect(
     base=lambda endpoint: endpoint.rstrip("/"),
     url=_azure_url,
-    headers=lambda key: {"api-key": f"{key}"},
+    headers=lambda key: {"api-key": key} if key else {},
     body=lambda model, prompt, schema, name: _chat_body(
         model, prompt, schema, name, with_model=False
     ),
@@ -166,7 +166,10 @@ OLLAMA_CHAT = JudgeDialect(
 ANTHROPIC_MESSAGES = JudgeDialect(
     base=lambda endpoint: endpoint.rstrip("/"),
     url=lambda model, base, env: base + "/v1/messages",
-    headers=lambda key: {"x-api-key": f"{key}", "anthropic-version": ANTHROPIC_VERSION},
+    headers=lambda key: {
+        **({"x-api-key": key} if key else {}),
+        "anthropic-version": ANTHROPIC_VERSION,
+    },
     body=_messages_body,
     reply=_messages_reply,
 )
