@@ -21,6 +21,7 @@ from holodeck_lsp.config.yaml_document import node_range
 from holodeck_lsp.schema import messages
 from holodeck_lsp.schema.agent import MAX_TEST_CASES, MAX_TOOLS
 from holodeck_lsp.schema.codes import Code
+from holodeck_lsp.schema.providers import ENDPOINT_REQUIRED
 from holodeck_lsp.schema.test_case import LEGACY_FIELDS, MAX_FILES
 
 #: Where an LLM provider block may stand, and so an azure_openai endpoint is required.
@@ -131,7 +132,8 @@ def _azure_endpoints(agent: CheckedSource, data: dict[str, Any]) -> Iterator[Dia
         model: Any = data
         for element in path:
             model = model.get(element) if isinstance(model, dict) else None
-        if not isinstance(model, dict) or model.get("provider") != "azure_openai":
+        provider = model.get("provider") if isinstance(model, dict) else None
+        if not isinstance(provider, str) or provider not in ENDPOINT_REQUIRED:
             continue
         endpoint = model.get("endpoint")
         if not (isinstance(endpoint, str) and endpoint.strip()):

@@ -10,6 +10,7 @@ from pydantic import Field, SecretStr, model_validator
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.schema.messages import endpoint_required
+from holodeck_lsp.schema.providers import ENDPOINT_REQUIRED
 from holodeck_lsp.schema.providers import Provider as Provider
 
 
@@ -61,8 +62,8 @@ class LLMProvider(StrictModel):
     )
 
     @model_validator(mode="after")
-    def _azure_needs_endpoint(self) -> Self:
-        if self.provider is Provider.AZURE_OPENAI and not (self.endpoint or "").strip():
+    def _endpoint_when_required(self) -> Self:
+        if self.provider in ENDPOINT_REQUIRED and not (self.endpoint or "").strip():
             raise fault(
                 Code.ENDPOINT_REQUIRED,
                 endpoint_required(),

@@ -1,13 +1,15 @@
 """The metric catalogue: one entry per metric an `evaluations:` list can name, with the facts
-every layer needs — its kind (the `type:` discriminator), how it is graded, whether it needs
-a `ground_truth` or a `retrieval_context`, its default pass mark and options, and a one-line
-doc.
+every layer needs — its kind (the `type:` discriminator), how it is graded and by which
+evaluator, whether it needs a `ground_truth` or a `retrieval_context`, its default pass mark,
+its own options (name, default, doc, bounds) and a one-line doc.
 
-The schema models (`schema.metrics`) take their names, defaults and descriptions from here,
-the engine's evaluator registry (`engine.evaluators.registry`) maps each non-judged name to
-its evaluator, and the language server's hover and completion show these docs. Adding a
-built-in metric is: its name in `StandardMetricName`, its entry below, and its evaluator (or
-`Grading.LLM_JUDGE`); `tests/schema/test_metric_catalogue.py` checks the three agree.
+Adding a built-in metric is one entry here. Everything else is derived from the entries: the
+names a `metric:` accepts (`StandardMetricName`), the option fields of the schema model
+(`schema.metrics.StandardMetric`, built from each entry's `options`), the engine's evaluator
+registry (`engine.evaluators.registry`, keyed by each entry's `evaluator`), and the language
+server's hover and completion. A metric graded by a new kind of evaluator also needs that
+evaluator in the engine's table; `tests/schema/test_metric_catalogue.py` and
+`tests/schema/test_metric_specs.py` check the entries and the engine agree.
 
 Pure data: no pydantic, no I/O, so the language server can import it at start-up.
 """
@@ -19,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 #: A metric's `type:` — the discriminator of the metric union.
 MetricKind = Literal["standard", "geval", "rag", "code"]
@@ -35,30 +37,6 @@ KIND_DOCS: Mapping[str, str] = MappingProxyType(
         "code": "`code` — a Python grader.",
     }
 )
-
-#: The values of a standard metric's `metric:` key (a Literal, so mypy and the JSON Schema
-#: know them); each has an entry in `STANDARD_METRICS`.
-StandardMetricName = Literal[
-    "groundedness",
-    "relevance",
-    "coherence",
-    "fluency",
-    "bleu",
-    "rouge",
-    "meteor",
-    "equality",
-    "numeric",
-]
-
-
-# The values of a rag metric's `metric_type:` key; each has an entry in `RAG_METRICS`. (A
-# comment, not a docstring: pydantic would put a docstring into the printed JSON Schema.)
-class RAGMetricType(StrEnum):
-    FAITHFULNESS = "faithfulness"
-    CONTEXTUAL_RELEVANCY = "contextual_relevancy"
-    CONTEXTUAL_PRECISION = "contextual_precision"
-    CONTEXTUAL_RECALL = "contextual_recall"
-    ANSWER_RELEVANCY = "answer_relevancy"
 
 
 class Grading(StrEnum):
@@ -99,14 +77,28 @@ def judged_rule(default: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricOption:
+    """A key only its metric reads: the schema's field is built from this (its type is the
+    default's, bool or float)."""
+
+    name: str
+    default: bool | float
+    doc: str
+    #: A number that must be >= 0 (a tolerance): the schema's minimum and its check.
+    non_negative: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class MetricSpec:
     """One metric of the catalogue.
 
     `name` is what the YAML names it by: the `metric:` of a standard metric, the
     `metric_type:` of a rag metric, the kind itself for `geval` and `code` (their instances
-    are named by the user). `options` are the keys only this metric reads, with their
-    defaults. `rule` says when it passes; `{option}` placeholders are filled with the
-    option's default as YAML spells it (see `rule_text`).
+    are named by the user). `options` are the keys only this metric reads (its options
+    model). `evaluator` names the engine's evaluator that grades it
+    (`engine.evaluators.registry`); None when a judge or the user's code does. `rule` says
+    when it passes; `{option}` placeholders are filled with the option's default as YAML
+    spells it (see `rule_text`).
     """
 
     name: str
@@ -117,7 +109,8 @@ class MetricSpec:
     needs_ground_truth: bool = False
     needs_retrieval_context: bool = False
     default_threshold: float | None = None
-    options: tuple[tuple[str, bool | float], ...] = ()
+    options: tuple[MetricOption, ...] = ()
+    evaluator: str | None = None
 
     @property
     def llm_judged(self) -> bool:
@@ -125,7 +118,7 @@ class MetricSpec:
 
     def rule_text(self) -> str:
         """`rule` with each option's default filled in."""
-        return self.rule.format(**{name: yaml_text(value) for name, value in self.options})
+        return self.rule.format(**{opt.name: yaml_text(opt.default) for opt in self.options})
 
 
 def yaml_text(value: bool | float) -> str:
@@ -144,6 +137,7 @@ def _overlap(name: str, label: str, doc: str) -> MetricSpec:
         rule=f"text overlap ({label}) with `ground_truth`; passes at `threshold`. No judge needed.",
         needs_ground_truth=True,
         default_threshold=NLP_THRESHOLD,
+        evaluator="text_overlap",
     )
 
 
@@ -159,17 +153,15 @@ def _judged(name: str, doc: str, *, retrieval: bool = False) -> MetricSpec:
     )
 
 
-def _rag(name: RAGMetricType, doc: str, *, ground_truth: bool = False) -> MetricSpec:
-    # answer_relevancy judges the answer against the input only; the others read the
-    # retrieved passages (`retrieval_context`, or an `is_retrieval` MCP server's results).
+def _rag(name: str, doc: str, *, ground_truth: bool = False, retrieval: bool = True) -> MetricSpec:
     return MetricSpec(
-        name=name.value,
+        name=name,
         kind="rag",
         grading=Grading.LLM_JUDGE,
         doc=doc,
         rule=judged_rule(RAG_THRESHOLD),
         needs_ground_truth=ground_truth,
-        needs_retrieval_context=name is not RAGMetricType.ANSWER_RELEVANCY,
+        needs_retrieval_context=retrieval,
         default_threshold=RAG_THRESHOLD,
     )
 
@@ -198,10 +190,21 @@ _STANDARD = (
         needs_ground_truth=True,
         default_threshold=BINARY_THRESHOLD,
         options=(
-            ("case_insensitive", False),
-            ("strip_whitespace", False),
-            ("strip_punctuation", False),
+            MetricOption(
+                "case_insensitive", False, "equality: compare lower-cased text. Default false."
+            ),
+            MetricOption(
+                "strip_whitespace",
+                False,
+                "equality: trim and collapse runs of white space first. Default false.",
+            ),
+            MetricOption(
+                "strip_punctuation",
+                False,
+                "equality: remove ASCII punctuation before comparing. Default false.",
+            ),
         ),
+        evaluator="equality",
     ),
     MetricSpec(
         name="numeric",
@@ -216,31 +219,50 @@ _STANDARD = (
         needs_ground_truth=True,
         default_threshold=BINARY_THRESHOLD,
         options=(
-            ("absolute_tolerance", 1e-6),
-            ("relative_tolerance", 0.0),
-            ("accept_percent", False),
-            ("accept_thousands_separators", False),
+            MetricOption(
+                "absolute_tolerance",
+                1e-6,
+                "numeric: pass when |actual − expected| ≤ absolute_tolerance. "
+                "Default 1e-6 (float noise only).",
+                non_negative=True,
+            ),
+            MetricOption(
+                "relative_tolerance",
+                0.0,
+                "numeric: also pass when |actual − expected| ≤ relative_tolerance × "
+                "|expected|. Default 0 (off).",
+                non_negative=True,
+            ),
+            MetricOption(
+                "accept_percent", False, 'numeric: read a trailing "%" as ÷100. Default false.'
+            ),
+            MetricOption(
+                "accept_thousands_separators",
+                False,
+                "numeric: read digits grouped in threes by `,`, `_` or a no-break, "
+                "narrow no-break or thin space. Default false.",
+            ),
         ),
+        evaluator="numeric",
     ),
 )
 
 _RAG = (
-    _rag(RAGMetricType.FAITHFULNESS, "Is every claim of the response backed by the context?"),
+    _rag("faithfulness", "Is every claim of the response backed by the context?"),
+    _rag("contextual_relevancy", "How much of the retrieved context is relevant to the input?"),
     _rag(
-        RAGMetricType.CONTEXTUAL_RELEVANCY,
-        "How much of the retrieved context is relevant to the input?",
-    ),
-    _rag(
-        RAGMetricType.CONTEXTUAL_PRECISION,
+        "contextual_precision",
         "Are the passages that matter for `ground_truth` ranked first?",
         ground_truth=True,
     ),
     _rag(
-        RAGMetricType.CONTEXTUAL_RECALL,
+        "contextual_recall",
         "Does the retrieved context hold everything `ground_truth` says?",
         ground_truth=True,
     ),
-    _rag(RAGMetricType.ANSWER_RELEVANCY, "Does the response address the input?"),
+    # answer_relevancy judges the answer against the input only; the others read the
+    # retrieved passages (`retrieval_context`, or an `is_retrieval` MCP server's results).
+    _rag("answer_relevancy", "Does the response address the input?", retrieval=False),
 )
 
 GEVAL = MetricSpec(
@@ -260,35 +282,43 @@ CODE = MetricSpec(
     default_threshold=CODE_THRESHOLD,
 )
 
-#: Standard metrics by `metric:` name, in `StandardMetricName` order.
+#: The values of a standard metric's `metric:` key, from the entries above: a Literal at run
+#: time, so the JSON Schema's enum and the loader's messages list them. mypy cannot read a
+#: Literal built from data, so to it a name is a `str`.
+if TYPE_CHECKING:
+    StandardMetricName = str
+else:
+    StandardMetricName = Literal[tuple(metric.name for metric in _STANDARD)]
+
+# The values of a rag metric's `metric_type:` key, from the entries above (an enum named
+# RAGMetricType, as the JSON Schema has always called it). To mypy a member-less StrEnum: a
+# value is read as `.value`. (A comment, not a docstring: pydantic would put a docstring into
+# the printed JSON Schema.)
+if TYPE_CHECKING:
+
+    class RAGMetricType(StrEnum):
+        pass
+
+else:
+    RAGMetricType = StrEnum("RAGMetricType", [(m.name.upper(), m.name) for m in _RAG])
+
+#: Standard metrics by `metric:` name, in catalogue order.
 STANDARD_METRICS: Mapping[str, MetricSpec] = MappingProxyType({m.name: m for m in _STANDARD})
-#: Rag metrics by `metric_type:` value, in `RAGMetricType` order.
+#: Rag metrics by `metric_type:` value, in catalogue order.
 RAG_METRICS: Mapping[str, MetricSpec] = MappingProxyType({m.name: m for m in _RAG})
 #: Every entry of the catalogue.
 CATALOGUE: tuple[MetricSpec, ...] = (*_STANDARD, GEVAL, *_RAG, CODE)
 
 #: Standard metrics whose score comes from an LLM judge.
 LLM_JUDGED_METRICS: tuple[str, ...] = tuple(m.name for m in _STANDARD if m.llm_judged)
+#: Every option a standard metric reads, in catalogue order.
+STANDARD_OPTION_SPECS: tuple[MetricOption, ...] = tuple(
+    option for m in _STANDARD for option in m.options
+)
 #: Every option a standard metric reads, with its default, in catalogue order.
 STANDARD_OPTIONS: Mapping[str, bool | float] = MappingProxyType(
-    {name: default for m in _STANDARD for name, default in m.options}
+    {option.name: option.default for option in STANDARD_OPTION_SPECS}
 )
-
-
-def flag_default(option: str) -> bool:
-    """The default of a yes/no option of a standard metric."""
-    value = STANDARD_OPTIONS[option]
-    if not isinstance(value, bool):
-        raise TypeError(f"{option} is not a yes/no option")
-    return value
-
-
-def number_default(option: str) -> float:
-    """The default of a numeric option of a standard metric."""
-    value = STANDARD_OPTIONS[option]
-    if isinstance(value, bool):
-        raise TypeError(f"{option} is not a numeric option")
-    return value
 
 
 def _names(names: list[str], last: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import AfterValidator, Discriminator, Field, Tag, create_model, field_validator
 
 from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
@@ -18,11 +18,11 @@ from holodeck_lsp.schema.metric_catalogue import (
     LLM_JUDGED_METRICS,
     METRIC_TYPES,
     RAG_THRESHOLD,
+    STANDARD_OPTION_SPECS,
+    MetricOption,
     RAGMetricType,
     StandardMetricName,
-    flag_default,
     judge_model_description,
-    number_default,
     rag_metric_description,
     standard_metric_description,
     yaml_text,
@@ -62,9 +62,8 @@ def _tolerance(value: float) -> float:
     return value
 
 
-class StandardMetric(StrictModel):
-    """A built-in metric, chosen by `metric:`. `equality` and `numeric` are deterministic;
-    `bleu` / `rouge` / `meteor` compare text; the others ask an LLM judge."""
+class _StandardMetricHead(StrictModel):
+    """The keys every standard metric reads; its own options follow (`_StandardOptions`)."""
 
     type: Literal["standard"] = Field(default="standard", description=KIND_DOCS["standard"])
     metric: StandardMetricName = Field(description=standard_metric_description())
@@ -86,47 +85,56 @@ class StandardMetric(StrictModel):
     custom_prompt: NonBlankStr | None = Field(
         default=None, description="Replaces the judge's evaluation prompt."
     )
-    case_insensitive: bool = Field(
-        default=flag_default("case_insensitive"),
-        description="equality: compare lower-cased text. Default false.",
+
+    def flag(self, option: str) -> bool:
+        """The value of a yes/no option of the catalogue (e.g. `case_insensitive`)."""
+        value = getattr(self, option)
+        if not isinstance(value, bool):
+            raise TypeError(f"{option} is not a yes/no option")
+        return value
+
+    def number(self, option: str) -> float:
+        """The value of a numeric option of the catalogue (e.g. `absolute_tolerance`)."""
+        value = getattr(self, option)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"{option} is not a numeric option")
+        return float(value)
+
+
+def _option_field(option: MetricOption) -> tuple[Any, Any]:
+    """The schema field of a catalogue option: its type is its default's."""
+    field = Field(default=option.default, description=option.doc)
+    if isinstance(option.default, bool):
+        return bool, field
+    if option.non_negative:
+        minimum = Field(json_schema_extra={"minimum": 0})
+        return Annotated[float, minimum, AfterValidator(_tolerance)], field
+    return float, field
+
+
+# The options of every standard metric, built from the catalogue's entries (one registration
+# per metric: schema/metric_catalogue.py). mypy cannot see fields made at run time, so the
+# evaluators read them through `flag()` and `number()`.
+if TYPE_CHECKING:
+    _StandardOptions = _StandardMetricHead
+else:
+    _StandardOptions = create_model(
+        "_StandardOptions",
+        __base__=_StandardMetricHead,
+        __module__=__name__,
+        **{option.name: _option_field(option) for option in STANDARD_OPTION_SPECS},
     )
-    strip_whitespace: bool = Field(
-        default=flag_default("strip_whitespace"),
-        description="equality: trim and collapse runs of white space first. Default false.",
-    )
-    strip_punctuation: bool = Field(
-        default=flag_default("strip_punctuation"),
-        description="equality: remove ASCII punctuation before comparing. Default false.",
-    )
-    absolute_tolerance: Annotated[float, Field(json_schema_extra={"minimum": 0})] = Field(
-        default=number_default("absolute_tolerance"),
-        description="numeric: pass when |actual − expected| ≤ absolute_tolerance. "
-        "Default 1e-6 (float noise only).",
-    )
-    relative_tolerance: Annotated[float, Field(json_schema_extra={"minimum": 0})] = Field(
-        default=number_default("relative_tolerance"),
-        description="numeric: also pass when |actual − expected| ≤ relative_tolerance × "
-        "|expected|. Default 0 (off).",
-    )
-    accept_percent: bool = Field(
-        default=flag_default("accept_percent"),
-        description='numeric: read a trailing "%" as ÷100. Default false.',
-    )
-    accept_thousands_separators: bool = Field(
-        default=flag_default("accept_thousands_separators"),
-        description="numeric: read digits grouped in threes by `,`, `_` or a no-break, "
-        "narrow no-break or thin space. Default false.",
-    )
+
+
+class StandardMetric(_StandardOptions):
+    """A built-in metric, chosen by `metric:`. `equality` and `numeric` are deterministic;
+    `bleu` / `rouge` / `meteor` compare text; the others ask an LLM judge."""
+
     response_path: str | None = Field(
         default=None,
         description="Grade one value of a JSON response instead of the whole text: dotted "
         "keys with [index] parts, e.g. `answer`, `result.value`, `items[0].score`.",
     )
-
-    @field_validator("absolute_tolerance", "relative_tolerance")
-    @classmethod
-    def _check_tolerance(cls, value: float) -> float:
-        return _tolerance(value)
 
     @field_validator("response_path")
     @classmethod

@@ -1,6 +1,9 @@
 """The providers a `model:` can name — the one list (schema/llm.py re-exports it; `--model`
 checks against it; the completion scripts' `__models` offers it). A plain enum in a module of
-its own, so that reading it does not import pydantic."""
+its own, so that reading it does not import pydantic.
+
+What the run does with each provider is its row in runner/backends/providers.py (a test
+checks that every value here has one); only what the schema itself checks is kept here."""
 
 from __future__ import annotations
 
@@ -12,3 +15,8 @@ class Provider(StrEnum):
     AZURE_OPENAI = "azure_openai"
     ANTHROPIC = "anthropic"
     OLLAMA = "ollama"
+
+
+#: Providers with no default endpoint: `model.endpoint` is required (the schema's check and
+#: the loader's diagnostic read this; their rows' `default_endpoint` is empty).
+ENDPOINT_REQUIRED: frozenset[Provider] = frozenset({Provider.AZURE_OPENAI})

@@ -143,8 +143,8 @@ def test_hover_states_the_catalogue_rule(name: str) -> None:
     spec = STANDARD_METRICS[name]
     text = _hover(name)
     assert text == f"**metric `{name}`** — {spec.rule_text()}"
-    for option, default in spec.options:
-        assert f"`{option}`" in text and f"`{yaml_text(default)}`" in text
+    for option in spec.options:
+        assert f"`{option.name}`" in text and f"`{yaml_text(option.default)}`" in text
 
 
 def _value_items(lines: list[str]) -> dict[str, Any]:

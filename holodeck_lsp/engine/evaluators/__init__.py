@@ -1,7 +1,8 @@
 """Built-in metrics: grade one turn's response against its ground truth.
 
 `evaluate_metric` is the entry point; it dispatches on the metric, as the metric catalogue
-(`schema.metric_catalogue`) and the evaluator registry (`registry.EVALUATORS`) say:
+(`schema.metric_catalogue`, each entry naming its evaluator) and the evaluator registry
+(`registry.EVALUATORS`, keyed from those entries) say:
 
 | metric                                      | evaluator                        |
 |---------------------------------------------|----------------------------------|

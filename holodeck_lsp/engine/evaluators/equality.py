@@ -75,7 +75,7 @@ def evaluate_equality(metric: StandardMetric, response: str, ground_truth: str) 
     if isinstance(graded, MetricResult):
         return graded
     response = graded
-    on = {flag for flag in _FLAGS if getattr(metric, flag)}
+    on = {flag for flag in _FLAGS if metric.flag(flag)}
     if not on:
         actual, expected = response, ground_truth
     else:

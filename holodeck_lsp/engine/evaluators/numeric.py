@@ -160,21 +160,23 @@ def evaluate_numeric(metric: StandardMetric, response: str, ground_truth: str) -
     if isinstance(graded, MetricResult):
         return graded
     response = graded
+    accept_percent = metric.flag("accept_percent")
+    accept_thousands_separators = metric.flag("accept_thousands_separators")
     problems: list[str] = []
     actual = expected = Decimal(0)
     try:
         actual = parse_number(
             response,
-            accept_percent=metric.accept_percent,
-            accept_thousands_separators=metric.accept_thousands_separators,
+            accept_percent=accept_percent,
+            accept_thousands_separators=accept_thousands_separators,
         )
     except NotANumber as error:
         problems.append(error.describe(RESPONSE_SIDE, response))
     try:
         expected = parse_number(
             ground_truth,
-            accept_percent=metric.accept_percent,
-            accept_thousands_separators=metric.accept_thousands_separators,
+            accept_percent=accept_percent,
+            accept_thousands_separators=accept_thousands_separators,
         )
     except NotANumber as error:
         problems.append(error.describe(GROUND_TRUTH_SIDE, ground_truth))
@@ -182,7 +184,10 @@ def evaluate_numeric(metric: StandardMetric, response: str, ground_truth: str) -
         return failed_result(metric, "; ".join(problems), threshold)
     try:
         matched, reasoning = compare_numbers(
-            actual, expected, metric.absolute_tolerance, metric.relative_tolerance
+            actual,
+            expected,
+            metric.number("absolute_tolerance"),
+            metric.number("relative_tolerance"),
         )
     except ArithmeticError:
         return failed_result(

@@ -1,11 +1,10 @@
 """One judge model's HTTP client: send a prompt, get the reply text and its token usage.
 
-The four providers the runner supports, spoken directly over HTTP (httpx) so judging
-needs no SDK beyond deepeval: OpenAI chat completions (structured output through
-`response_format: json_schema` when the judge asks for a schema), Azure OpenAI (the same,
-per deployment), Ollama's `/api/chat` (`format`: the schema) and Anthropic messages (the
-schema is asked for in the prompt: the Messages API has no response format). Endpoints,
-keys and their environment variables are the runner's (docs/running.md).
+Every provider the runner supports is spoken directly over HTTP (httpx) so judging needs no
+SDK beyond deepeval. What differs per provider — URL, key header, body, reply — is the
+provider row's judge dialect (backends/providers.py, backends/judge_dialects.py); this client
+only sends. Endpoints, keys and their environment variables are the runner's
+(docs/running.md).
 
 The API key travels in a header only, never in a prompt. Requests go through the endpoint's
 limiter (runner/limits/), the same one as the agent's requests to that endpoint and model:
@@ -25,13 +24,8 @@ from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.runner.limits.registry import limiter_for
 from holodeck_lsp.runner.limits.transport import limited_transport, provider_status
 from holodeck_lsp.schema.judge_model import judge_label
-from holodeck_lsp.schema.llm import LLMProvider, Provider
+from holodeck_lsp.schema.llm import LLMProvider
 from holodeck_lsp.schema.results import TokenUsage
-
-AZURE_API_VERSION = "2024-10-21"
-ANTHROPIC_VERSION = "2023-06-01"
-#: Judges answer in JSON of a few hundred tokens; bounded so a runaway reply stops.
-MAX_REPLY_TOKENS = 2048
 
 
 class JudgeCallError(Exception):
@@ -58,12 +52,6 @@ def _key(model: LLMProvider, env: Mapping[str, str], variable: str) -> str | Non
     return secret or env.get(variable, "").strip() or None
 
 
-def _key_variable(provider: Provider) -> str:
-    variable = PROVIDERS[provider].key_variable
-    assert variable is not None, provider  # only Ollama needs no key
-    return variable
-
-
 class JudgeTransport:
     """The client of one judge model (one per judge model per run)."""
 
@@ -71,84 +59,24 @@ class JudgeTransport:
         self.model = model
         self.label = judge_label(model)
         self._env = env
+        self._dialect = PROVIDERS[model.provider].judge
         self._client: httpx.AsyncClient | None = None
         self._base = ""
         self._url, self._headers = self._route()
 
     def _route(self) -> tuple[str, dict[str, str]]:
         model, env = self.model, self._env
-        provider = model.provider
-        if provider is Provider.OPENAI:
-            key = _key(model, env, _key_variable(provider))
+        row = PROVIDERS[model.provider]
+        key: str | None = None
+        if row.key_variable is not None:
+            key = _key(model, env, row.key_variable)
             if key is None:
                 raise JudgeConfigError(
-                    f"the judge {self.label} needs an API key: set OPENAI_API_KEY or the "
-                    "judge's `model.api_key` (e.g. `api_key: ${OPENAI_API_KEY}`)"
+                    f"the judge {self.label} needs an API key: set {row.key_variable} or the "
+                    f"judge's `model.api_key`{self._dialect.key_hint}"
                 )
-            base = PROVIDERS[provider].endpoint(model.endpoint, env)
-            self._base = base
-            return base.rstrip("/") + "/chat/completions", {"Authorization": f"Bearer {key}"}
-        if provider is Provider.AZURE_OPENAI:
-            key = _key(model, env, _key_variable(provider))
-            if key is None:
-                raise JudgeConfigError(
-                    f"the judge {self.label} needs an API key: set AZURE_OPENAI_API_KEY or "
-                    "the judge's `model.api_key`"
-                )
-            version = model.api_version or env.get("AZURE_OPENAI_API_VERSION") or AZURE_API_VERSION
-            base = (model.endpoint or "").rstrip("/")
-            self._base = base
-            url = f"{base}/openai/deployments/{model.name}/chat/completions?api-version={version}"
-            return url, {"api-key": key}
-        if provider is Provider.OLLAMA:
-            base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
-            base = base.removesuffix("/v1")
-            self._base = base
-            return base + "/api/chat", {}
-        key = _key(model, env, _key_variable(provider))
-        if key is None:
-            raise JudgeConfigError(
-                f"the judge {self.label} needs an API key: set ANTHROPIC_API_KEY or the "
-                "judge's `model.api_key`"
-            )
-        base = PROVIDERS[provider].endpoint(model.endpoint, env).rstrip("/")
-        self._base = base
-        return base + "/v1/messages", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
-
-    def _body(self, prompt: str, schema: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
-        provider = self.model.provider
-        messages = [{"role": "user", "content": prompt}]
-        if provider is Provider.OLLAMA:
-            body: dict[str, Any] = {
-                "model": self.model.name,
-                "messages": messages,
-                "stream": False,
-                "options": {"temperature": 0},
-            }
-            if schema is not None:
-                body["format"] = dict(schema)
-            return body
-        if provider is Provider.ANTHROPIC:
-            if schema is not None:
-                prompt += (
-                    f"\n\nAnswer with one JSON object ({name}) matching this JSON Schema, "
-                    f"and nothing else:\n{json.dumps(schema)}"
-                )
-            return {
-                "model": self.model.name,
-                "max_tokens": MAX_REPLY_TOKENS,
-                "temperature": 0,
-                "messages": [{"role": "user", "content": prompt}],
-            }
-        body = {"messages": messages, "temperature": 0, "max_tokens": MAX_REPLY_TOKENS}
-        if provider is Provider.OPENAI:
-            body["model"] = self.model.name
-        if schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": dict(schema), "strict": False},
-            }
-        return body
+        self._base = self._dialect.base(row.endpoint(model.endpoint, env))
+        return self._dialect.url(model, self._base, env), self._dialect.headers(key)
 
     async def complete(
         self, prompt: str, schema: Mapping[str, Any] | None, name: str, timeout: float
@@ -161,7 +89,7 @@ class JudgeTransport:
         try:
             response = await self._client.post(
                 self._url,
-                json=self._body(prompt, schema, name),
+                json=self._dialect.body(self.model, prompt, schema, name),
                 headers=self._headers,
                 timeout=timeout,
             )
@@ -192,41 +120,21 @@ class JudgeTransport:
         return self._reply(data)
 
     def _reply(self, data: Any) -> Reply:
-        provider = self.model.provider
         try:
-            if provider is Provider.OLLAMA:
-                text = data["message"]["content"]
-                prompt_tokens = int(data.get("prompt_eval_count") or 0)
-                completion_tokens = int(data.get("eval_count") or 0)
-            elif provider is Provider.ANTHROPIC:
-                if data.get("stop_reason") == "refusal":
-                    raise JudgeCallError(f"the judge {self.label} refused to judge")
-                text = "".join(
-                    block.get("text", "") for block in data["content"] if block["type"] == "text"
-                )
-                usage = data.get("usage") or {}
-                prompt_tokens = int(usage.get("input_tokens") or 0)
-                completion_tokens = int(usage.get("output_tokens") or 0)
-            else:
-                message = data["choices"][0]["message"]
-                if message.get("refusal"):
-                    raise JudgeCallError(
-                        f"the judge {self.label} refused to judge: {message['refusal'][:200]}"
-                    )
-                text = message.get("content") or ""
-                usage = data.get("usage") or {}
-                prompt_tokens = int(usage.get("prompt_tokens") or 0)
-                completion_tokens = int(usage.get("completion_tokens") or 0)
+            parts = self._dialect.reply(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             raise JudgeCallError(
                 f"the judge {self.label} answered in an unexpected shape: {json.dumps(data)[:160]}"
             ) from None
+        if parts.refusal is not None:
+            reason = f": {parts.refusal}" if parts.refusal else ""
+            raise JudgeCallError(f"the judge {self.label} refused to judge{reason}")
         usage_total = TokenUsage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
+            prompt_tokens=parts.prompt_tokens,
+            completion_tokens=parts.completion_tokens,
+            total_tokens=parts.prompt_tokens + parts.completion_tokens,
         )
-        return Reply(text=text, usage=usage_total)
+        return Reply(text=parts.text, usage=usage_total)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
+from holodeck_lsp.runner.backends.providers import price_provider
+
 #: Dated snapshots (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`) and aliases
 #: (`claude-3-5-sonnet-latest`) cost what their family's entry does.
 _VERSION_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$")
-#: Providers that sell the same models under other names for the endpoint.
-_SAME_PRICES = {"azure_openai": "openai"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,8 @@ class PriceList:
         bare = _VERSION_SUFFIX.sub("", name)
         if bare != name:
             names.append(bare)
-        for who in dict.fromkeys((provider, _SAME_PRICES.get(provider, provider))):
+        # A provider selling another's models (its row's `priced_as`) costs what they cost.
+        for who in dict.fromkeys((provider, price_provider(provider))):
             for candidate in names:
                 found = self.prices.get(f"{who}:{candidate}")
                 if found is not None:

@@ -9,7 +9,7 @@ through, which SK's own Azure settings reject.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from holodeck_lsp.runner.backends.base import (
@@ -20,9 +20,9 @@ from holodeck_lsp.runner.backends.base import (
     BackendSessionError,
     BackendTimeoutError,
 )
-from holodeck_lsp.runner.backends.providers import PROVIDERS
+from holodeck_lsp.runner.backends.providers import PROVIDERS, ProviderRow
 from holodeck_lsp.runner.backends.sk.limited_client import limited_http_client
-from holodeck_lsp.schema.llm import LLMProvider, Provider
+from holodeck_lsp.schema.llm import LLMProvider
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -63,6 +63,83 @@ def read_timeout(client: AsyncOpenAI) -> float | None:
     return float(read) if isinstance(read, int | float) else None
 
 
+def _openai(
+    model: LLMProvider,
+    env: Mapping[str, str],
+    row: ProviderRow,
+    retries: int | None,
+    **options: Any,
+) -> AsyncOpenAI:
+    from openai import AsyncOpenAI
+
+    key = _secret(model) or env.get(row.key_variable or "", "").strip()
+    if not key:
+        raise BackendInitError(
+            f"provider {row.provider.value} needs an API key: set the {row.key_variable} "
+            "environment variable or `model.api_key` in agent.yaml (e.g. `api_key: ${MY_KEY}`)"
+        )
+    # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
+    base_url = row.endpoint(model.endpoint, env)
+    http_client = limited_http_client(base_url, model, retries)
+    return AsyncOpenAI(api_key=key, base_url=base_url, http_client=http_client, **options)
+
+
+def _azure(
+    model: LLMProvider,
+    env: Mapping[str, str],
+    row: ProviderRow,
+    retries: int | None,
+    **options: Any,
+) -> AsyncOpenAI:
+    from openai import AsyncAzureOpenAI
+
+    key = _secret(model) or env.get(row.key_variable or "", "").strip()
+    if not key:
+        raise BackendInitError(
+            f"provider {row.provider.value} needs an API key: set the {row.key_variable} "
+            "environment variable or `model.api_key` in agent.yaml"
+        )
+    from semantic_kernel.connectors.ai.open_ai.const import DEFAULT_AZURE_API_VERSION
+
+    api_version = (
+        model.api_version or env.get("AZURE_OPENAI_API_VERSION") or DEFAULT_AZURE_API_VERSION
+    )
+    assert model.endpoint is not None  # the schema requires it for azure_openai
+    return AsyncAzureOpenAI(
+        api_key=key,
+        azure_endpoint=model.endpoint,
+        azure_deployment=model.name,
+        api_version=api_version or DEFAULT_AZURE_API_VERSION,
+        http_client=limited_http_client(model.endpoint, model, retries),
+        **options,
+    )
+
+
+def _ollama(
+    model: LLMProvider,
+    env: Mapping[str, str],
+    row: ProviderRow,
+    retries: int | None,
+    **options: Any,
+) -> AsyncOpenAI:
+    from openai import AsyncOpenAI
+
+    base = row.endpoint(model.endpoint, env).rstrip("/")
+    if not base.endswith("/v1"):
+        base += "/v1"  # Ollama's OpenAI-compatible API
+    key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
+    http_client = limited_http_client(base, model, retries)
+    return AsyncOpenAI(api_key=key, base_url=base, http_client=http_client, **options)
+
+
+#: The client builders a provider row names in `sk_client` (backends/providers.py).
+SK_CLIENTS: dict[str, Callable[..., AsyncOpenAI]] = {
+    "openai_api": _openai,
+    "azure_deployment": _azure,
+    "ollama_v1": _ollama,
+}
+
+
 def make_client(
     model: LLMProvider,
     env: Mapping[str, str],
@@ -75,58 +152,19 @@ def make_client(
     The client's own retries are off: every request goes through the endpoint's limiter
     (runner/limits/), which retries within the turn's budget (`max_retries` is its size
     for a lone request) and shares the endpoint's rate with the judges."""
-    from openai import AsyncAzureOpenAI, AsyncOpenAI, OpenAIError
+    from openai import OpenAIError
 
     options: dict[str, Any] = {"max_retries": 0}
     if timeout is not None:
         options["timeout"] = float(timeout)
-    provider = model.provider
-    row = PROVIDERS[provider]
+    row = PROVIDERS[model.provider]
+    build = SK_CLIENTS.get(row.sk_client or "")
+    if build is None:
+        raise BackendInitError(f"provider {row.provider.value} does not run on Semantic Kernel")
     try:
-        if provider is Provider.OPENAI:
-            key = _secret(model) or env.get(row.key_variable or "", "").strip()
-            if not key:
-                raise BackendInitError(
-                    "provider openai needs an API key: set the OPENAI_API_KEY environment "
-                    "variable or `model.api_key` in agent.yaml (e.g. `api_key: ${MY_KEY}`)"
-                )
-            # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
-            base_url = row.endpoint(model.endpoint, env)
-            options["http_client"] = limited_http_client(base_url, model, max_retries)
-            return AsyncOpenAI(api_key=key, base_url=base_url, **options)
-        if provider is Provider.AZURE_OPENAI:
-            key = _secret(model) or env.get(row.key_variable or "", "").strip()
-            if not key:
-                raise BackendInitError(
-                    "provider azure_openai needs an API key: set the AZURE_OPENAI_API_KEY "
-                    "environment variable or `model.api_key` in agent.yaml"
-                )
-            from semantic_kernel.connectors.ai.open_ai.const import DEFAULT_AZURE_API_VERSION
-
-            api_version = (
-                model.api_version
-                or env.get("AZURE_OPENAI_API_VERSION")
-                or DEFAULT_AZURE_API_VERSION
-            )
-            assert model.endpoint is not None  # the schema requires it for azure_openai
-            options["http_client"] = limited_http_client(model.endpoint, model, max_retries)
-            return AsyncAzureOpenAI(
-                api_key=key,
-                azure_endpoint=model.endpoint,
-                azure_deployment=model.name,
-                api_version=api_version or DEFAULT_AZURE_API_VERSION,
-                **options,
-            )
-        if provider is Provider.OLLAMA:
-            base = row.endpoint(model.endpoint, env).rstrip("/")
-            if not base.endswith("/v1"):
-                base += "/v1"  # Ollama's OpenAI-compatible API
-            key = _secret(model) or OLLAMA_PLACEHOLDER_KEY
-            options["http_client"] = limited_http_client(base, model, max_retries)
-            return AsyncOpenAI(api_key=key, base_url=base, **options)
+        return build(model, env, row, max_retries, **options)
     except OpenAIError as error:
-        raise BackendInitError(f"provider {provider.value}: {error}") from error
-    raise BackendInitError(f"provider {provider.value} does not run on Semantic Kernel")
+        raise BackendInitError(f"provider {row.provider.value}: {error}") from error
 
 
 def make_service(model: LLMProvider, client: AsyncOpenAI) -> OpenAIChatCompletionBase:
