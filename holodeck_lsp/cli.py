@@ -31,6 +31,9 @@ class Command:
     summary: str
     #: The module whose `main(argv) -> int` runs it; imported only when it is chosen.
     module: str
+    #: "module:function" returning its argparse parser: shell completion is written from it
+    #: (commands/shell_completion/command_table.py), so a new flag is completed as it is.
+    parser: str
 
 
 #: The commands, written once: dispatch, `--help` and the unknown-command message read it.
@@ -38,44 +41,45 @@ COMMANDS = (
     Command(
         "check", "check PATH…",
         "check agent files: every load-time fault at its position (--fix, --diff)",
-        "holodeck_lsp.commands.check",
+        "holodeck_lsp.commands.check", "holodeck_lsp.commands.check:parser",
     ),
     Command(
         "run", "run PATH…",
         "run agents' test cases against the agent (or a cassette) and grade them",
-        "holodeck_lsp.commands.run.main",
+        "holodeck_lsp.commands.run.main", "holodeck_lsp.commands.run.options:run_parser",
     ),
     Command(
         "serve", "serve", "the language server, over stdio (the default) or --tcp --port N",
-        "holodeck_lsp.commands.serve",
+        "holodeck_lsp.commands.serve", "holodeck_lsp.commands.serve:serve_parser",
     ),
     Command(
-        "schema", "schema", "print the JSON Schema of agent.yaml", "holodeck_lsp.commands.schema"
+        "schema", "schema", "print the JSON Schema of agent.yaml", "holodeck_lsp.commands.schema",
+        "holodeck_lsp.commands.schema:schema_parser",
     ),
     Command(
         "report", "report RUN|FILE",
         "a stored run or JSON report as an HTML page (--html) or Markdown (--md)",
-        "holodeck_lsp.commands.report",
+        "holodeck_lsp.commands.report", "holodeck_lsp.commands.report:report_parser",
     ),
     Command(
         "runs", "runs [PATH]",
         "the stored runs of an agent (--tag NAME, --untag NAME, --prune, --json)",
-        "holodeck_lsp.commands.runs",
+        "holodeck_lsp.commands.runs", "holodeck_lsp.commands.runs:_parser",
     ),
     Command(
         "compare", "compare [BASE] [HEAD]",
         "what changed between two runs, turn by turn (exit 1: regressions)",
-        "holodeck_lsp.commands.compare",
+        "holodeck_lsp.commands.compare", "holodeck_lsp.commands.compare:_parser",
     ),
     Command(
         "import", "import DATASET SOURCE",
-        "a public benchmark's records as a test suite (convfinqa; see docs/importing.md)",
-        "holodeck_lsp.commands.import_.main",
+        "a public benchmark as a test suite",
+        "holodeck_lsp.commands.import_.main", "holodeck_lsp.commands.import_.main:import_parser",
     ),
     Command(
         "completion", "completion SHELL",
         "print the bash, zsh or fish completion script (docs/cli.md)",
-        "holodeck_lsp.commands.completion",
+        "holodeck_lsp.commands.completion", "holodeck_lsp.commands.completion:completion_parser",
     ),
 )  # fmt: skip
 _BY_NAME = {command.name: command for command in COMMANDS}
@@ -94,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         entry: Callable[[list[str]], int] = importlib.import_module(command.module).main
         if command.name == "serve":  # the protocol's stream: nothing printed on it
             return entry(args[1:])
+        if command.name == "completion":  # written from this table's parsers
+            from holodeck_lsp.commands.completion import main as completion_main
+
+            return completion_main(args[1:], COMMANDS)
         # No control character from a file or a stored run reaches the terminal (terminal.py).
         with printable_output():
             return entry(args[1:])
@@ -122,7 +130,7 @@ def _unknown_command(name: str) -> int:
 
 
 def help_text() -> str:
-    rows = [(command.usage, command.summary) for command in COMMANDS]
+    rows = [(command.usage, _summary(command)) for command in COMMANDS]
     rows.append(("(none)", "the language server over stdio, as an editor starts it"))
     width = max(len(name) for name, _ in rows) + 2
     commands = "\n".join(f"  {name.ljust(width)}{summary}" for name, summary in rows)
@@ -138,6 +146,16 @@ def help_text() -> str:
         "  check exits 0 or 2 only. Any other status means holodeck-lsp crashed: please report"
         " it.\n"
     )
+
+
+def _summary(command: Command) -> str:
+    if command.name != "import":
+        return command.summary
+    # The datasets from the importers' registry, as `import --help` lists them.
+    from holodeck_lsp.commands.import_.registry import importers
+
+    names = ", ".join(importer.name for importer in importers())
+    return f"{command.summary} ({names}; docs/importing.md)"
 
 
 def _legacy(args: list[str]) -> int:

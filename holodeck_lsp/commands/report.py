@@ -32,7 +32,7 @@ from holodeck_lsp.schema.results import TestReport
 RENDERED_AGAIN = tuple(form for form in REPORT_FORMATS if form.report_flag is not None)
 
 
-def main(argv: list[str]) -> int:
+def report_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp report",
         description="Render a JSON report (from `run --report-json`) again, without re-running.",
@@ -62,6 +62,11 @@ def main(argv: list[str]) -> int:
         metavar="RUN|REPORT.json",
         help="mark the turns that regressed or were fixed against this run on the HTML page",
     )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = report_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:

@@ -15,11 +15,16 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_TITLE = "HoloDeck agent.yaml"
 
 
-def main(argv: Sequence[str]) -> int:
+def schema_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp schema", description="Print the JSON Schema of agent.yaml."
     )
     parser.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = schema_parser()
     try:
         options = parser.parse_args(list(argv))
     except SystemExit as exit_:

@@ -36,7 +36,7 @@ def _start_early(early_handshake: ModuleType) -> EarlyStart:
     return early
 
 
-def main(argv: Sequence[str]) -> int:
+def serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="holodeck-lsp serve",
         description="The language server (see docs/editors/README.md).",
@@ -48,6 +48,11 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--host", metavar="HOST", help=f"TCP address (default: {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, metavar="N", help="TCP port of --tcp")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = serve_parser()
     try:
         options = parser.parse_args(list(argv))
         if not options.tcp and (options.host or options.port is not None):

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.cli import help_text, main
+from holodeck_lsp.cli import COMMANDS, help_text, main
 from holodeck_lsp.commands.check import parser as check_parser
 from holodeck_lsp.commands.run.options import run_parser
 from holodeck_lsp.commands.shell_completion.case_names import case_names
-from holodeck_lsp.commands.shell_completion.command_table import COMMANDS, Command
+from holodeck_lsp.commands.shell_completion.command_table import Command, find_command
 from tests.cli.completion_shells import (
     bash_complete,
     bash_words,
@@ -58,7 +58,7 @@ def suite(tmp_path: Path) -> Path:
     return agent
 
 
-# --- the table the scripts are written from --------------------------------------------------
+# --- the table the scripts are written from (walked from the parsers) ---------------------------
 
 
 def _parser_options(parser: argparse.ArgumentParser) -> dict[str, bool]:
@@ -71,7 +71,9 @@ def _table_options(command: Command) -> dict[str, bool]:
 
 
 def _command(name: str) -> Command:
-    return next(command for command in COMMANDS if command.name == name)
+    command = find_command(COMMANDS, name)
+    assert command is not None
+    return command
 
 
 @pytest.mark.parametrize(("name", "build"), [("check", check_parser), ("run", run_parser)])
@@ -345,7 +347,11 @@ def test_zsh_completes_case_names(suite: Path) -> None:
     assert complete(["holodeck-lsp", "check", "--color", ""]) == ["auto", "always", "never"]
     assert complete(["holodeck-lsp", "run", "agent.yaml", "--record", ""]) == ["(files)"]
     assert complete(["holodeck-lsp", "run", "agent.yaml", "-"])[:3] == ["-h", "--help", "--case"]
-    assert complete(["holodeck-lsp", ""])[0] == "check:check agent files"
+    assert complete(["holodeck-lsp", ""])[0] == (
+        "check:check agent files: every load-time fault at its position"
+    )
+    # A help text with a quote in it (from the parser) stays one word.
+    assert complete(["holodeck-lsp", ""])[1] == "run:run agents' test cases against the agent"
 
 
 @pytest.mark.slow

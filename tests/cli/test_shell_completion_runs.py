@@ -12,8 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.cli import help_text, main
-from holodeck_lsp.commands.shell_completion.line_words import read_line
+from holodeck_lsp.cli import COMMANDS, help_text, main
+from holodeck_lsp.commands.shell_completion.command_table import find_command
+from holodeck_lsp.commands.shell_completion.line_words import (
+    Valued,
+    read_line,
+    read_spec,
+    valued_spec,
+)
 from holodeck_lsp.commands.shell_completion.model_names import model_names
 from holodeck_lsp.commands.shell_completion.run_refs import run_refs
 from holodeck_lsp.schema.providers import Provider
@@ -43,7 +49,10 @@ def _ids(folder: Path) -> tuple[str, str]:
 
 
 def _values(command: str, *words: str, tags_only: bool = False) -> list[str]:
-    return [ref.value for ref in run_refs(read_line(command, list(words)), tags_only=tags_only)]
+    return [
+        ref.value
+        for ref in run_refs(read_line(command, list(words), _valued(command)), tags_only=tags_only)
+    ]
 
 
 def _out(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> bytes:
@@ -52,13 +61,20 @@ def _out(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> bytes:
     return capsysbinary.readouterr().out
 
 
+def _valued(command: str) -> dict[str, Valued]:
+    """The options of `command` taking a value, as its completion script passes them."""
+    table = find_command(COMMANDS, command)
+    assert table is not None
+    return read_spec(valued_spec(table))
+
+
 # --- __run-refs ----------------------------------------------------------------------------------
 
 
 def test_tags_then_latest_previous_then_ids_newest_first(history: Path) -> None:
     old, new = _ids(history)
     assert _values("compare") == ["base", "latest", "previous", new, old]
-    refs = run_refs(read_line("compare", []))
+    refs = run_refs(read_line("compare", [], _valued("compare")))
     about = {ref.value: ref.description for ref in refs}
     assert about["base"].startswith(f"→ {old}, ") and about["base"].endswith("cases 2/2 100%")
     assert about["latest"].startswith(f"→ {new}, ") and "cases 1/2 50%" in about["latest"]
@@ -149,11 +165,15 @@ def test_what_a_run_holds_besides_its_name_and_counts_is_not_printed(
 
 
 def test_the_line_is_read_as_the_command_reads_it() -> None:
-    line = read_line("runs", ["--tag", "nightly", "latest", "--json", "agents/"])
+    line = read_line("runs", ["--tag", "nightly", "latest", "--json", "agents/"], _valued("runs"))
     assert line.values == {"--tag": ["nightly", "latest"]} and line.positionals == ["agents/"]
-    line = read_line("compare", ["--agent", "a.yaml", "--format", "json", "base", "--", "x"])
+    line = read_line(
+        "compare", ["--agent", "a.yaml", "--format", "json", "base", "--", "x"], _valued("compare")
+    )
     assert line.last("--agent") == "a.yaml" and line.positionals == ["base", "x"]
-    assert read_line("run", ["agent.yaml", "-k", "rev", "--model"]).values == {"-k": ["rev"]}
+    assert read_line("run", ["agent.yaml", "-k", "rev", "--model"], _valued("run")).values == {
+        "-k": ["rev"]
+    }
 
 
 def test_the_hidden_commands_stay_out_of_help() -> None:
@@ -170,7 +190,7 @@ def test_models_are_the_providers_then_holodeck_lsp_yaml(
     providers = [f"{provider.value}:" for provider in Provider]
     assert providers[:2] == ["openai:", "azure_openai:"]
     monkeypatch.setenv("HOME", str(history / "home"))  # no user-level holodeck-lsp.yaml
-    assert [ref.value for ref in model_names(read_line("run", []))] == providers
+    assert [ref.value for ref in model_names(read_line("run", [], _valued("run")))] == providers
     planted = "deploy-planted-9c1e"
     monkeypatch.setenv("PLANTED_DEPLOYMENT", planted)
     (history / "holodeck-lsp.yaml").write_text(
@@ -178,7 +198,7 @@ def test_models_are_the_providers_then_holodeck_lsp_yaml(
         "  - azure_openai:${PLANTED_DEPLOYMENT}\n  - nosuch:model\n",
         encoding="utf-8",
     )
-    line = read_line("run", ["agent.yaml", "--model", "openai:gpt-4o"])
+    line = read_line("run", ["agent.yaml", "--model", "openai:gpt-4o"], _valued("run"))
     assert [ref.value for ref in model_names(line)] == [
         *providers,
         "openai:gpt-4o-mini",

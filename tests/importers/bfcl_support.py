@@ -4,7 +4,6 @@ in-process runs from seeing another suite's `bfcl_grader` module."""
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import sys
 import zipfile
@@ -13,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from holodeck_lsp.commands.import_ import bfcl as bfcl_command
+from holodeck_lsp.commands.import_.main import main as import_main
 from holodeck_lsp.runner.agent_code.grader_import import clear_grader_cache
 
 FIXTURE = Path(__file__).resolve().parent / "bfcl_fixture"
@@ -23,10 +22,8 @@ REAL_WHEEL = Path("/work/bfcl/bfcl_eval-2026.3.23-py3-none-any.whl")
 
 
 def run_import(*args: str) -> int:
-    """`holodeck-lsp import bfcl ARGS` through the command module's own interface."""
-    parser = argparse.ArgumentParser(prog="holodeck-lsp import bfcl")
-    bfcl_command.add_arguments(parser)
-    return bfcl_command.run(parser.parse_args(list(args)))
+    """`holodeck-lsp import bfcl ARGS`, in this process (the importer from the registry)."""
+    return import_main(["bfcl", *args])
 
 
 def fixture_wheel(tmp_path: Path, *, drop: str | None = None) -> Path:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    COMMANDS,
     TOP_OPTIONS,
+    Command,
     with_hidden_commands,
 )
 from holodeck_lsp.commands.shell_completion.lookup_functions import lookup_functions, words
@@ -182,8 +182,10 @@ _holodeck_lsp_cases() {
 # previous, ids; KIND tag: the tags only) the command on this line would read, in that order
 # (nosort), then for KIND runfile the files (a folder with its `/`); quoted as case names are.
 _holodeck_lsp_refs() {
-    local program=$1 kind=$2 cur=$3 name open
+    local program=$1 kind=$2 cur=$3 name open valued
     shift 3
+    _holodeck_lsp_valued "$1"
+    valued=$REPLY
     _holodeck_lsp_open "$cur"
     open=$REPLY
     _holodeck_lsp_dequote "$cur"
@@ -195,7 +197,7 @@ _holodeck_lsp_refs() {
         [[ $name == "$typed"* ]] || continue
         _holodeck_lsp_quote "$name" "$open"
         COMPREPLY+=("$REPLY")
-    done < <(command "$program" __RUN_REFS__ --kind "$kind" -- "$@" 2>/dev/null)
+    done < <(command "$program" __RUN_REFS__ --kind "$kind" --valued "$valued" -- "$@" 2>/dev/null)
     [[ $kind == runfile ]] || return 0
     while IFS= read -r name; do
         [[ -d $name ]] && name+=/
@@ -212,8 +214,10 @@ _holodeck_lsp_refs() {
 # replaces only the text after the last ':', so that much is cut off each reply; no space
 # after a bare `provider:`, the name comes next.
 _holodeck_lsp_models() {
-    local program=$1 typed=$2 name strip=""
+    local program=$1 typed=$2 name strip="" valued
     shift 2
+    _holodeck_lsp_valued "$1"
+    valued=$REPLY
     _holodeck_lsp_dequote "$program"
     program=$REPLY
     [[ $COMP_WORDBREAKS == *:* && $typed == *:* ]] && strip=${typed%"${typed##*:}"}
@@ -224,20 +228,20 @@ _holodeck_lsp_models() {
         printf -v name '%q' "$name"
         name=${name#"$strip"}
         [[ -n $name ]] && COMPREPLY+=("$name")  # not the `provider:` already typed
-    done < <(command "$program" __MODELS__ -- "$@" 2>/dev/null)
+    done < <(command "$program" __MODELS__ --valued "$valued" -- "$@" 2>/dev/null)
 }
 """
 
 
-def script() -> str:
-    commands = " ".join(command.name for command in COMMANDS)
+def script(table: tuple[Command, ...]) -> str:
+    commands = " ".join(command.name for command in table)
     lines = [
         "# bash completion for holodeck-lsp, written by `holodeck-lsp completion bash`.",
         '# Install: add  eval "$(holodeck-lsp completion bash)"  to ~/.bashrc.',
         f"_holodeck_lsp_commands='{commands}'",
         f"_holodeck_lsp_top_options='{words(TOP_OPTIONS)}'",
         with_hidden_commands(_BODY),
-        *lookup_functions(),
+        *lookup_functions(table),
         "complete -F _holodeck_lsp holodeck-lsp",
         "",
     ]

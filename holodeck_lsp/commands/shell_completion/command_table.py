@@ -1,28 +1,47 @@
-"""What the completion scripts know about the command line: subcommands, their options and
-what each option's value is. Written out by hand, not read from the argparse parsers, so that
-`holodeck-lsp completion bash` in a shell's start-up file imports nothing heavy;
-tests/cli/test_shell_completion.py fails when this table and the parsers disagree.
+"""What the completion scripts know about the command line — subcommands, their options and
+what each option's value is — read from the argparse parsers the commands parse with, so a
+flag added to a parser is completed without another edit
+(tests/cli/test_completion_from_parsers.py).
+
+The subcommands come from cli.py's one command table: each row names the function building
+its parser (`Subcommand.parser`, "module:function"); cli.py hands the rows down, since nothing
+below it may import it. Only the parsers asked for are built: a Tab (`__run-refs`,
+`__models`) builds the parser of the command on the line, `completion bash` all of them.
+
+Why our own walk of the parsers and not a library (docs/cli.md, "Shell completion"): shtab
+writes bash, zsh and tcsh scripts from argparse but no fish, and its dynamic values are shell
+snippets per shell — the agent files' case names, the stored runs and the models would still
+be written three times; argcomplete answers each Tab by running the program with its parser,
+which needs an argparse parser at the top (cli.py keeps the old `--check`, `--stdio` flags)
+and pays a Python start-up and the parsers' imports on every Tab, and its fish support goes
+through the same runtime call. The walk is this module; the shells' fixed parts (quoting,
+reading the line) are bash.py, zsh.py, fish.py.
 
 The kinds of value (what a Tab offers there):
 
-    FILE         the shell's file completion
+    FILE         the shell's file completion (an argument of `type=Path`)
     CASE         the case names of the agent files on the line (`__case-names`)
     TEXT         free text or a number: nothing
     RUN          a stored run: its tags, `latest`, `previous`, the ids (`__run-refs`)
     RUN_OR_FILE  a stored run as RUN, or a report file (`compare BASE`, `--baseline`)
     TAG          an existing tag only (`runs --untag`)
     MODEL        PROVIDER:NAME — the providers, and the project's `models:` (`__models`)
-    a tuple      those choices
+    a tuple      those choices (an argument's `choices`)
 
-Whose run history RUN means is decided by `__run-refs` from the whole line (run_refs.py), as
-the command itself would decide it.
+argparse cannot say that a value is a case name or a stored run: those few are DYNAMIC_VALUES
+below (a test fails when one names an option its parser no longer has). Whose run history RUN
+means is decided by `__run-refs` from the whole line (run_refs.py), as the command would.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-from holodeck_lsp.commands.report_formats import REPORT_FORMATS
+from pathlib import Path
+from typing import Protocol
 
 # Re-exported: the scripts take every name they write from this module.
 from holodeck_lsp.commands.shell_completion import CASE_NAMES_COMMAND as CASE_NAMES_COMMAND
@@ -40,6 +59,38 @@ MODEL = "model"  # PROVIDER:NAME
 #: The kinds the scripts ask `__run-refs` for.
 RUN_KINDS = (RUN, RUN_OR_FILE, TAG)
 KINDS = (FILE, CASE, TEXT, *RUN_KINDS, MODEL)
+
+#: The key of a command's positional arguments in DYNAMIC_VALUES.
+POSITIONAL = "(positional)"
+#: (command, option or POSITIONAL) -> (kind, kind of an optional second value or None): the
+#: values only the files on disk know, which argparse has no word for.
+DYNAMIC_VALUES: dict[tuple[str, str], tuple[str, str | None]] = {
+    ("run", "--case"): (CASE, None),
+    ("run", "-k"): (CASE, None),
+    ("run", "--model"): (MODEL, None),
+    ("run", "--baseline"): (RUN_OR_FILE, None),
+    ("run", "--resume"): (RUN, None),
+    ("report", POSITIONAL): (RUN_OR_FILE, None),
+    ("report", "--baseline"): (RUN_OR_FILE, None),
+    ("compare", POSITIONAL): (RUN_OR_FILE, None),
+    ("compare", "--baseline"): (RUN_OR_FILE, None),
+    ("runs", "--tag"): (TEXT, RUN),  # `runs --tag NAME [RUN]`
+    ("runs", "--untag"): (TAG, None),
+}
+
+
+class Subcommand(Protocol):
+    """A row of cli.py's command table, as completion reads it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def summary(self) -> str: ...
+
+    #: "module:function": the function returning the command's argparse parser.
+    @property
+    def parser(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,153 +112,101 @@ class Command:
     positional: str | tuple[str, ...] | None = FILE
 
 
-_HELP = Option(("-h", "--help"), help="show the options")
-_COLOR = ("auto", "always", "never")
-
-COMMANDS: tuple[Command, ...] = (
-    Command(
-        "check",
-        "check agent files",
-        (
-            _HELP,
-            Option(("--format",), ("text", "json", "sarif", "github"), "output format"),
-            Option(("--trust",), help="import grader modules to verify them (runs code)"),
-            Option(("--strict",), help="warnings fail the check too"),
-            Option(("--output",), FILE, "write the output to FILE"),
-            Option(("--fix",), help="apply the safe quick fixes"),
-            Option(("--diff",), help="show the safe quick fixes as a diff"),
-            Option(("--watch",), help="check again on save"),
-            Option(("--color",), _COLOR, "colour the text output"),
-        ),
-    ),
-    Command(
-        "run",
-        "run test cases and grade them",
-        (
-            _HELP,
-            Option(("--case",), CASE, "run this case (name, position or glob)"),
-            Option(("-k",), CASE, "cases whose name matches EXPR"),
-            Option(("--turn",), TEXT, "grade only turn N of one --case"),
-            Option(("-x", "--fail-fast"), help="stop at the first failing case"),
-            Option(("--last-failed",), help="run the cases that failed last time"),
-            Option(("--watch",), help="run again on save"),
-            Option(("--color",), _COLOR, "colour the output"),
-            Option(("--parallel",), TEXT, "cases run at once"),
-            Option(("--model",), MODEL, "run with this model too (PROVIDER:NAME)"),
-            Option(("--repeat",), TEXT, "sessions per case"),
-            Option(("-v", "--verbose"), help="a row per turn in the model table"),
-            Option(("--no-save",), help="do not store the run in the history"),
-            Option(("--keep",), TEXT, "runs kept in the history"),
-            Option(("--baseline",), RUN_OR_FILE, "compare with this stored run or report"),
-            Option(("--progress",), ("auto", "cases", "totals"), "the progress display"),
-            Option(("--record",), FILE, "record a cassette"),
-            Option(("--replay",), FILE, "answer from a cassette"),
-            Option(("--rejudge",), help="with --replay: call the judges again"),
-            *(Option((form.run_flag,), FILE, form.help) for form in REPORT_FORMATS),
-            Option(("--quiet",), help="print only the summary"),
-            Option(("--grader-timeout",), TEXT, "seconds a code grader may run"),
-            Option(("--retry-budget",), TEXT, "retries per turn on a provider's refusals"),
-            Option(("--max-tool-rounds",), TEXT, "tool rounds one turn may take (default 20)"),
-            Option(("--max-cost",), TEXT, "USD: start no case that would pass it"),
-            Option(("--max-turns",), TEXT, "start no case that would pass N turns"),
-            Option(("--resume",), RUN, "finish a run that stopped early"),
-            Option(("--retry-errored",), help="with --resume: run errored cases again"),
-            Option(("--force",), help="with --resume: even if the agent changed"),
-        ),
-    ),
-    Command(
-        "serve",
-        "the language server",
-        (
-            _HELP,
-            Option(("--stdio",), help="over stdio (the default)"),
-            Option(("--tcp",), help="over TCP (needs --port)"),
-            Option(("--host",), TEXT, "TCP address"),
-            Option(("--port",), TEXT, "TCP port"),
-        ),
-        positional=None,
-    ),
-    Command(
-        "schema",
-        "print the JSON Schema of agent.yaml",
-        (_HELP, Option(("--output",), FILE, "write it to FILE")),
-        positional=None,
-    ),
-    Command(
-        "report",
-        "a stored run or JSON report as HTML or Markdown",
-        (
-            _HELP,
-            Option(("--agent",), FILE, "where the stored run is"),
-            *(
-                Option((form.report_flag,), FILE, form.help)
-                for form in REPORT_FORMATS
-                if form.report_flag is not None
-            ),
-            Option(("--baseline",), RUN_OR_FILE, "mark changes against this run or report"),
-        ),
-        positional=RUN_OR_FILE,
-    ),
-    Command(
-        "runs",
-        "the stored runs of an agent",
-        (
-            _HELP,
-            Option(("--json",), help="print the listing as JSON"),
-            Option(("--tag",), TEXT, "name a run", then=RUN),
-            Option(("--untag",), TAG, "remove a name"),
-            Option(("--prune",), help="delete all but the newest runs"),
-            Option(("--keep",), TEXT, "runs to keep"),
-        ),
-    ),
-    Command(
-        "compare",
-        "what changed between two runs",
-        (
-            _HELP,
-            Option(("--baseline",), RUN_OR_FILE, "the stored run tagged NAME, or a report"),
-            Option(("--agent",), FILE, "whose stored runs"),
-            Option(("--format",), ("text", "markdown", "json"), "output format"),
-            Option(("--threshold",), TEXT, "score change to list"),
-            Option(("--output",), FILE, "write it to FILE"),
-            Option(("--allow-regressions",), help="exit 0 even when turns regressed"),
-            Option(("--color",), _COLOR, "colour the text output"),
-        ),
-        positional=RUN_OR_FILE,
-    ),
-    # `import DATASET FILE`: the first word is a dataset (offered as choices); the options
-    # are those of every dataset together (commands/import_/).
-    Command(
-        "import",
-        "a public benchmark as a test suite",
-        (
-            _HELP,
-            Option(("--out", "-o", "--output"), FILE, "the suite's folder"),
-            Option(("--split",), TEXT, "which split of the file (convfinqa)"),
-            Option(("--n",), TEXT, "how many dialogues (convfinqa: or all) or records"),
-            Option(("--ids",), TEXT, "exactly these records"),
-            Option(("--categories",), TEXT, "BFCL categories, comma-separated, or all (bfcl)"),
-            Option(("--classes",), TEXT, "only records of these BFCL classes (bfcl)"),
-            Option(("--name",), TEXT, "the agents' name (bfcl)"),
-            Option(("--force",), help="replace an agent.yaml not written by the importer"),
-        ),
-        positional=("convfinqa", "bfcl"),
-    ),
-    Command(
-        "completion",
-        "print a shell completion script",
-        (_HELP,),
-        positional=("bash", "zsh", "fish"),
-    ),
-)
-
-#: Options before any subcommand.
+#: Options before any subcommand (cli.py reads them itself, without argparse).
 TOP_OPTIONS: tuple[Option, ...] = (
-    _HELP,
+    Option(("-h", "--help"), help="show the options"),
     Option(("-V", "--version"), help="print the version"),
 )
 
 SHELLS = ("bash", "zsh", "fish")
+
+
+def build_parser(subcommand: Subcommand) -> argparse.ArgumentParser:
+    module, _, function = subcommand.parser.partition(":")
+    build: Callable[[], argparse.ArgumentParser] = getattr(
+        importlib.import_module(module), function
+    )
+    return build()
+
+
+def commands(subcommands: Iterable[Subcommand]) -> tuple[Command, ...]:
+    """Every subcommand, its parser walked."""
+    return tuple(command_from(subcommand) for subcommand in subcommands)
+
+
+def find_command(subcommands: Iterable[Subcommand], name: str) -> Command | None:
+    """The one subcommand called `name` (only its parser built), or None."""
+    found = next((subcommand for subcommand in subcommands if subcommand.name == name), None)
+    return None if found is None else command_from(found)
+
+
+def command_from(subcommand: Subcommand) -> Command:
+    parser = build_parser(subcommand)
+    name = subcommand.name
+    options: dict[tuple[str, ...], Option] = {}
+    positional: str | tuple[str, ...] | None = None
+    for action in _actions(parser):
+        if isinstance(action, argparse._SubParsersAction):
+            # `import DATASET …`: the first word is a choice, the options are every choice's.
+            positional = tuple(action.choices)
+            for sub in action.choices.values():
+                for option in _options(name, _actions(sub)):
+                    known = {n for names in options for n in names}
+                    new = tuple(n for n in option.names if n not in known)
+                    if new:  # a name two datasets share is offered once
+                        options[new] = Option(new, option.value, option.help, option.then)
+        elif not action.option_strings and positional is None:
+            positional = DYNAMIC_VALUES.get((name, POSITIONAL), (_value_of(action), None))[0]
+    for option in _options(name, _actions(parser)):
+        options.setdefault(option.names, option)
+    ordered = sorted(options.values(), key=lambda option: option.names[0] not in ("-h", "--help"))
+    return Command(name, short_help(subcommand.summary), tuple(ordered), positional)
+
+
+def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return list(parser._actions)
+
+
+def _options(command: str, actions: Iterable[argparse.Action]) -> Iterable[Option]:
+    for action in actions:
+        if not action.option_strings or action.help == argparse.SUPPRESS:
+            continue
+        names = tuple(action.option_strings)
+        kind, then = next(
+            (DYNAMIC_VALUES[(command, n)] for n in names if (command, n) in DYNAMIC_VALUES),
+            (_value_of(action), None),
+        )
+        help_text = "show the options" if names[0] in ("-h", "--help") else _help(action)
+        yield Option(names, None if action.nargs == 0 else kind, short_help(help_text), then)
+
+
+def _help(action: argparse.Action) -> str:
+    """The help as `--help` shows it (`%(default)s` filled in)."""
+    text = action.help or ""
+    try:
+        return text % {**vars(action), "prog": ""}
+    except (KeyError, TypeError, ValueError):
+        return text
+
+
+def _value_of(action: argparse.Action) -> str | tuple[str, ...] | None:
+    if action.nargs == 0:
+        return None
+    if action.choices is not None and not isinstance(action.choices, dict):
+        return tuple(str(choice) for choice in action.choices)
+    return FILE if action.type is Path else TEXT
+
+
+_CLAUSE_END = re.compile(r"; | \(| — |, e\.g\.")
+_LONGEST = 64
+
+
+def short_help(text: str) -> str:
+    """The help text up to its first aside, at most a line, for the shells' descriptions."""
+    text = _CLAUSE_END.split(" ".join(text.replace("%%", "%").split()), maxsplit=1)[0]
+    if len(text) <= _LONGEST:
+        return text
+    return text[: text.rfind(" ", 0, _LONGEST)].rstrip(",:") + "…"
 
 
 def with_hidden_commands(body: str) -> str:

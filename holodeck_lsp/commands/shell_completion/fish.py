@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
     CASE,
-    COMMANDS,
     FILE,
     MODEL,
     RUN_KINDS,
     RUN_OR_FILE,
     TOP_OPTIONS,
+    Command,
     Option,
     with_hidden_commands,
 )
+from holodeck_lsp.commands.shell_completion.line_words import valued_spec
 
 # fish escapes what it inserts itself; the helper only has to find the paths on the line.
 # `commandline -opc` gives the tokens before the cursor with their quotes removed.
@@ -61,13 +62,16 @@ end
 function __holodeck_lsp_refs --argument-names kind
     set -l program (commandline -opc)[1]
     set -l words (__holodeck_lsp_words)
-    command $program __RUN_REFS__ --kind $kind --describe -- $words 2>/dev/null | string split0
+    set -l valued (__holodeck_lsp_valued $words[1])
+    command $program __RUN_REFS__ --kind $kind --valued "$valued" --describe -- $words \
+        2>/dev/null | string split0
 end
 
 function __holodeck_lsp_models
     set -l program (commandline -opc)[1]
     set -l words (__holodeck_lsp_words)
-    command $program __MODELS__ --describe -- $words 2>/dev/null | string split0
+    set -l valued (__holodeck_lsp_valued $words[1])
+    command $program __MODELS__ --valued "$valued" --describe -- $words 2>/dev/null | string split0
 end
 
 # __holodeck_lsp_second OPTION: the word being typed is the second one after OPTION
@@ -80,10 +84,10 @@ end
 """
 
 
-def script() -> str:
+def script(table: tuple[Command, ...]) -> str:
     valued = [
         f"'{command.name} {name}'"
-        for command in COMMANDS
+        for command in table
         for option in command.options
         if option.value is not None
         for name in option.names
@@ -93,16 +97,17 @@ def script() -> str:
         "# Install: holodeck-lsp completion fish > ~/.config/fish/completions/holodeck-lsp.fish",
         f"set -g __holodeck_lsp_valued {' '.join(valued)}",
         with_hidden_commands(_HELPERS),
+        *_valued_function(table),
         "complete -c holodeck-lsp -f",
     ]
-    for command in COMMANDS:
+    for command in table:
         lines.append(
             f"complete -c holodeck-lsp -n __fish_use_subcommand -a {command.name}"
             f" -d {_quote(command.help)}"
         )
     for option in TOP_OPTIONS:
         lines.append(f"complete -c holodeck-lsp -n __fish_use_subcommand {_option(option)}")
-    for command in COMMANDS:
+    for command in table:
         when = f"-n '__fish_seen_subcommand_from {command.name}'"
         if command.positional == FILE:
             lines.append(f"complete -c holodeck-lsp {when} -F")
@@ -121,6 +126,17 @@ def script() -> str:
                 lines.append(f"complete -c holodeck-lsp {second} {_values(option.then)}")
     lines.append("")
     return "\n".join(lines)
+
+
+def _valued_function(table: tuple[Command, ...]) -> list[str]:
+    """`__holodeck_lsp_valued COMMAND`: its options taking a value, for the hidden commands."""
+    lines = ["function __holodeck_lsp_valued", "    switch $argv[1]"]
+    for command in table:
+        lines += [
+            f"        case {command.name}",
+            f"            echo {_quote(valued_spec(command))}",
+        ]
+    return [*lines, "    end", "end"]
 
 
 def _option(option: Option) -> str:

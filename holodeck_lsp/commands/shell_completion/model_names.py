@@ -1,8 +1,9 @@
-"""`holodeck-lsp __models [--describe] -- run WORD…`: what `run --model PROVIDER:NAME` may
-take, for the completion scripts — the providers (`openai:`, …, from schema/providers.py, the
-list `--model` is checked against), then the models of the `models:` list `run` would read
-for the agent files on the line (config/models_config.py: the project's holodeck-lsp.yaml
-beside them, else the user's; this folder when no agent file is typed yet). Hidden.
+"""`holodeck-lsp __models [--valued SPEC] [--describe] -- run WORD…`: what `run --model
+PROVIDER:NAME` may take, for the completion scripts — the providers (`openai:`, …, from
+schema/providers.py, the list `--model` is checked against), then the models of the `models:`
+list `run` would read for the agent files on the line (config/models_config.py: the project's
+holodeck-lsp.yaml beside them, else the user's; this folder when no agent file is typed yet).
+Hidden.
 
 Output as `__run-refs`: NUL after each value, `--describe` adds TAB and a description first.
 Safe on every Tab: the YAML is only parsed (ruamel's composer, no objects built), nothing is
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from holodeck_lsp.commands.shell_completion.line_words import Line, read_line
+from holodeck_lsp.commands.shell_completion.line_words import Line, read_request
 from holodeck_lsp.commands.shell_completion.run_refs import Ref, write_refs
 from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.exit_codes import EXIT_OK
@@ -25,14 +26,12 @@ from holodeck_lsp.schema.providers import Provider
 
 
 def main(argv: Sequence[str]) -> int:
-    args = list(argv)
-    describe = "--describe" in args[: args.index("--")] if "--" in args else False
-    words = args[args.index("--") + 1 :] if "--" in args else args
+    request = read_request(argv)
     try:
-        refs = list(model_names(read_line(words[0], words[1:]) if words else Line("run")))
+        refs = list(model_names(request.line or Line("run")))
     except Exception:  # any error: completion prints nothing rather than a traceback
         refs = [Ref(f"{provider.value}:", "provider") for provider in Provider]
-    write_refs(refs, describe)
+    write_refs(refs, request.describe)
     return EXIT_OK
 
 

@@ -1,7 +1,8 @@
-"""`holodeck-lsp __run-refs [--kind run|runfile|tag] [--describe] -- COMMAND WORD…`: the names of
-the stored runs a command on this line would accept (`compare BASE`, `--baseline`, `report
-RUN`, `runs --tag NAME RUN`; only the tags for `runs --untag`). Hidden, for the completion
-scripts; WORDs are the line's words after the subcommand, unquoted, before the cursor.
+"""`holodeck-lsp __run-refs [--kind run|runfile|tag] [--valued SPEC] [--describe] -- COMMAND
+WORD…`: the names of the stored runs a command on this line would accept (`compare BASE`,
+`--baseline`, `report RUN`, `runs --tag NAME RUN`; only the tags for `runs --untag`). Hidden,
+for the completion scripts; WORDs are the line's words after the subcommand, unquoted, before
+the cursor; SPEC the command's options taking a value (line_words.py).
 
 Whose history: the one the command itself would read, through the same functions —
 `compare`, `report` and `runs` ask run_history/which_agent.py, as the commands do (`--agent`
@@ -32,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.commands.shell_completion.command_table import RUN_OR_FILE, TAG
-from holodeck_lsp.commands.shell_completion.line_words import Line, read_line
+from holodeck_lsp.commands.shell_completion.command_table import TAG
+from holodeck_lsp.commands.shell_completion.line_words import Line, read_request
 from holodeck_lsp.exit_codes import EXIT_OK
 
 if TYPE_CHECKING:
@@ -63,22 +64,14 @@ def write_refs(refs: Iterable[Ref], describe: bool) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    args = list(argv)
-    kind, describe = RUN_OR_FILE, False
-    while args and args[0] != "--":
-        flag = args.pop(0)
-        if flag == "--describe":
-            describe = True
-        elif flag == "--kind" and args:
-            kind = args.pop(0)
-    words = args[1:]
-    if not words:
+    request = read_request(argv)
+    if request.line is None:
         return EXIT_OK
     try:
-        refs = run_refs(read_line(words[0], words[1:]), tags_only=kind == TAG)
+        refs = run_refs(request.line, tags_only=request.kind == TAG)
     except Exception:  # any error: completion prints nothing rather than a traceback
         return EXIT_OK
-    write_refs(refs, describe)
+    write_refs(refs, request.describe)
     return EXIT_OK
 
 

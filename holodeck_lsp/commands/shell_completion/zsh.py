@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from holodeck_lsp.commands.shell_completion.command_table import (
-    COMMANDS,
     TOP_OPTIONS,
     Command,
     Option,
@@ -89,8 +88,11 @@ _holodeck_lsp() {
 _holodeck_lsp_refs() {
     local -a out values displays
     local record
-    local program=${(Q)words[1]}
-    out=(${(0)"$(command $program __RUN_REFS__ --kind $1 --describe -- $cmd $args 2>/dev/null)"})
+    local program=${(Q)words[1]} valued
+    _holodeck_lsp_valued $cmd
+    valued=$REPLY
+    out=(${(0)"$(command $program __RUN_REFS__ --kind $1 --valued "$valued" --describe \
+        -- $cmd $args 2>/dev/null)"})
     for record in "${out[@]}"; do
         values+=("${record%%$'\t'*}")
         displays+=("${record%%$'\t'*}  -- ${record#*$'\t'}")
@@ -104,8 +106,11 @@ _holodeck_lsp_refs() {
 # holodeck-lsp.yaml, from __MODELS__.
 _holodeck_lsp_models() {
     local -a out providers models
-    local value
-    out=(${(0)"$(command ${(Q)words[1]} __MODELS__ -- $cmd "${args[@]}" 2>/dev/null)"})
+    local value valued
+    _holodeck_lsp_valued $cmd
+    valued=$REPLY
+    out=(${(0)"$(command ${(Q)words[1]} __MODELS__ --valued "$valued" \
+        -- $cmd "${args[@]}" 2>/dev/null)"})
     for value in "${out[@]}"; do
         if [[ $value == *: ]]; then providers+=("$value"); else models+=("$value"); fi
     done
@@ -115,15 +120,15 @@ _holodeck_lsp_models() {
 """
 
 
-def script() -> str:
+def script(table: tuple[Command, ...]) -> str:
     lines = [
         "#compdef holodeck-lsp",
         "# zsh completion for holodeck-lsp, written by `holodeck-lsp completion zsh`.",
         '# Install: add  eval "$(holodeck-lsp completion zsh)"  to ~/.zshrc (after compinit).',
-        f"_holodeck_lsp_commands=({_described(COMMANDS)})",
+        f"_holodeck_lsp_commands=({_described(table)})",
         f"_holodeck_lsp_top_options=({_described_options(TOP_OPTIONS)})",
         with_hidden_commands(_BODY),
-        *lookup_functions(),
+        *lookup_functions(table),
         "if (( ! $+functions[compdef] )); then",
         "    autoload -Uz compinit && compinit",
         "fi",
@@ -134,8 +139,13 @@ def script() -> str:
 
 
 def _described(commands: tuple[Command, ...]) -> str:
-    return " ".join(f"'{command.name}:{command.help}'" for command in commands)
+    return " ".join(_quote(f"{command.name}:{command.help}") for command in commands)
 
 
 def _described_options(options: tuple[Option, ...]) -> str:
-    return " ".join(f"'{name}:{option.help}'" for option in options for name in option.names)
+    return " ".join(_quote(f"{name}:{option.help}") for option in options for name in option.names)
+
+
+def _quote(text: str) -> str:
+    """`text` as one single-quoted zsh word (the help texts come from the parsers: `agents'`)."""
+    return "'" + text.replace("'", "'\\''") + "'"
