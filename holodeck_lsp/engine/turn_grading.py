@@ -86,6 +86,8 @@ class TurnOutcome:
     errored: bool = False
     #: The tool calls of the case's earlier turns, turn by turn (for code graders).
     earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
+    #: The tool-round limit the turn was stopped at (`max_tool_rounds`), if it was.
+    tool_limit_reached: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,7 @@ def _grade_metric(
         test_case_name=case_name,
         turn_config=spec.turn_config,  # the context freezes its own deep copy
         earlier_tool_invocations=outcome.earlier_tool_invocations,
+        tool_limit_reached=outcome.tool_limit_reached,
     )
     return run_code_grader(grader, metric, context, timeout=options.grader_timeout)
 

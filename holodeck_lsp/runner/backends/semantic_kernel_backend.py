@@ -173,7 +173,12 @@ class SemanticKernelBackend:
             max_tokens=model.max_tokens,
             top_p=model.top_p,
             function_choice_behavior=(
-                FunctionChoiceBehavior.Auto() if self._functions or self._mcp_servers else None
+                # Semantic Kernel's default stops offering tools after 5 rounds: a turn that
+                # needs 6 or 7 calls in a row (BFCL's) was cut short. 20 is `max_tool_rounds`'
+                # default, BFCL's own step limit (docs/importing-bfcl.md, issue 36).
+                FunctionChoiceBehavior.Auto(maximum_auto_invoke_attempts=20)
+                if self._functions or self._mcp_servers
+                else None
             ),
         )
         return settings
