@@ -48,8 +48,10 @@ COOL_DOWN = 1.0
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
-#: The share below a measured limit an overrun paces at (`overrun`).
+#: The share below a measured limit an overrun paces at (`overrun`), and the shortest span
+#: it measures over.
 OVERRUN_MARGIN = 0.1
+OVERRUN_MIN_SPAN = 0.05
 #: The most one 429 widens a measured spacing by.
 MAX_WIDENING = 2.0
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
@@ -176,15 +178,19 @@ class Pace:
         limit that counts refusals, keeps the window full. `idle`: seconds of that window
         the endpoint was paused (it looks back further by as much)."""
         now = time.monotonic()
-        counted = sum(1 for t in self._answers if t > now - window - idle)
+        # Overrun before a whole window was sent (the run's first burst): what came through
+        # since the first answer is a first estimate, replaced by the next measure.
+        span = min(window, max(now - self._first_answer, OVERRUN_MIN_SPAN))
+        counted = sum(1 for t in self._answers if t >= now - span - idle)
         if counted == 0:
             return
-        spacing = window / counted * (1.0 + OVERRUN_MARGIN)
+        spacing = span / counted * (1.0 + OVERRUN_MARGIN)
         if self.spacing and not self._guessed:
             spacing = min(spacing, self.spacing * MAX_WIDENING)
-        self.spacing = self._anchor = min(CEILING, max(self.spacing, spacing))
+            spacing = max(self.spacing, spacing)
+        self.spacing = self._anchor = min(CEILING, spacing)
         self._widened_at = now
-        self._guessed = False
+        self._guessed = span < window
 
     def limited(self, idle: float = 0.0) -> None:
         """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`).

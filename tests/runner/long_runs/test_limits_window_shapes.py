@@ -38,14 +38,23 @@ def _burst(pace: Pace, clock: Clock, count: int, every: float) -> None:
 
 def test_an_overrun_paces_at_the_windows_worth_not_the_bursts(clock: Clock) -> None:
     pace = Pace()
+    _burst(pace, clock, 1, 0.0)
+    clock.now += 2.0  # the run has been going for longer than the window
     _burst(pace, clock, 20, 0.005)  # a window of 20 let through in 0.1 s
-    pace.limited()
-    assert pace.spacing == pytest.approx(0.005, rel=0.05)  # a first estimate: the burst
-    assert pace.guessed
     clock.now += 0.3
     pace.overrun(1.0)  # most sends refused, the 429 asks 1 s: the window's worth
     assert pace.spacing == pytest.approx(1.0 / 20 * (1 + pacing.OVERRUN_MARGIN))
     assert not pace.guessed
+
+
+def test_an_overrun_in_the_first_window_is_a_first_estimate(clock: Clock) -> None:
+    pace = Pace()
+    _burst(pace, clock, 20, 0.005)  # the run's first burst: 0.1 s
+    clock.now += 0.3
+    pace.overrun(1.0)
+    # What came through since the first answer, over that time: replaced by the next measure.
+    assert pace.spacing == pytest.approx(0.395 / 20 * (1 + pacing.OVERRUN_MARGIN))
+    assert pace.guessed
 
 
 def test_a_measure_counts_answers_over_the_span_gaps_included(clock: Clock) -> None:
