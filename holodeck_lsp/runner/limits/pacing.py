@@ -148,8 +148,13 @@ class Pace:
             # the last widening per second since: a window limiter lets a whole window's
             # worth through at once, and 20 answers in a burst must not narrow the spacing
             # by a third (past a limit that counts refused requests, every send is refused).
-            reach = self._anchor * (1.0 - PROBE_PER_SECOND * (now - self._widened_at))
-            self.spacing = max(self.spacing * (1.0 - PROBE), reach)
+            since = now - self._widened_at
+            if self._guessed and self._anchor:
+                # A first estimate speeds up (halves a second) until a 429 measures.
+                self.spacing = min(self.spacing * (1.0 - PROBE), self._anchor * 0.5**since)
+            else:
+                reach = self._anchor * (1.0 - PROBE_PER_SECOND * since)
+                self.spacing = max(self.spacing * (1.0 - PROBE), reach)
             if self.spacing < FLOOR:
                 self.spacing = 0.0
 
@@ -178,13 +183,14 @@ class Pace:
         limit that counts refusals, keeps the window full. `idle`: seconds of that window
         the endpoint was paused (it looks back further by as much)."""
         now = time.monotonic()
-        # Overrun before a whole window was sent (the run's first burst): what came through
-        # since the first answer is a first estimate, replaced by the next measure.
+        # Overrun before a whole window was sent (the run's first burst): the window's worth
+        # is at least what came through so far, a first estimate that answers speed up
+        # until a limit 429 measures the rate (`answered`).
         span = min(window, max(now - self._first_answer, OVERRUN_MIN_SPAN))
         counted = sum(1 for t in self._answers if t >= now - span - idle)
         if counted == 0:
             return
-        spacing = span / counted * (1.0 + OVERRUN_MARGIN)
+        spacing = window / counted * (1.0 + OVERRUN_MARGIN)
         if self.spacing and not self._guessed:
             spacing = min(spacing, self.spacing * MAX_WIDENING)
             spacing = max(self.spacing, spacing)

@@ -52,9 +52,13 @@ def test_an_overrun_in_the_first_window_is_a_first_estimate(clock: Clock) -> Non
     _burst(pace, clock, 20, 0.005)  # the run's first burst: 0.1 s
     clock.now += 0.3
     pace.overrun(1.0)
-    # What came through since the first answer, over that time: replaced by the next measure.
-    assert pace.spacing == pytest.approx(0.395 / 20 * (1 + pacing.OVERRUN_MARGIN))
+    # At least the 20 that came through a window: a first estimate, which answers speed up
+    # (halving the spacing a second) until a 429 measures the rate.
+    assert pace.spacing == pytest.approx(1.0 / 20 * (1 + pacing.OVERRUN_MARGIN))
     assert pace.guessed
+    first = pace.spacing
+    _burst(pace, clock, 10, 0.1)
+    assert pace.spacing == pytest.approx(first * 0.5, rel=0.01)
 
 
 def test_a_measure_counts_answers_over_the_span_gaps_included(clock: Clock) -> None:

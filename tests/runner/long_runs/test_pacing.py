@@ -49,7 +49,7 @@ def test_random_429s_do_not_compound(clock: Clock) -> None:
 
 def test_answers_let_the_rate_creep_back_and_unpace(clock: Clock) -> None:
     pace = Pace()
-    _answers(pace, clock, 20, 0.05)
+    _answers(pace, clock, 40, 0.05)  # two seconds: a measure, not a first estimate
     pace.limited()
     before = pace.spacing
     _answers(pace, clock, 10, 0.05)
