@@ -1,14 +1,20 @@
-"""Long runs against provider weather: 200 cases at `--parallel 64` through the real console
-script against a loopback OpenAI chat-completions fake that accepts 20 requests a second and
-gives 30 % of the requests a recoverable fault (429 with `Retry-After`, 503, a dropped
-connection).
+"""Long runs against provider weather: many cases at high `--parallel` through the real
+console script against a loopback OpenAI chat-completions fake with a rate limit of a chosen
+shape, and 30 % of the requests given a recoverable fault (429, 503, a dropped connection;
+at most 2 in a row for one request).
 
-    .venv/bin/python bench/long_run_faults.py [--cases 200] [--parallel 64] [--rps 20]
-        [--faults 0.3] [--seeds 3] [--json] [--details]
+    .venv/bin/python bench/long_run_faults.py [--cases 200] [--turns 1] [--parallel 64]
+        [--shape bucket|fixed|sliding] [--headers exact|fixed|reset|none] [--limit 20]
+        [--window 1] [--burst 1] [--faults 0.3] [--seeds 3] [--json] [--details]
 
-Targets (issue 25, docs/benchmarks.md "Long runs against provider weather"):
+The limiter's shapes and header styles are tests/fakes/limiter_shapes.py's (token bucket;
+fixed window; sliding window that counts refused requests too; `Retry-After` exact, always
+1 s, only `x-ratelimit-reset-requests`, or none). Issue 36's case is
+`--shape sliding --headers fixed --cases 60 --turns 2 --parallel 32`.
 
-- wall time ≤ 1.3× the wall lower bound: the limit's (cases × requests per case ÷ rps) plus
+Targets (issues 25 and 36, docs/benchmarks.md "Long runs against provider weather"):
+
+- wall time ≤ 1.3× the wall lower bound: the limit's (cases × turns ÷ the limit's rate) plus
   the process's fixed cost (the same command, one case, an unlimited fake: start-up, SDK
   import, report, exit), for every run; the requests' span against the limit's bound alone
   is printed beside it, not judged;
@@ -17,14 +23,11 @@ Targets (issue 25, docs/benchmarks.md "Long runs against provider weather"):
 - 0 verdicts differing from a fault-free run of the same suite (same fake, same limit);
 - 0 errored turns (every fault is recoverable within the default retry budget).
 
-The fake lives here, not in tests/ (bench/ does not import the tests): an aiohttp server in a
-thread of this process, so the run is a real child process talking to it over loopback. A
-fault is drawn before the rate limit, so a faulted request does not use the limit (a load
-balancer's 503 or a dropped connection is not counted against an account's rate); the limit
-is a token bucket of `--burst` tokens refilled at `--rps`, and a request over it is answered
-429 with the seconds until the next token as `Retry-After`, as hosted providers do. The
-answers are deterministic: case `n` is answered `n`, except every seventh case, answered
-wrong, so the verdicts mix passes and failures.
+The fake is an aiohttp server in a thread of this process, so the run is a real child
+process talking to it over loopback. A fault is drawn before the rate limit, so a faulted
+request does not reach the limit (a load balancer's 503 is not counted against an account's
+rate). The answers are deterministic: case `n` is answered `n`, except every seventh case,
+answered wrong, so the verdicts mix passes and failures.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ import itertools
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
@@ -50,28 +52,37 @@ from aiohttp import web
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the limiter shapes are the tests' fakes' (one definition)
+
+from tests.fakes.limiter_shapes import (  # noqa: E402
+    HEADER_STYLES,
+    SHAPES,
+    HeaderStyle,
+    LimiterShape,
+    RecoverableFaults,
+    refusal_headers,
+)
 
 
 class WeatherFake:
-    """The OpenAI chat-completions fake with a rate limit and random faults."""
+    """The OpenAI chat-completions fake with a rate limit of one shape and random faults."""
 
-    def __init__(self, rps: float | None, burst: int, faults: float, seed: int) -> None:
-        self.rps, self.burst, self.faults = rps, burst, faults
+    def __init__(
+        self, args: argparse.Namespace, faults: float, seed: int, *, limited: bool
+    ) -> None:
+        self.limit = (
+            LimiterShape(args.shape, args.limit, args.window, burst=args.burst) if limited else None
+        )
+        self.header_style: HeaderStyle = args.headers
+        self.faults = RecoverableFaults(faults, seed=seed)
         self.seen: Counter[str] = Counter()
         #: Every request as (arrival, case number, outcome): the pipe's view of the run.
-        self.events: list[tuple[float, int, str]] = []
-        #: Seconds of the limit's capacity nobody used (the bucket full and refilling for
-        #: nothing): the span is about (answers + this × rps) ÷ rps.
-        self.idle_s = 0.0
-        self.idle_start_s = 0.0  # of it, in the first 3 s (the ramp)
-        #: Limit 429s whose Retry-After was under 10 ms (a send early by a hair: bunched).
+        self.events: list[tuple[float, str, str]] = []
+        #: Limit 429s whose next free slot was under 10 ms away (a send early by a hair).
         self.near_miss = 0
         #: When the first request arrived and the last answer left (the run's span at the
         #: server: the child's start-up, SDK import included, is outside it).
         self.first = self.last = 0.0
-        self._random = random.Random(seed)
-        self._tokens = float(burst)
-        self._refilled = time.monotonic()
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -108,28 +119,28 @@ class WeatherFake:
         arrived = time.monotonic()
         if not self.first:
             self.first = arrived
-        case = int(str(body["messages"][-1]["content"]).removeprefix("n"))
-        if self._random.random() < self.faults:
-            kind = self._random.choice(("429", "503", "drop"))
+        asked = str(body["messages"][-1]["content"])  # "n<case>" or "m<case>" (turn 2)
+        kind = self.faults.draw(asked)
+        if kind is not None:
             self.seen[kind] += 1
-            self.events.append((arrived, case, kind))
+            self.events.append((arrived, asked, kind))
             if kind == "429":
-                return _too_many(1.0)
+                return _too_many(refusal_headers(self.header_style, 1.0))
             if kind == "503":
                 return _error(503, "fake: service unavailable", "server_error")
             if request.transport is not None:
                 request.transport.close()
             return web.Response(status=500)  # never reaches the client
-        wait = self._over_limit()
+        wait = self.limit.admit(arrived) if self.limit is not None else None
         if wait is not None:
             self.seen["429-limit"] += 1
             self.near_miss += wait < 0.01
-            self.events.append((arrived, case, "429-limit"))
-            return _too_many(wait)
+            self.events.append((arrived, asked, "429-limit"))
+            return _too_many(refusal_headers(self.header_style, wait))
         self.seen["answered"] += 1
-        self.events.append((arrived, case, "ok"))
+        self.events.append((arrived, asked, "ok"))
         self.last = time.monotonic()
-        number = case
+        number = int(asked[1:])
         answer = str(number + 1) if number % 7 == 0 else str(number)
         return web.json_response(
             {
@@ -149,35 +160,19 @@ class WeatherFake:
             }
         )
 
-    def _over_limit(self) -> float | None:
-        if self.rps is None:
-            return None
-        now = time.monotonic()
-        level = self._tokens + (now - self._refilled) * self.rps
-        if self.first and self.seen["answered"]:  # not before the run has begun
-            unused = max(0.0, level - self.burst) / self.rps
-            self.idle_s += unused
-            if now - self.first < 3.0:
-                self.idle_start_s += unused
-        self._tokens = min(float(self.burst), level)
-        self._refilled = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return None
-        return (1.0 - self._tokens) / self.rps
-
 
 def _error(status: int, message: str, kind: str) -> web.Response:
     return web.json_response({"error": {"message": message, "type": kind}}, status=status)
 
 
-def _too_many(seconds: float) -> web.Response:
+def _too_many(headers: dict[str, str]) -> web.Response:
     response = _error(429, "fake: rate limit reached", "rate_limit_error")
-    response.headers["Retry-After"] = f"{seconds:.3f}"
+    response.headers.update(headers)
     return response
 
 
-def suite(folder: Path, port: int, cases: int) -> Path:
+def suite(folder: Path, port: int, cases: int, turns: int) -> Path:
+    """`cases` cases of `turns` turns (turn 2 asks "m<n>" for the same number)."""
     lines = [
         "name: weather",
         f'model: {{provider: openai, name: gpt-4o-mini, endpoint: "http://127.0.0.1:{port}/v1"}}',
@@ -187,7 +182,14 @@ def suite(folder: Path, port: int, cases: int) -> Path:
         "    - {type: standard, metric: equality}",
         "test_cases:",
     ]
-    lines += [f'  - {{name: c{n}, input: "n{n}", ground_truth: "{n}"}}' for n in range(cases)]
+    for n in range(cases):
+        if turns == 1:
+            lines.append(f'  - {{name: c{n}, input: "n{n}", ground_truth: "{n}"}}')
+            continue
+        lines += [f"  - name: c{n}", "    turns:"]
+        for turn in range(turns):
+            asked = "n" if turn == 0 else "m"
+            lines.append(f'      - {{input: "{asked}{n}", ground_truth: "{n}"}}')
     path = folder / "agent.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -225,7 +227,7 @@ class Run:
 def pipe_view(fake: WeatherFake) -> dict[str, Any]:
     """What the fake saw: the wait between a refused request and its case's next attempt (by
     the refusal's kind: backoff + the limiter's queue), the unused capacity, the tail."""
-    by_case: dict[int, list[tuple[float, str]]] = {}
+    by_case: dict[str, list[tuple[float, str]]] = {}
     for at, case, kind in fake.events:
         by_case.setdefault(case, []).append((at, kind))
     gaps: dict[str, list[float]] = {}
@@ -235,13 +237,18 @@ def pipe_view(fake: WeatherFake) -> dict[str, Any]:
     answers = sorted(at for at, _, kind in fake.events if kind == "ok")
     tail = answers[-1] - answers[int(len(answers) * 0.9)] if len(answers) > 10 else 0.0
     last_cases = sorted(by_case.values(), key=lambda attempts: attempts[-1][0])[-10:]
+    per_second: dict[int, Counter[str]] = {}
+    for at, _, kind in fake.events:
+        per_second.setdefault(int(at - fake.first), Counter())[kind] += 1
     return {
+        "per_second_ok/429-limit/faults": [
+            f"{c['ok']}/{c['429-limit']}/{c['429'] + c['503'] + c['drop']}"
+            for _, c in sorted(per_second.items())
+        ],
         "retry_gap_s": {
             kind: {"n": len(g), "mean": round(sum(g) / len(g), 3), "max": round(max(g), 3)}
             for kind, g in sorted(gaps.items())
         },
-        "unused_limit_s": round(fake.idle_s, 2),
-        "unused_limit_first_3s": round(fake.idle_start_s, 2),
         "limit_429_near_miss": fake.near_miss,
         "max_attempts": max((len(a) for a in by_case.values()), default=0),
         "last_10pct_answers_s": round(tail, 2),
@@ -257,15 +264,15 @@ def run_once(
     out: Path,
     *,
     cases: int | None = None,
-    rps: float | None = -1.0,
+    limited: bool = True,
 ) -> Run:
-    fake = WeatherFake(args.rps if rps == -1.0 else rps, args.burst, faults, seed)
+    fake = WeatherFake(args, faults, seed, limited=limited)
     fake.start()
     cases = args.cases if cases is None else cases
     try:
         folder = out / label
         folder.mkdir(parents=True, exist_ok=True)
-        agent = suite(folder, fake.port, cases)
+        agent = suite(folder, fake.port, cases, args.turns)
         report = folder / "report.json"
         trace_file = folder / "limits-trace.json"
         env = {
@@ -323,8 +330,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--parallel", type=int, default=64)
-    parser.add_argument("--rps", type=float, default=20.0)
-    parser.add_argument("--burst", type=int, default=1)
+    parser.add_argument("--turns", type=int, default=1, help="turns per case (1 or 2)")
+    parser.add_argument("--shape", choices=SHAPES, default="bucket")
+    parser.add_argument("--headers", choices=HEADER_STYLES, default="exact")
+    parser.add_argument("--limit", type=int, default=20, help="requests per window")
+    parser.add_argument("--window", type=float, default=1.0, help="seconds")
+    parser.add_argument("--burst", type=int, default=1, help="the bucket's size")
     parser.add_argument("--faults", type=float, default=0.3)
     parser.add_argument("--seeds", type=int, default=3, help="faulty runs, one seed each")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per run")
@@ -335,7 +346,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="long_run_faults-") as tmp:
         out = Path(tmp)
         # The process's fixed cost: the same command, one case, an unlimited fake.
-        fixed = run_once("fixed-cost", args, 0.0, 0, out, cases=1, rps=None)
+        fixed = run_once("fixed-cost", args, 0.0, 0, out, cases=1, limited=False)
         print(f"fixed cost: {fixed.wall_s}s", file=sys.stderr, flush=True)
         clean = run_once("fault-free", args, 0.0, 0, out)
         print(f"fault-free: {clean.wall_s}s", file=sys.stderr, flush=True)
@@ -344,7 +355,8 @@ def main() -> int:
             faulty.append(run_once(f"faults-seed{seed}", args, args.faults, seed, out))
             print(f"seed {seed}: {faulty[-1].wall_s}s", file=sys.stderr, flush=True)
     load.append(os.getloadavg())
-    bound = args.cases / args.rps
+    rps = args.limit / args.window
+    bound = args.cases * args.turns / rps
     # The lower bound of the wall time: the limit's plus what the same command takes
     # without it (start-up, SDK import, one turn, report writing, exit).
     wall_bound = bound + fixed.wall_s
@@ -374,8 +386,12 @@ def main() -> int:
         )
     else:
         print(f"machine: {machine}; load average (1/5/15 min) {loads}")
-        print(f"{args.cases} cases, --parallel {args.parallel}, ")
-        print(f"limit {args.rps:g} req/s (burst {args.burst}), faults {args.faults:.0%}")
+        print(f"--parallel {args.parallel}")
+        print(
+            f"{args.cases} cases x {args.turns} turns, limit: {args.shape}, {args.limit} per "
+            f"{args.window:g}s (burst {args.burst}), headers {args.headers}, "
+            f"faults {args.faults:.0%} (at most 2 in a row per request)"
+        )
         print(
             f"lower bound {bound:.1f}s (the limit); fixed cost {fixed.wall_s:.2f}s (1 case, "
             f"no limit); wall lower bound {wall_bound:.2f}s (the two)"

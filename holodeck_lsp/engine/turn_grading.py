@@ -224,6 +224,7 @@ def _grade_metric(
         test_case_name=case_name,
         turn_config=spec.turn_config,  # the context freezes its own deep copy
         earlier_tool_invocations=outcome.earlier_tool_invocations,
+        tool_limit_reached=outcome.tool_limit_reached,
     )
     return run_code_grader(grader, metric, context, timeout=options.grader_timeout)
 

@@ -223,9 +223,12 @@ UPSTREAM_INVOCATION_FIELDS = ("name", "args", "result", "bytes", "duration_ms", 
 def test_the_context_exposes_upstreams_attributes() -> None:
     ctx = context()
     names = tuple(field.name for field in dataclasses.fields(ctx))
-    # upstream's fields first, in its order; then holodeck-lsp's one addition (with a default)
+    # upstream's fields first, in its order; then holodeck-lsp's additions (with defaults)
     assert names[: len(UPSTREAM_CONTEXT_FIELDS)] == UPSTREAM_CONTEXT_FIELDS
-    assert names[len(UPSTREAM_CONTEXT_FIELDS) :] == ("earlier_tool_invocations",)
+    assert names[len(UPSTREAM_CONTEXT_FIELDS) :] == (
+        "earlier_tool_invocations",
+        "tool_limit_reached",
+    )
     assert ctx.earlier_tool_invocations == ()
     assert isinstance(ctx.turn_config, dict)  # upstream's is a dict
     call = ctx.tool_invocations[0]

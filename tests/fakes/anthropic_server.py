@@ -25,7 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes import loopback_http
-from tests.fakes.faults import DROP, FaultPlan, drop
+from tests.fakes.faults import DROP, FaultPlan, drop, request_key
 from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
 
 log = logging.getLogger(__name__)
@@ -199,7 +199,7 @@ class FakeAnthropicServer(LoopbackHTTPServer):
         model = str(body.get("model", "claude-fake"))
         if conversation:
             if self.faults is not None:
-                fault = await self.faults.before()
+                fault = await self.faults.before(request_key(body))
                 if fault == DROP:
                     return drop(request)
                 if isinstance(fault, web.Response):

@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes import loopback_http
-from tests.fakes.faults import DROP, FaultPlan, drop
+from tests.fakes.faults import DROP, FaultPlan, drop, request_key
 from tests.fakes.loopback_http import LoopbackHTTPServer, read_request
 
 _ids = itertools.count(1)
@@ -166,7 +166,7 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         if body.get("stream"):
             return _error(400, "fake server: stream=true is not supported")
         if self.faults is not None:
-            fault = await self.faults.before()
+            fault = await self.faults.before(request_key(body))
             if fault == DROP:
                 return drop(request)
             if isinstance(fault, web.Response):

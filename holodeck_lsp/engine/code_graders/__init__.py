@@ -80,6 +80,8 @@ class GraderContext:
     * `turn_index`: 0-based; a single-turn case is turn 0.
     * `test_case_name`: the case's `name:`, if it has one.
     * `earlier_tool_invocations` (holodeck-lsp only): each earlier turn's tool calls.
+    * `tool_limit_reached` (holodeck-lsp only): the tool-round limit (`max_tool_rounds`) the
+      turn was stopped at, or None.
     * `turn_config`: the turn's raw configuration (grader-specific keys included), as a
       `FrozenDict`; nested mappings are `FrozenDict`s and lists `FrozenList`s (read-only
       subclasses of dict and list, so they compare equal to plain data and `json.dumps`).
@@ -100,6 +102,7 @@ class GraderContext:
     #: holodeck-lsp's addition after upstream's fields: the tool calls of the case's earlier
     #: turns, turn by turn (empty on turn 0), for graders that replay the whole conversation.
     earlier_tool_invocations: tuple[tuple[ToolInvocation, ...], ...] = ()
+    tool_limit_reached: int | None = None
 
     def __post_init__(self) -> None:
         invocations = tuple(freeze(call) for call in self.tool_invocations)

@@ -4,12 +4,13 @@ for, and the counts progress shows (waiting on a rate limit, 429s seen, retries)
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.bucket import Bucket
-from holodeck_lsp.runner.limits.pacing import Pace
+from holodeck_lsp.runner.limits.pacing import MEASURE_SPAN, Pace
 from holodeck_lsp.runner.limits.window import Priority, Window
 
 
@@ -27,6 +28,14 @@ DEFAULT_MAX_IN_FLIGHT = 32
 #: A 429 asking at most this many spacings (or `LIMIT_HINT_FLOOR` seconds) is the limit's.
 LIMIT_HINT_SPACINGS = 4.0
 LIMIT_HINT_FLOOR = 0.2
+#: A 429 with a long wait is the limit's when at least this share of the sends of the last
+#: `SHARE_SECONDS` (and at least `SHARE_MIN_SENDS` of them) were answered 429: random
+#: refusals (a provider's edge) are rarer.
+LIMIT_REFUSED_SHARE = 0.25
+SHARE_SECONDS = 1.0
+SHARE_MIN_SENDS = 8
+#: The share of refused sends that says the limit is overrun (`overloaded`).
+OVERRUN_SHARE = 0.4
 #: An endpoint that answered 2xx within this many seconds is answering.
 ANSWERING_SECONDS = 5.0
 
@@ -50,7 +59,10 @@ class EndpointLimiter:
         self.counts = EndpointCounts()
         self.pace = Pace()
         self._paused_until = 0.0
+        self._paused_at = float("-inf")
         self._answered_at = float("-inf")
+        #: (answered at, answered 429) of the last `SHARE_SECONDS`' sends.
+        self._outcomes: collections.deque[tuple[float, bool]] = collections.deque()
 
     def is_limit(self, hint: float | None, used_up: bool) -> bool:
         """Whether a 429 is this endpoint's rate limit (pace by it) or a refusal at random
@@ -60,7 +72,21 @@ class EndpointLimiter:
         as it asks; the first 429s, before any pacing, start the pacing."""
         if used_up or hint is None or self.pace.spacing <= 0 or self.paced_refusal(hint):
             return True
+        if self.refused_share() >= LIMIT_REFUSED_SHARE:
+            # A limit that asks a fixed long wait whatever its state (`Retry-After: 1`):
+            # too many of the last second's sends refused to be chance.
+            return True
         return time.monotonic() - self._answered_at > hint
+
+    def refused_share(self) -> float:
+        """The share of the last `SHARE_SECONDS`' sends answered 429."""
+        now = time.monotonic()
+        recent = self._outcomes
+        while recent and recent[0][0] < now - SHARE_SECONDS:
+            recent.popleft()
+        if len(recent) < SHARE_MIN_SENDS:
+            return 0.0
+        return sum(1 for _, refused in recent if refused) / len(recent)
 
     def paced_refusal(self, hint: float | None) -> bool:
         """A 429 asking a wait about the pace's spacing: the next free slot of the limit."""
@@ -122,11 +148,17 @@ class EndpointLimiter:
         narrowed window would only leave the limit's slots unused."""
         if outcome in ("limited", "refused"):
             self.counts.limited += 1
+        if outcome != "other":
+            self._outcomes.append((time.monotonic(), outcome != "ok"))
         window_outcome = "other" if outcome == "refused" else outcome
         if outcome == "limited":
             paced = self.pace.spacing > 0
             before = self.pace.spacing
-            self.pace.limited()
+            pace = self.pace
+            if pace.spacing <= 0 or pace.guessed or self.refused_share() >= LIMIT_REFUSED_SHARE:
+                # A few 429s among many answers are a slight overrun or chance: slowing
+                # to the rate answered each time would compound (faults lower it).
+                self.pace.limited(idle=self._paused_within(MEASURE_SPAN))
             if paced:
                 window_outcome = "other"  # the window keeps its size
             if trace.enabled():
@@ -156,4 +188,27 @@ class EndpointLimiter:
 
     def pause(self, seconds: float) -> None:
         """The endpoint's requests wait `seconds` from now before they are sent."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+        now = time.monotonic()
+        self._paused_at = now
+        self._paused_until = max(self._paused_until, now + seconds)
+
+    def _paused_within(self, seconds: float) -> float:
+        """Seconds of the last `seconds` the endpoint was paused (nothing could be sent)."""
+        now = time.monotonic()
+        start = max(self._paused_at, now - seconds)
+        return max(0.0, min(self._paused_until, now) - start)
+
+    def overrun(self, hint: float) -> None:
+        """A limit overrun (`overloaded`): pace at what the limit let through in the last
+        `hint` seconds it was sent to, then wait `hint` (a window that counts refused
+        requests empties meanwhile)."""
+        self.pace.overrun(hint, idle=self._paused_within(hint))
+        self.pause(hint)
+
+    def overloaded(self, sent_at: float) -> bool:
+        """Whether a limit's 429 says the limit is overrun, not just reached: a good share of
+        the last second's sends refused, by a send that left after the last pause began (the
+        429s of sends that left together report one overrun). A window limiter that counts
+        refused requests stays full while they keep coming: the endpoint then waits the
+        429's hint (the window moving on) before sending again, at the measured pace."""
+        return sent_at > self._paused_at and self.refused_share() >= OVERRUN_SHARE

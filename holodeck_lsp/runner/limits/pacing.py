@@ -28,17 +28,32 @@ import time
 
 from holodeck_lsp.runner.limits.window import Priority
 
-#: Answers the rate is measured over (and the oldest may be at most `HORIZON` seconds old).
-SAMPLES = 20
+#: Answers kept for measuring (and the oldest may be at most `HORIZON` seconds old); the
+#: rate is the answers of the last seconds over those seconds (`MEASURE_SPAN`); before
+#: `RATE_SPAN` of answers, the interval between them (a first estimate).
+SAMPLES = 1000
 HORIZON = 5.0
-#: Each answer narrows the spacing by this share.
+RATE_SPAN = 1.0
+#: The rate is measured over the last `MEASURE_SPAN` seconds less the time paused in them,
+#: when at least `MIN_SPAN` is left.
+MEASURE_SPAN = 2.0
+MIN_SPAN = 0.5
+#: Each answer narrows the spacing by this share, and a second by at most `PROBE_PER_SECOND`
+#: of the spacing the last widening set.
 PROBE = 0.02
+PROBE_PER_SECOND = 0.1
 #: Seconds between two widenings (the 429s of one burst are one overload).
 COOL_DOWN = 1.0
 #: Bounds of the spacing, in seconds, and the first widening without a measured rate.
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
+#: The share below a measured limit an overrun paces at (`overrun`), and the shortest span
+#: it measures over.
+OVERRUN_MARGIN = 0.1
+OVERRUN_MIN_SPAN = 0.05
+#: The most one 429 widens a measured spacing by.
+MAX_WIDENING = 2.0
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
 MEASURED_AFTER = 5
 
@@ -51,10 +66,17 @@ class Pace:
         self._last = self._before = float("-inf")
         self._widened_at = float("-inf")
         self._guessed = False
+        self._first_answer = float("inf")
+        self._anchor = 0.0  # the spacing the last widening set
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
         self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def guessed(self) -> bool:
+        """Whether the spacing is a guess or a first estimate, to be replaced by a measure."""
+        return self._guessed
 
     @property
     def waiting(self) -> int:
@@ -117,14 +139,68 @@ class Pace:
     def answered(self) -> None:
         """A 2xx answer: the only kind that used the endpoint's limit (a 503 or a dropped
         connection says nothing of our rate)."""
-        self._answers.append(time.monotonic())
+        now = time.monotonic()
+        if not self._answers:
+            self._first_answer = now
+        self._answers.append(now)
         if self.spacing:
-            self.spacing *= 1.0 - PROBE
+            # The rate creeps up, but by at most `PROBE_PER_SECOND` of the spacing set at
+            # the last widening per second since: a window limiter lets a whole window's
+            # worth through at once, and 20 answers in a burst must not narrow the spacing
+            # by a third (past a limit that counts refused requests, every send is refused).
+            since = now - self._widened_at
+            if self._guessed and self._anchor:
+                # A first estimate speeds up (halves a second) until a 429 measures.
+                self.spacing = min(self.spacing * (1.0 - PROBE), self._anchor * 0.5**since)
+            else:
+                reach = self._anchor * (1.0 - PROBE_PER_SECOND * since)
+                self.spacing = max(self.spacing * (1.0 - PROBE), reach)
             if self.spacing < FLOOR:
                 self.spacing = 0.0
 
-    def limited(self) -> None:
-        """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`)."""
+    def _measured(self, now: float, idle: float) -> tuple[float, bool] | None:
+        """Seconds per 2xx answer: the answers of the last `RATE_SPAN` over that span, gaps
+        included (a window limiter, fixed or sliding, lets a burst through at the send
+        rate and then refuses until its window moves on: the interval within the burst is
+        the send rate, not the limit's; docs/running.md, "Long runs"). And whether that
+        is only a first estimate: answers began less than `RATE_SPAN` ago (then it is
+        replaced as soon as the next 429 allows, like a guess). `idle`: seconds of the
+        span the endpoint was paused, which measure nothing; None when too little is left."""
+        if now - self._first_answer < RATE_SPAN:
+            answers = self._answers
+            return (answers[-1] - answers[0]) / max(1, len(answers) - 1), True
+        span = min(MEASURE_SPAN, now - self._first_answer) - idle
+        if span < MIN_SPAN:
+            return None
+        counted = sum(1 for t in self._answers if t > now - MEASURE_SPAN)
+        return span / max(1, counted), False
+
+    def overrun(self, window: float, idle: float = 0.0) -> None:
+        """A limit overrun: most sends refused, the 429 asking `window` seconds. What the
+        limit let through in its last `window` seconds is its rate (a window limiter lets
+        its window's worth through in a burst, so only a whole window measures it), less
+        `OVERRUN_MARGIN`: right at the limit, one early send is refused and, counted by a
+        limit that counts refusals, keeps the window full. `idle`: seconds of that window
+        the endpoint was paused (it looks back further by as much)."""
+        now = time.monotonic()
+        # Overrun before a whole window was sent (the run's first burst): the window's worth
+        # is at least what came through so far, a first estimate that answers speed up
+        # until a limit 429 measures the rate (`answered`).
+        span = min(window, max(now - self._first_answer, OVERRUN_MIN_SPAN))
+        counted = sum(1 for t in self._answers if t >= now - span - idle)
+        if counted == 0:
+            return
+        spacing = window / counted * (1.0 + OVERRUN_MARGIN)
+        if self.spacing and not self._guessed:
+            spacing = min(spacing, self.spacing * MAX_WIDENING)
+            spacing = max(self.spacing, spacing)
+        self.spacing = self._anchor = min(CEILING, spacing)
+        self._widened_at = now
+        self._guessed = span < window
+
+    def limited(self, idle: float = 0.0) -> None:
+        """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`).
+        `idle`: seconds of the last `RATE_SPAN` the endpoint was paused."""
         now = time.monotonic()
         recent = [t for t in self._answers if t >= now - HORIZON]
         # A guessed spacing (nothing measured yet) is replaced as soon as answers measure
@@ -133,12 +209,21 @@ class Pace:
         measurable = self._guessed and len(recent) >= MEASURED_AFTER
         if self.spacing and now - self._widened_at < COOL_DOWN and not measurable:
             return
-        self._widened_at = now
         if len(recent) >= 2:
-            measured = (recent[-1] - recent[0]) / (len(recent) - 1)  # seconds per answer
-            spacing = max(self.spacing, measured)
-            self._guessed = False
+            found = self._measured(now, idle)
+            if found is None:  # just out of a pause: nothing to measure the rate by yet
+                return
+            measured, early = found
+            if self._guessed or not self.spacing:
+                spacing = measured  # the first measure, or a guess replaced either way
+            else:
+                # A second of collapse (a window that counts refusals stays full) measures
+                # next to nothing: widen at most `MAX_WIDENING`× at a time.
+                spacing = max(self.spacing, min(measured, self.spacing * MAX_WIDENING))
+            self._guessed = early
+            self._widened_at = now
         else:  # too few answers to measure: slow down by half again
+            self._widened_at = now
             spacing = max(self.spacing * 1.5, START_SPACING)
             self._guessed = True
-        self.spacing = min(CEILING, spacing)
+        self.spacing = self._anchor = min(CEILING, spacing)

@@ -135,6 +135,11 @@ class Retrying:
                 free = limiter.paced_refusal(hint) and allowance > 0
                 limit = limiter.is_limit(hint, used_up is not None)
                 limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
+                if limit and not free and hint is not None and limiter.overloaded(sent_at):
+                    # Overrun: wait the hint (a window that counts refusals empties), then
+                    # send at what the limit let through (docs/running.md, "Long runs").
+                    trace.note("pause.overrun", hint)
+                    limiter.overrun(hint)
             else:
                 limiter.release("other", sent_at)
             if hint is None:

@@ -49,12 +49,16 @@ def test_random_429s_do_not_compound(clock: Clock) -> None:
 
 def test_answers_let_the_rate_creep_back_and_unpace(clock: Clock) -> None:
     pace = Pace()
-    _answers(pace, clock, 20, 0.05)
+    _answers(pace, clock, 40, 0.05)  # two seconds: a measure, not a first estimate
     pace.limited()
     before = pace.spacing
     _answers(pace, clock, 10, 0.05)
-    assert pace.spacing == pytest.approx(before * (1 - pacing.PROBE) ** 10)
-    _answers(pace, clock, 2000, 0.001)
+    # 10 answers in 0.5 s: each narrows by PROBE, but half a second by at most half of
+    # PROBE_PER_SECOND (a window limiter's burst of answers must not race the pace ahead).
+    reach = before * (1 - pacing.PROBE_PER_SECOND * 0.5)
+    assert pace.spacing == pytest.approx(max(before * (1 - pacing.PROBE) ** 10, reach))
+    assert pace.spacing > before * (1 - pacing.PROBE) ** 10
+    _answers(pace, clock, 400, 0.1)  # 40 s without a 429: unpaced again
     assert pace.spacing == 0.0
 
 

@@ -9,6 +9,13 @@ ground-truth calls of turns 0..N on other fresh instances, then
   3. each result of turn N's ground-truth calls must appear among the results of the agent's
      calls so far (any order, each used once).
 A turn without ground-truth calls (a miss_param / miss_func turn) is not checked, as in BFCL.
+As BFCL's inference loop and checker (docs/importing-bfcl.md, "Parity with BFCL"): a turn
+stopped at the tool-round limit (`tool_limit_reached`) fails, for BFCL calls such a record
+"force-terminated" and counts it invalid whatever its state; a call whose arguments were not
+JSON (`call_problem: invalid_json`) is not replayed, for BFCL's checker cannot decode it and
+skips it; every other call is replayed as sent, a name that is no function of the record's
+classes (or not a name at all) giving an error and leaving the state alone, as BFCL's
+execution does.
 The case passes BFCL's checker exactly when every turn passes here. The earlier turns' calls
 come from holodeck-lsp's `earlier_tool_invocations` (upstream HoloDeck has no such field: from
 turn 1 on the grader says so instead of guessing).
@@ -61,19 +68,35 @@ def _verdict(passed: bool, reason: str, details: dict[str, Any]) -> Any:
     return GraderResult(score=1.0 if passed else 0.0, passed=passed, reason=reason, details=details)
 
 
+#: Calls BFCL's checker never sees: it cannot decode them (ToolInvocation.call_problem).
+UNDECODABLE = ("invalid_json",)
+
+
 def _agent_calls(invocations: Any) -> list[tuple[str, dict[str, Any]]]:
     return [
         (bfcl_state.bare_name(str(call.name)), bfcl_state.plain(call.args or {}))
         for call in invocations
+        if getattr(call, "call_problem", None) not in UNDECODABLE
     ]
 
 
 def grade_turn(
-    entry: dict[str, Any], turn: int, agent_turns: list[list[tuple[str, dict[str, Any]]]]
+    entry: dict[str, Any],
+    turn: int,
+    agent_turns: list[list[tuple[str, dict[str, Any]]]],
+    limit_reached: int | None = None,
 ) -> tuple[bool, str, dict[str, Any]]:
-    """The verdict of turn `turn` given the agent's calls of turns 0..turn."""
+    """The verdict of turn `turn` given the agent's calls of turns 0..turn; `limit_reached`:
+    the tool-round limit the turn was stopped at, if it was."""
     truth_turns = [_parse(texts) for texts in entry["ground_truth"][: turn + 1]]
     details: dict[str, Any] = {"ground_truth": entry["ground_truth"][turn]}
+    if limit_reached is not None:
+        details["tool_limit_reached"] = limit_reached
+        reason = (
+            f"force-terminated: stopped after {limit_reached} tool rounds (the limit; BFCL's "
+            "is 20 steps a turn), and BFCL counts such a record invalid whatever its state"
+        )
+        return False, reason, details
     if not truth_turns[turn]:
         return True, "no ground-truth calls on this turn: BFCL checks nothing here", details
     if not agent_turns[turn]:
@@ -154,5 +177,6 @@ def bfcl_equivalent(context: Any) -> Any:
         )
     agent_turns = [_agent_calls(calls) for calls in earlier[:turn]]
     agent_turns.append(_agent_calls(context.tool_invocations))
-    passed, reason, details = grade_turn(entry, turn, agent_turns)
+    limit = getattr(context, "tool_limit_reached", None)
+    passed, reason, details = grade_turn(entry, turn, agent_turns, limit)
     return _verdict(passed, reason, details)
