@@ -72,15 +72,23 @@ def compose(text: str) -> Node | None:
     """The node tree of `text` (None when empty), read as PyYAML reads it where libyaml would
     refuse it (`yaml_rewrite`); raises the parser's errors, and `NestingTooDeep` before
     composing a text nested deeper than the composer can recurse."""
-    check_nesting(text)
+    conclusive = check_nesting(text)
     with warnings.catch_warnings(), gc_paused():
         warnings.simplefilter("ignore")
-        return compose_as_pyyaml(text, _compose_raw)
+        return compose_as_pyyaml(text, _compose_raw if conclusive else _compose_checked)
 
 
 def _compose_raw(text: str) -> Node | None:
     root: Node | None = _parser().compose(text)
     return root
+
+
+def _compose_checked(text: str) -> Node | None:
+    """A text whose nesting check stopped at a syntax error that `yaml_rewrite` may rewrite
+    away: each text composed is checked first, or the deep part behind the error would
+    reach the C composer (28,000 levels behind a URL in a flow mapping: SIGSEGV)."""
+    check_nesting(text)
+    return _compose_raw(text)
 
 
 def node_range(node: Node) -> Range:

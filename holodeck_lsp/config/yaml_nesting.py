@@ -75,11 +75,13 @@ def _parser() -> YAML:
     return parser
 
 
-def check_nesting(text: str, limit: int = MAX_NESTING) -> None:
+def check_nesting(text: str, limit: int = MAX_NESTING) -> bool:
     """Raises NestingTooDeep when `text` nests deeper than `limit`. A text the parser rejects
-    before that is left to the composer, which reports the same syntax error."""
+    before that is left to the composer, which reports the same syntax error; then False is
+    returned: the check was not conclusive, and a text rewritten past that error (as
+    `yaml_rewrite` does) must be checked again before it is composed."""
     if within_bound(text, limit):
-        return
+        return True
     depth = 0
     try:
         with warnings.catch_warnings():
@@ -95,4 +97,5 @@ def check_nesting(text: str, limit: int = MAX_NESTING) -> None:
     except NestingTooDeep:
         raise
     except Exception:  # a syntax error: the composer meets it at the same place
-        return
+        return False
+    return True

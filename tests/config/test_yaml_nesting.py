@@ -87,3 +87,23 @@ def test_the_bound_counts_line_heads_and_brackets() -> None:
     assert not within_bound("a:\r" + "- " * 125 + "x")  # a line that starts after \r
     assert within_bound("x: " + "[" * 497)
     assert not within_bound("x: " + "[" * 498)
+
+
+def test_a_deep_text_behind_a_form_only_pyyaml_reads_is_refused_in_a_child() -> None:
+    """libyaml's parser stops at the URL in the flow mapping, so counting events ends there;
+    the text that `yaml_rewrite` makes readable must be checked again before the C composer
+    sees it (a child process: a regression would be SIGSEGV, not a failed assertion)."""
+    import subprocess
+    import sys
+
+    program = (
+        "from holodeck_lsp.config.yaml_document import parse_yaml\n"
+        "text = 'model: {provider: ollama, name: x, endpoint: http://localhost:11434}\\n'\n"
+        f"text += 'x: ' + '[' * {DEEP} + '\\n'\n"
+        "print([(p.code.value, p.range.start.line) for p in parse_yaml(text, {}).problems])\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
+    assert child.returncode == 0, child.stderr
+    assert "('HD003', 1)" in child.stdout
