@@ -36,6 +36,7 @@ from holodeck_lsp.commands.run.long_run_flags import resume_value_first
 from holodeck_lsp.commands.run.options import PER_AGENT_OPTIONS, run_parser
 from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.resume_run import (
+    agent_to_resume,
     is_unfinished,
     journal_error,
     open_journal,
@@ -70,6 +71,7 @@ from holodeck_lsp.runner.models.run_models import (
 from holodeck_lsp.runner.project_limits import ProjectLimitsError, apply_project_limits
 from holodeck_lsp.runner.run_history import after_run, retention
 from holodeck_lsp.runner.run_history import last_failed as last_run
+from holodeck_lsp.runner.run_history.layout import pasteable
 from holodeck_lsp.runner.run_history.resume import ResumePlan, ResumeRefused
 from holodeck_lsp.runner.run_session import (
     Answers,
@@ -110,6 +112,11 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
         args.keep = retention.keep_setting(args.keep)
     except retention.KeepSettingError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    if not args.paths:
+        chosen = agent_to_resume(args)
+        if isinstance(chosen, int):
+            return chosen
+        args.paths = [chosen]
     paths = agent_files(args.paths)
     if paths is None:
         return EXIT_BAD_INPUT
@@ -272,7 +279,9 @@ def _run_once(args: argparse.Namespace, path: Path, ctrl_c: CtrlC) -> int:
         if stored is not None:
             report_with_id = outcome.report.model_copy(update={"run_id": stored.id})
             outcome = dataclasses.replace(outcome, report=report_with_id)
-            saved = f"run saved as {stored.id} (list: holodeck-lsp runs {path})\n"
+            # The agent's absolute path: the hint works pasted in any folder.
+            where = pasteable(path)
+            saved = f"run saved as {stored.id} (list: holodeck-lsp runs {where})\n"
     report = outcome.report
 
     if progress is not None:

@@ -35,10 +35,11 @@ def run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         type=Path,
         metavar="PATH",
-        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run in turn",
+        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run as one "
+        "run (optional with --resume: the stored run names its agent file)",
     )
     parser.add_argument(
         "--case",

@@ -48,6 +48,28 @@ _CHOSEN_BY_THE_RUN = (
 )
 
 
+def agent_to_resume(args: argparse.Namespace) -> Path | int:
+    """`run` without a PATH: with --resume, the agent file of the stored run (found from the
+    current folder or the run index: runner/run_history/resume_target.py); else, or when it
+    cannot be found, the exit status after saying why."""
+    from holodeck_lsp.commands._common import fail
+    from holodeck_lsp.exit_codes import EXIT_BAD_INPUT
+    from holodeck_lsp.runner.run_history.resume_target import agent_for_resume
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen
+
+    if args.resume is None:
+        return fail(
+            EXIT_BAD_INPUT,
+            "name what to run: `holodeck-lsp run PATH` (an agent file, or a folder of them); "
+            "PATH may be left out only with --resume RUN",
+        )
+    ref = None if args.resume == LATEST_UNFINISHED else args.resume
+    try:
+        return agent_for_resume(ref, Path("."))
+    except AgentNotChosen as error:
+        return fail(EXIT_BAD_INPUT, str(error))
+
+
 def resume_refusal(args: argparse.Namespace, paths: int) -> str | None:
     """Why these flags cannot go together, or None."""
     if args.resume is None:

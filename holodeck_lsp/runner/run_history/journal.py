@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, RUNS, new_run_id, state_folder
+from holodeck_lsp.runner.run_history.run_index import remember
 from holodeck_lsp.runner.selection import Selection
 from holodeck_lsp.schema.results import TestResult
 
@@ -148,7 +149,9 @@ def start_journal(agent_path: Path, header: JournalHeader) -> Journal:
             folder.mkdir()  # exclusive: two runs never share a folder
         except FileExistsError:
             continue
-        return Journal(folder, header.model_copy(update={"run_id": run_id}))
+        journal = Journal(folder, header.model_copy(update={"run_id": run_id}))
+        remember(run_id, agent_path)  # `run --resume ID` then works from any folder
+        return journal
     raise OSError(f"no free run id for {header.started}")
 
 
