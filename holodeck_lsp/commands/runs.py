@@ -134,6 +134,8 @@ def _row(run: StoredRun, several_agents: bool) -> list[str]:
             notes.append(f"unfinished {done}/{total} — resume with `{resume_command(run.id)}`")
     elif meta.interrupted:
         notes.append("partial")
+    if meta.cases_not_run:
+        notes.append(f"{meta.cases_not_run} not run")
     if meta.mode == "replay":
         notes.append("replay")
     if meta.git_dirty:

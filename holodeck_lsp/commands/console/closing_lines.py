@@ -51,6 +51,7 @@ def totals_line(
     errored = (
         palette.paint(f", {summary.errored} errored", "yellow", "bold") if summary.errored else ""
     )
+    errored += palette.paint(f", {summary.not_run} not run", "yellow") if summary.not_run else ""
     return (
         f"{passed}, {failed}{errored} of {summary.total_tests} test cases"
         # Wall time: the command's, from the process's start — start-up (imports, the backend)

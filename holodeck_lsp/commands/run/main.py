@@ -46,7 +46,9 @@ def main(argv: list[str]) -> int:
     # Ctrl-C is ours from the start, not only while cases run: creating the backend (importing
     # an SDK, loading tools) takes seconds, and a Ctrl-C then must not lose the report either.
     with CtrlC() as ctrl_c:
-        return _main(argv, ctrl_c)
+        status = _main(argv, ctrl_c)
+    ctrl_c.exit_without_waiting(status)
+    return status
 
 
 def _main(argv: list[str], ctrl_c: CtrlC) -> int:

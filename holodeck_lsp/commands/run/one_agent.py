@@ -189,7 +189,7 @@ def run_agent(
         else _display(args, agent, planned, matrix, stream, palette, journal.finished, parallel)
     )
     try:
-        outcome = asyncio.run(_run(session, progress, ctrl_c))
+        outcome = ctrl_c.run_until_done(_run(session, progress, ctrl_c))
     except RunFailed as error:  # a bug, not the suite's fault: say so without a traceback
         journal.close()
         return fail(EXIT_CANNOT_RUN, f"the run failed: {error}")

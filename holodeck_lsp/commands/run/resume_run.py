@@ -15,6 +15,7 @@ from pathlib import Path
 from holodeck_lsp.commands._common import warn
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
+from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import RunModels
 from holodeck_lsp.runner.run_history.fingerprint import fingerprint
 from holodeck_lsp.runner.run_history.journal import (
@@ -150,6 +151,7 @@ def open_journal(
         agent_name=agent.name,
         fingerprint=fingerprint(agent, path),
         models=[ref.label for ref in matrix.models],
+        agent_model=model_label(agent),
         repeat=matrix.repeat,
         mode="record" if args.record else "replay" if args.replay else "live",
         replay_of=str(args.replay.resolve()) if args.replay else None,

@@ -44,7 +44,14 @@ _PASSED = "✅ passed"
 _FAILED = "❌ failed"
 _SKIPPED = "⏭ skipped"
 _ERRORED = "⚠ errored"
-_STATUS = {"passed": _PASSED, "failed": _FAILED, "skipped": _SKIPPED, "errored": _ERRORED}
+_NOT_RUN = "⏸ not run"
+_STATUS = {
+    "passed": _PASSED,
+    "failed": _FAILED,
+    "skipped": _SKIPPED,
+    "errored": _ERRORED,
+    "not run": _NOT_RUN,
+}
 _METRIC_MARK = {
     "passed": "✓ passed",
     "failed": "✗ failed",
@@ -110,7 +117,8 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     total = len(ordered)
     passed = sum(1 for case in ordered if case.result.passed)
     errored = sum(1 for case in ordered if case_status(case.result) == "errored")
-    measured = total - errored
+    never = sum(1 for case in ordered if case_status(case.result) == "not run")
+    measured = total - errored - never
     verdict = "Passed" if passed == measured else "Failed"
     # Errored cases are not measured: the rate is over the cases that were.
     rate = 100.0 * passed / measured if measured else 100.0
@@ -120,6 +128,8 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
     if errored:
         headline += f", {errored} errored (not measured)"
+    if never:
+        headline += f", {never} not run (the run stopped first)"
     parts = [headline, f"{turns_passed} of {turns} turns passed", f"agent time {duration(elapsed)}"]
     usage = agent_usage(case.result for case in ordered)
     if usage is not None:

@@ -58,6 +58,9 @@ class JournalHeader(BaseModel):
     keyword: str | None = None
     #: `--model` values as given (empty: the agent's own model).
     models: list[str] = Field(default_factory=list)
+    #: The agent's own model (`provider:name`): what `runs` shows for a run killed before it
+    #: stored run.json (older journals leave it out).
+    agent_model: str = ""
     repeat: int = Field(default=1, ge=1)
     mode: str = "live"
     #: The cassette a replay answers from (absolute).

@@ -101,6 +101,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "failed": sum(1 for c in found if case_status(c.result) == "failed"),
             # Not measured: the provider could not answer (neither passed nor failed).
             "errored": sum(1 for c in found if case_status(c.result) == "errored"),
+            # Never finished (the run stopped first): neither passed nor failed.
+            "not_run": sum(1 for c in found if case_status(c.result) == "not run"),
             "turns_errored": sum(1 for c in found for b in c.blocks if b.status == "errored"),
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),
