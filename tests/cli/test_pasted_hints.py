@@ -90,6 +90,8 @@ async def test_the_resume_hint_works_pasted_in_another_folder(
         assert status == 0, f"`{hint}` pasted in another folder: exit {status}\n{out}"
         if "--resume" in hint:
             assert "resuming run" in out and "4 passed" in out, out
+            # Numbered by their place in the run, as the first part numbered case0 [1/4].
+            assert "[2/4] case1" in out and "[4/4] case3" in out, out
 
 
 async def test_the_resume_hint_works_pasted_in_the_agents_folder_without_the_index(

@@ -34,6 +34,7 @@ from holodeck_lsp.engine.reports.view import (
     tool_reason,
     usd,
 )
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
 
@@ -146,7 +147,7 @@ def _summary_line(ordered: Sequence[Case]) -> str:
 def _meta_line(report: TestReport) -> str:
     parts = [f"Config {_code(report.agent_config_path)}"]
     if report.timestamp:
-        parts.append(f"run {_text(report.timestamp)}")
+        parts.append(f"run {_text(shown_time(report.timestamp))}")
     if report.holodeck_version:
         parts.append(_text(report.holodeck_version))
     if len(report.models) > 1:

@@ -223,7 +223,7 @@ async def run_lanes(
         return (item.index, lanes[lane].label if matrix else None, number if repeat > 1 else None)
 
     keys = [key_of(lane, number, item) for lane, number, _, item in work]
-    # Only what is left is run, and progress counts only that (`[3/163]` of a resumed run).
+    # Only what is left is run; a resumed run's cases keep their numbers in the whole run.
     left = [sequence for sequence, key in enumerate(keys) if key not in finished]
     total = len(left)
 
@@ -261,8 +261,10 @@ async def run_lanes(
         sequence = left[order]
         lane, number, position, item = work[sequence]
         ref = CaseRef(
-            position=order + 1,
-            total=total,
+            # A resumed run numbers each case by its place in the run ([31/371]), not among
+            # those left: the numbers match the first part's and the file's.
+            position=sequence + 1 if finished else order + 1,
+            total=len(keys) if finished else total,
             index=item.index,
             name=item.case.name,
             turns=1 if item.graded_turn is not None else item.turn_count,

@@ -29,6 +29,7 @@ from holodeck_lsp.engine.reports.view import (
     run_cost,
     tool_reason,
 )
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import ArgMatchDetail, MetricResult, TestReport, ToolInvocation
@@ -61,7 +62,7 @@ def page_data(
         "report": {
             "agent": report.agent_name,
             "path": report.agent_config_path,
-            "timestamp": report.timestamp,
+            "timestamp": shown_time(report.timestamp),
             "version": report.holodeck_version,
             "environment": dict(report.environment),
             "repeats": report.repeats,
@@ -92,7 +93,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
     env = report.environment
     model = column.model or env.get("model")
     return {
-        "label": model or env.get("backend") or report.agent_name,
+        # The model, else the agent: never the backend's class name (ReplayBackend).
+        "label": model or report.agent_name,
         "model": model,
         "judge_models": judges,
         "summary": {
