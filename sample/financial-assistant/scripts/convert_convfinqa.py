@@ -93,6 +93,7 @@ SELECTION_NOTE = (
     "agree with their own programs (see scripts/convert_convfinqa.py)"
 )
 
+
 def default_source() -> Path | None:
     """$CONVFINQA_SOURCE, if set: never a guess at where some machine keeps the dataset."""
     explicit = os.environ.get("CONVFINQA_SOURCE")
