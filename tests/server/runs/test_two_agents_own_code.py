@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import initialize, open_file, wait_for
