@@ -14,6 +14,8 @@ from pytest_lsp import LanguageClient
 from tests.server.lsp_client import initialize, open_file, wait_for
 from tests.server.runs.run_suite import CASSETTE, run
 
+pytestmark = pytest.mark.slow  # a server, two runs
+
 AGENT = """name: runs
 model:
   provider: openai
