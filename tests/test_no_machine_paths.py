@@ -1,8 +1,8 @@
 """No path of one particular machine in what the repository ships: the product, its docs, the
-samples, the tests, the benchmarks and the editor extension name no `/work/…` or `/root/…`
-folder and no workspace-only `shared/data` copy of a dataset. A newcomer's clone has none of
-them; a dataset is named by an option or an environment variable, and docs/importing.md says
-where to get it."""
+samples, the tests, the benchmarks and the editor extension name none of the folders of the
+machine it was built on (its workspace, root's home) nor the workspace-only copy of a dataset
+(the patterns are below). A newcomer's clone has none of them; a dataset is named by an option
+or an environment variable, and docs/importing.md says where to get it."""
 
 from __future__ import annotations
 
