@@ -1,6 +1,6 @@
 """Where the workspace's shared folder is (ConvFinQA data, tools/gen_convfinqa_agent.py), so
 the benchmarks run from any clone without `--shared`: $HOLODECK_SHARED, else a `shared`
-folder beside the repository or beside any folder above it, else /work/shared."""
+folder beside the repository or beside any folder above it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ def default_shared() -> Path:
         candidate = folder.parent / "shared"
         if (candidate / _MARKER).is_file():
             return candidate
-    fallback = Path("/work/shared")
-    return fallback if (fallback / _MARKER).is_file() else REPO.parent / "shared"
+    return REPO.parent / "shared"
 
 
 def generate_yardstick(shared: Path, cases: int, agent: Path, *, script: str) -> Path:

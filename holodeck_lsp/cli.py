@@ -73,7 +73,7 @@ COMMANDS = (
     ),
     Command(
         "import", "import DATASET SOURCE",
-        "a public benchmark as a test suite",
+        "a public benchmark's records as a test suite (convfinqa, bfcl; see docs/importing.md)",
         "holodeck_lsp.commands.import_.main", "holodeck_lsp.commands.import_.main:import_parser",
     ),
     Command(
@@ -90,6 +90,7 @@ LEGACY_FLAGS = {"--check": "check", "--schema": "schema", "--stdio": "serve", "-
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
+        _tell_a_person_at_a_terminal()
         return _serve([])
     first = args[0]
     command = _BY_NAME.get(first)
@@ -118,6 +119,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not first.startswith("-"):
         return _unknown_command(first)
     return _legacy(args)
+
+
+#: Said on stderr when `holodeck-lsp` alone is started from a terminal (an editor gives it
+#: pipes): a person typed it, and would otherwise watch it wait in silence.
+WAITING_ON_STDIO = (
+    "holodeck-lsp: this is the language server, waiting for an editor to speak LSP on "
+    "stdin/stdout; Ctrl-C stops it. `holodeck-lsp --help` lists the commands "
+    "(check, run, report, …); docs/editors/README.md says how to connect an editor.\n"
+)
+
+
+def _tell_a_person_at_a_terminal() -> None:
+    try:
+        at_terminal = sys.stdin.isatty()
+    except (AttributeError, ValueError):  # no stdin, or it is closed
+        at_terminal = False
+    if at_terminal:
+        sys.stderr.write(WAITING_ON_STDIO)
+        sys.stderr.flush()
 
 
 def _unknown_command(name: str) -> int:

@@ -83,12 +83,26 @@ def _shown(path: Path, agent: Path) -> str:
         return str(path)
 
 
+def diff_name(shown: str) -> str:
+    """The path in a diff's `--- a/…` / `+++ b/…` headers: relative to the current folder
+    when it lies below it, else the absolute path without its leading `/` (git's form: `a/`
+    then the path, never `a//abs/…`), so `patch -p1` / `git apply` find the file."""
+    path = Path(shown)
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix().lstrip("/")
+
+
 def _diff(before: str, after: str, shown: str, palette: Palette) -> list[str]:
+    name = diff_name(shown)
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{shown}",
-        tofile=f"b/{shown}",
+        fromfile=f"a/{name}",
+        tofile=f"b/{name}",
     )
     out = []
     for line in lines:

@@ -1,7 +1,8 @@
-"""`holodeck-lsp report RUN|REPORT.json --html FILE`: a stored run (see runner/run_history:
-an id, a unique id prefix, a tag, `latest`, `previous`) or a report written by
-`run --report-json`, rendered again as an HTML page, without running anything. See
-docs/reports.md. An existing file wins over a run of the same name.
+"""`holodeck-lsp report RUN|REPORT.json [--html FILE] [--md FILE]`: a stored run (see
+runner/run_history: an id, a unique id prefix, a tag, `latest`, `previous`) or a report
+written by `run --report-json`, rendered again as an HTML page or Markdown, without running
+anything — with neither flag, the Markdown on stdout. See docs/reports.md. An existing file
+wins over a run of the same name.
 
 A JSON report from an older holodeck-lsp reads as it is: fields added since then take their
 defaults. Fields this version does not know (a newer or foreign writer) are dropped with a
@@ -14,6 +15,7 @@ cannot be written.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from holodeck_lsp.commands._common import fail, warn, write_output
@@ -71,8 +73,9 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
-    if all(getattr(args, form.report_dest) is None for form in RENDERED_AGAIN):
-        return fail(EXIT_BAD_INPUT, "nothing to write: add --html FILE (or --md FILE)")
+    # No format named: the Markdown report on stdout, readable in the terminal it was asked
+    # from (docs/reports.md); --html FILE / --md FILE write files instead.
+    to_stdout = all(getattr(args, form.report_dest) is None for form in RENDERED_AGAIN)
     report = _stored_or_file(args.report, args.agent)
     if report is None:
         return EXIT_BAD_INPUT
@@ -81,6 +84,10 @@ def main(argv: list[str]) -> int:
         comparison = _comparison(args.baseline, args.report, report, args.agent)
         if comparison is None:
             return EXIT_BAD_INPUT
+    if to_stdout:
+        markdown = next(form for form in RENDERED_AGAIN if form.report_flag == "--md")
+        sys.stdout.write(markdown.render(report, comparison))
+        return EXIT_OK
     for form in RENDERED_AGAIN:
         path = getattr(args, form.report_dest)
         if path is None:

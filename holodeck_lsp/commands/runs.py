@@ -22,6 +22,7 @@ from typing import Any
 
 from holodeck_lsp.argument_types import non_negative
 from holodeck_lsp.commands._common import fail
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_CANNOT_RUN,
@@ -134,13 +135,15 @@ def _row(run: StoredRun, several_agents: bool) -> list[str]:
             notes.append(f"unfinished {done}/{total} — resume with `{resume_command(run.id)}`")
     elif meta.interrupted:
         notes.append("partial")
+    if meta.cases_not_run:
+        notes.append(f"{meta.cases_not_run} not run")
     if meta.mode == "replay":
         notes.append("replay")
     if meta.git_dirty:
         notes.append("uncommitted changes")
     return [
         run.id,
-        run.started.astimezone().strftime("%Y-%m-%d %H:%M"),
+        shown_time(run.started),
         *([meta.agent_file] if several_agents else []),
         ", ".join(meta.models) or "-",
         _rate(meta.cases.passed, meta.cases.total),

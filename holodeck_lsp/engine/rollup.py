@@ -140,10 +140,35 @@ def single_turn_result(
     )
 
 
+#: How a turn the run never answered is skipped (runner/execution: the executor and the case
+#: runner): cancelled (Ctrl-C, --fail-fast) or never started (a budget, an early stop).
+NOT_RUN_REASONS = ("skipped: cancelled", "skipped: not started")
+
+
+def cut_short(result: TestResult) -> bool:
+    """Some turn of the case was never answered: cancelled, or never started."""
+    if result.turns is None:  # a single-turn case: its one turn's errors are the case's
+        return not result.passed and any(e.startswith(NOT_RUN_REASONS) for e in result.errors)
+    return any(
+        turn.skipped and any(error.startswith(NOT_RUN_REASONS) for error in turn.errors)
+        for turn in result.turns
+    )
+
+
+def not_run(result: TestResult) -> bool:
+    """The run never finished this case: it was cut short and no answered turn failed —
+    neither a pass nor a failure."""
+    if result.passed or result.errored or not cut_short(result):
+        return False
+    turns = result.turns or []
+    return not any(not turn.passed and not turn.skipped and not turn.errored for turn in turns)
+
+
 def summarize(results: Sequence[TestResult]) -> ReportSummary:
     passed = sum(1 for result in results if result.passed)
     errored = sum(1 for result in results if result.errored and not result.passed)
-    measured = len(results) - errored
+    never = sum(1 for result in results if not_run(result))
+    measured = len(results) - errored - never
     counts: dict[str, int] = {}
     scores: dict[str, list[float]] = {}
     turns_total = turns_passed = turns_errored = 0
@@ -163,6 +188,7 @@ def summarize(results: Sequence[TestResult]) -> ReportSummary:
         passed=passed,
         failed=measured - passed,
         errored=errored,
+        not_run=never,
         pass_rate=100.0 * passed / measured if measured else 0.0,
         total_duration_ms=sum(result.execution_time_ms for result in results),
         total_turns=turns_total,

@@ -10,6 +10,7 @@ import dataclasses
 import logging
 from collections.abc import Callable
 
+from holodeck_lsp.engine.rollup import cut_short
 from holodeck_lsp.runner.execution.events import CaseJournal, CaseRef, ProgressSink
 from holodeck_lsp.runner.secrets import Redactor
 from holodeck_lsp.schema.results import TestResult, TurnResult
@@ -20,9 +21,9 @@ _log = logging.getLogger(__name__)
 
 
 class Journaling:
-    """Journals each case session that finished whole, then passes the event on. A case
-    finishing after the run was cancelled may have been cut short (turns skipped as
-    `cancelled`): it is not journaled, so a resume runs it again. Put first in the chain, so
+    """Journals each case session that finished whole, then passes the event on — also after
+    the run was cancelled. A case cut short (turns skipped as `cancelled`) is not journaled,
+    so a resume runs it again. Put first in the chain, so
     the case whose failure stops a `--fail-fast` run is journaled before it sets `cancel`."""
 
     def __init__(
@@ -46,7 +47,9 @@ class Journaling:
             self._inner.turn_finished(case, turn)
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
-        if self._journal is not None and not self._cancel.is_set():
+        # After a Ctrl-C too, each case that finished whole is kept: only one cut short
+        # (a turn skipped as cancelled) runs again on resume.
+        if self._journal is not None and not cut_short(result):
             try:
                 self._journal.record(case.key, self._redactor.model(result))
             except OSError:  # a full disk: the run goes on, only a crash would now lose cases

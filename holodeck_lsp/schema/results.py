@@ -267,10 +267,18 @@ class ReportSummary(_Result):
         description="The agent's tokens at the price list; None: some model has no price.",
     )
 
+    not_run: int = Field(
+        default=0,
+        ge=0,
+        description="Cases the run never finished (Ctrl-C, --fail-fast, a budget): a turn "
+        "skipped as cancelled or not started and none failed; counted apart from failed. "
+        "Older reports leave it 0.",
+    )
+
     @model_validator(mode="after")
     def _counts_add_up(self) -> Self:
-        if self.passed + self.failed + self.errored != self.total_tests:
-            raise ValueError("passed + failed + errored must equal total_tests")
+        if self.passed + self.failed + self.errored + self.not_run != self.total_tests:
+            raise ValueError("passed + failed + errored + not_run must equal total_tests")
         return self
 
 

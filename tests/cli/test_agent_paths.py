@@ -53,7 +53,8 @@ def test_nothing_stored_names_where_it_looked_in_every_command(root: Path) -> No
         # One wording, lower case, whichever command: where, which agent files, what to do.
         assert line.startswith("no stored runs under "), (name, text)
         assert f"looked in {RUNS} (agent files found: {AGENT})" in line, (name, text)
-        assert f"`holodeck-lsp run {AGENT}` stores one" in line, (name, text)
+        # The hint names the agent file by its absolute path: it works pasted anywhere.
+        assert f"`holodeck-lsp run {(root / AGENT).resolve()}` stores one" in line, (name, text)
         assert "Traceback" not in text
     assert said["runs"].stdout.startswith("no stored runs under the current folder: ")
     assert said["runs sample"].stdout.startswith("no stored runs under sample: ")

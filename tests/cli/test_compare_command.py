@@ -235,7 +235,7 @@ def test_stored_runs_previous_latest_and_a_tagged_baseline(runs: Runs, tmp_path:
     assert none.returncode == 2, none.stderr
     assert (
         "no stored runs under the current folder: looked in .holodeck/runs (agent files "
-        "found: agent.yaml); each `holodeck-lsp run agent.yaml` stores one"
+        f"found: agent.yaml); each `holodeck-lsp run {folder.resolve() / 'agent.yaml'}` stores one"
     ) in none.stderr
     run(str(folder), "--replay", cassette)
     one = compare_cli(cwd=folder)

@@ -69,10 +69,15 @@ def test_a_file_that_is_not_a_report_exits_2_saying_what_to_pass(
     assert not (tmp_path / "x.html").exists()
 
 
-def test_nothing_to_write_or_no_such_file_exits_2(tmp_path: Path) -> None:
+def test_no_such_file_exits_2_and_no_format_prints_the_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["report", str(tmp_path / "missing.json"), "--html", str(tmp_path / "a")]) == 2
     write_report(tmp_path / "r.json")
-    assert main(["report", str(tmp_path / "r.json")]) == 2
+    capsys.readouterr()
+    # No --html / --md: the Markdown report on stdout, not a usage error.
+    assert main(["report", str(tmp_path / "r.json")]) == 0
+    assert capsys.readouterr().out.startswith("# Test report: ")
 
 
 @pytest.mark.slow

@@ -305,7 +305,7 @@ def test_the_comparison_survives_json() -> None:
 
 def test_one_agent_file_run_from_two_folders_is_the_same_file() -> None:
     base = report(case("a", turn(0)), path="sample/fa/agent.yaml")
-    head = report(case("a", turn(0)), path="/work/repo/sample/fa/agent.yaml")
+    head = report(case("a", turn(0)), path="/project/repo/sample/fa/agent.yaml")
     assert compared(base, head).notes == []
     assert compared(base, report(case("a", turn(0)), path="other/agent.yaml")).notes != []
 

@@ -5,6 +5,7 @@ in-process runs from seeing another suite's `bfcl_grader` module."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -17,8 +18,9 @@ from holodeck_lsp.runner.agent_code.grader_import import clear_grader_cache
 
 FIXTURE = Path(__file__).resolve().parent / "bfcl_fixture"
 FIXTURE_DATA = FIXTURE / "bfcl_eval" / "data"
-#: The real wheel, where this machine has it (tests that read it skip without it).
-REAL_WHEEL = Path("/work/bfcl/bfcl_eval-2026.3.23-py3-none-any.whl")
+#: The real bfcl-eval wheel, when $HOLODECK_BFCL_WHEEL names it (tests that read it skip
+#: without it; `pip download bfcl-eval==2026.3.23 --no-deps` fetches it).
+REAL_WHEEL = Path(os.environ.get("HOLODECK_BFCL_WHEEL") or "bfcl-eval-wheel-not-given")
 
 
 def run_import(*args: str) -> int:

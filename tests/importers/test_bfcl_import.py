@@ -293,7 +293,9 @@ def test_the_console_script_imports_bfcl(tmp_path: Path) -> None:
 # -- the real wheel, where present --------------------------------------------------------
 
 
-@pytest.mark.skipif(not REAL_WHEEL.is_file(), reason="the bfcl-eval wheel is not on this machine")
+@pytest.mark.skipif(
+    not REAL_WHEEL.is_file(), reason="set HOLODECK_BFCL_WHEEL to the bfcl-eval wheel to test it"
+)
 def test_the_real_wheel_imports_all_800_records_cleanly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -128,8 +128,12 @@ def test_a_missing_split_and_a_non_object_say_what_there_is(tmp_path: Path) -> N
     source = write_source(tmp_path, [record("A/1")], split="train")
     with pytest.raises(BadSource, match=r"has no 'dev' split; it has: train \(use --split\)"):
         convert(source, "dev", None)
-    source.write_text("[1, 2]", encoding="utf-8")
+    source.write_text('"text"', encoding="utf-8")
     with pytest.raises(BadSource, match="expected a JSON object of splits"):
+        convert(source, "dev", None)
+    # A list is a release file (train.json, dev.json): its records are checked as such.
+    source.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(BadSource, match=r"record 0 of split 'dev': is a int, not a JSON object"):
         convert(source, "dev", None)
 
 

@@ -196,7 +196,8 @@ def turn_verdicts(report: TestReport) -> dict[str | None, list[bool]]:
 
 def assert_totals_add_up(report: TestReport) -> None:
     summary = report.summary
-    assert summary.passed + summary.failed == summary.total_tests == len(report.results)
+    counted = summary.passed + summary.failed + summary.errored + summary.not_run
+    assert counted == summary.total_tests == len(report.results)
     assert summary.total_turns == sum(len(case.turns or [None]) for case in report.results)
 
 
@@ -471,7 +472,10 @@ async def test_ctrl_c_finishes_the_run_with_a_partial_report(
     assert time.monotonic() - interrupted < SLOW_REPLY / 2  # it did not wait for the model
     assert len(fake_openai.chat_requests) == 2  # nothing was sent after Ctrl-C
 
-    assert done.status == 1, done.err  # a cancelled run is a failed run
+    # Nothing failed: the cases the Ctrl-C cut short are not run, not failed (exit 4: not
+    # fully measured), and the first Ctrl-C said so at once.
+    assert done.status == 4, done.err
+    assert "cancelling… (Ctrl-C again to stop now)" in done.err
     assert "Traceback" not in done.err and "KeyboardInterrupt" not in done.err
     report = read_report(report_path)
     assert report.environment["cancelled"] == "true"
@@ -480,9 +484,11 @@ async def test_ctrl_c_finishes_the_run_with_a_partial_report(
     for turn in (slow.turns or [])[1:]:
         assert turn.skipped and turn.errors == ["skipped: cancelled"]
     assert not later.passed and later.errors == ["skipped: cancelled"]
-    assert report.summary.passed == 0 and report.summary.failed == 2
+    assert report.summary.passed == 0 and report.summary.failed == 0
+    assert report.summary.not_run == 2
     assert report.summary.total_turns == 4 and report.summary.passed_turns == 1
     assert_totals_add_up(report)
+    assert "0 passed, 0 failed, 2 not run of 2" in done.out.splitlines()[-1]
     assert "(cancelled)" in done.out.splitlines()[-1]
     assert "[1/2] slow turn 0 ✓ (1/3)" in done.out.splitlines()
     ET.fromstring(junit.read_text(encoding="utf-8"))
@@ -544,7 +550,7 @@ async def test_ctrl_c_while_the_backend_starts_still_writes_a_cancelled_report(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
-    assert done.status == 1, done.err
+    assert done.status == 4, done.err  # nothing ran, nothing failed: not run
     assert "Traceback" not in done.err
     assert fake_openai.chat_requests == []
     report = read_report(report_path)

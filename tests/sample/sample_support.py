@@ -93,18 +93,18 @@ def oracle_server() -> ModuleType:
     return _load("sample_fa_oracle_server", SCRIPTS_DIR / "oracle_server.py")
 
 
+#: Why a test that needs the whole ConvFinQA dev split skips (docs/importing.md says where to
+#: get the dataset).
+NO_CONVFINQA = (
+    "the ConvFinQA dev split is not given: set CONVFINQA_SOURCE to its JSON file "
+    "(docs/importing.md, ConvFinQA)"
+)
+
+
 def convfinqa_source() -> Path | None:
-    """The shared ConvFinQA dev file: $CONVFINQA_SOURCE, else beside the repository, else the
-    workspace's shared folder."""
-    candidates = [
-        os.environ.get("CONVFINQA_SOURCE"),
-        REPO_ROOT.parent / "shared" / "data" / "convfinqa" / "convfinqa_dataset_dev.json",
-        Path("/work/shared/data/convfinqa/convfinqa_dataset_dev.json"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
+    """The ConvFinQA dev file $CONVFINQA_SOURCE names, if it is there."""
+    candidate = os.environ.get("CONVFINQA_SOURCE")
+    return Path(candidate) if candidate and Path(candidate).is_file() else None
 
 
 def committed_subset() -> dict[str, Any]:

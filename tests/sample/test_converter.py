@@ -14,6 +14,7 @@ import pytest
 from tests.sample.sample_support import (
     AGENT_PATH,
     DOCUMENTS_DIR,
+    NO_CONVFINQA,
     SUBSET_PATH,
     committed_subset,
     converter,
@@ -44,10 +45,7 @@ def test_the_committed_files_are_the_converters_output(tmp_path: Path) -> None:
     files by hand, and the converter is deterministic."""
     source = convfinqa_source()
     if source is None:
-        pytest.skip(
-            "ConvFinQA dev file not found: set CONVFINQA_SOURCE or put it at "
-            "../shared/data/convfinqa/convfinqa_dataset_dev.json"
-        )
+        pytest.skip(NO_CONVFINQA)
     assert convert(source, tmp_path) == 0
     data = tmp_path / "data"
     assert (data / "convfinqa_subset.json").read_bytes() == SUBSET_PATH.read_bytes()
@@ -300,7 +298,7 @@ def test_n_all_converts_the_whole_dev_split_deterministically(tmp_path: Path) ->
     same bytes, and every record is either chosen or passed over with a reason."""
     source = convfinqa_source()
     if source is None:
-        pytest.skip("ConvFinQA dev file not found: set CONVFINQA_SOURCE")
+        pytest.skip(NO_CONVFINQA)
     outputs = []
     for name in ("one", "two"):
         out = tmp_path / name

@@ -6,7 +6,7 @@ import { caseId, fileId, idOf, parseTestId, type TestRef } from "../src/testIds"
 import { syncFileItem } from "../src/testTree";
 import { StubRun, StubTestItem, stubFactory } from "./vscode-stub";
 
-export const URI = "file:///work/suite/agent.yaml";
+export const URI = "file:///project/suite/agent.yaml";
 
 export function range(startLine: number, endLine: number, endCharacter = 0, startCharacter = 0): LspRange {
   return { start: { line: startLine, character: startCharacter }, end: { line: endLine, character: endCharacter } };

@@ -4,7 +4,7 @@ import { covers, planRun } from "../src/runPlan";
 import { caseId, fileId, parseTestId, turnId, type TestRef } from "../src/testIds";
 import { URI } from "./fixtures";
 
-const OTHER = "file:///work/other.agent.yaml";
+const OTHER = "file:///project/other.agent.yaml";
 
 /** The tree of fixtures.discovery(): case 0 (turn 0), case 1 (turns 0, 1). */
 function childrenOf(ref: TestRef): TestRef[] {
@@ -23,7 +23,7 @@ test("each item maps to the narrowest run command", () => {
 
 test("items under an included ancestor are not run twice; files are ordered", () => {
   const steps = planRun([turnId(URI, 1, 0), fileId(OTHER), caseId(URI, 1), caseId(OTHER, 0), caseId(URI, 1)], [], childrenOf);
-  // Sorted by URI: file:///work/other... before file:///work/suite/...
+  // Sorted by URI: file:///project/other... before file:///project/suite/...
   assert.deepEqual(commands(steps), [
     ["holodeck.runAll", OTHER],
     ["holodeck.runCase", URI, 1],

@@ -62,7 +62,7 @@ test("null discovery empties the file; an include says whose cases it holds", ()
   syncFileItem(factory, file, discovery());
   syncFileItem(factory, file, null);
   assert.equal(file.children.size, 0);
-  const include = "file:///work/suite/cases.yaml";
+  const include = "file:///project/suite/cases.yaml";
   const found = { ...discovery(include), agentUri: URI };
   const item = new StubTestItem(fileId(include), "cases.yaml", include);
   syncFileItem(factory, item, found);

@@ -55,10 +55,12 @@ def totals_line(
     errored = (
         palette.paint(f", {summary.errored} errored", "yellow", "bold") if summary.errored else ""
     )
+    errored += palette.paint(f", {summary.not_run} not run", "yellow") if summary.not_run else ""
     return (
         f"{passed}, {failed}{errored} of {summary.total_tests} test cases"
-        # Wall time: the run's own clock, judging and grading included. The reports' "agent
-        # time" is another measure (the agent's answers, summed over turns): each is named.
+        # Wall time: the command's, from the process's start — start-up (imports, the backend)
+        # included (commands/run/command_clock.py). The reports' "agent time" is another
+        # measure (the agent's answers, summed over turns): each is named.
         f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s wall time{note}"
     )
 

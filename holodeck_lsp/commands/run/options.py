@@ -15,14 +15,11 @@ from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner.backends.providers import provider_names
 from holodeck_lsp.terminal import COLOR_CHOICES
 
-#: Options that name one agent's cases or files (flag, attribute): refused when several
-#: agents run — each agent has its own cases, cassette and reports.
+#: Options that name one agent's cases (flag, attribute): refused when several agents run —
+#: each agent has its own cases. Reports and cassettes work on a folder (folder_run.py).
 PER_AGENT_OPTIONS: tuple[tuple[str, str], ...] = (
     ("--case", "case"),
     ("--turn", "turn"),
-    ("--record", "record"),
-    ("--replay", "replay"),
-    *((report_format.run_flag, report_format.run_dest) for report_format in REPORT_FORMATS),
 )
 
 
@@ -35,10 +32,11 @@ def run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         type=Path,
         metavar="PATH",
-        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run in turn",
+        help="agent files, or folders: every agent.yaml / *.agent.yaml below them, run as one "
+        "run (optional with --resume: the stored run names its agent file)",
     )
     parser.add_argument(
         "--case",
@@ -109,9 +107,17 @@ def run_parser() -> argparse.ArgumentParser:
         help="with several models or repeats: one row per turn in the summary table; and the "
         "agent SDKs' own log lines (Semantic Kernel's) on stderr",
     )
-    parser.add_argument("--record", type=Path, metavar="FILE", help="record a cassette")
     parser.add_argument(
-        "--replay", type=Path, metavar="FILE", help="answer from a cassette (no backend)"
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="record a cassette (several agent files: a folder, one cassette per agent file)",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        metavar="FILE",
+        help="answer from a cassette, no backend (several agent files: a folder --record wrote)",
     )
     parser.add_argument(
         "--rejudge",

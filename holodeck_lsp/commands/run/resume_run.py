@@ -15,6 +15,7 @@ from pathlib import Path
 from holodeck_lsp.commands._common import warn
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
+from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import RunModels
 from holodeck_lsp.runner.run_history.fingerprint import fingerprint
 from holodeck_lsp.runner.run_history.journal import (
@@ -46,6 +47,28 @@ _CHOSEN_BY_THE_RUN = (
     ("--no-save", "no_save"),
     ("--watch", "watch"),
 )
+
+
+def agent_to_resume(args: argparse.Namespace) -> Path | int:
+    """`run` without a PATH: with --resume, the agent file of the stored run (found from the
+    current folder or the run index: runner/run_history/resume_target.py); else, or when it
+    cannot be found, the exit status after saying why."""
+    from holodeck_lsp.commands._common import fail
+    from holodeck_lsp.exit_codes import EXIT_BAD_INPUT
+    from holodeck_lsp.runner.run_history.resume_target import agent_for_resume
+    from holodeck_lsp.runner.run_history.which_agent import AgentNotChosen
+
+    if args.resume is None:
+        return fail(
+            EXIT_BAD_INPUT,
+            "name what to run: `holodeck-lsp run PATH` (an agent file, or a folder of them); "
+            "PATH may be left out only with --resume RUN",
+        )
+    ref = None if args.resume == LATEST_UNFINISHED else args.resume
+    try:
+        return agent_for_resume(ref, Path("."))
+    except AgentNotChosen as error:
+        return fail(EXIT_BAD_INPUT, str(error))
 
 
 def resume_refusal(args: argparse.Namespace, paths: int) -> str | None:
@@ -128,6 +151,7 @@ def open_journal(
         agent_name=agent.name,
         fingerprint=fingerprint(agent, path),
         models=[ref.label for ref in matrix.models],
+        agent_model=model_label(agent),
         repeat=matrix.repeat,
         mode="record" if args.record else "replay" if args.replay else "live",
         replay_of=str(args.replay.resolve()) if args.replay else None,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from holodeck_lsp.commands.shell_completion.command_table import TAG
 from holodeck_lsp.commands.shell_completion.line_words import Line, read_request
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.exit_codes import EXIT_OK
 
 if TYPE_CHECKING:
@@ -150,6 +151,6 @@ def _listing(folder: Path, agent_file: str | None) -> Listing:
 def _about(run: StoredRun) -> str:
     cases = run.meta.cases
     rate = f" {100 * cases.passed / cases.total:.0f}%" if cases.total else ""
-    when = run.started.astimezone().strftime("%Y-%m-%d %H:%M")
+    when = shown_time(run.started)
     partial = ", partial" if run.partial else ""
     return f"{when}, cases {cases.passed}/{cases.total}{rate}{partial}"

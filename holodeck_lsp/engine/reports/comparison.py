@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from holodeck_lsp.engine.reports.markdown import _text as markdown_text
 from holodeck_lsp.engine.reports.view import number
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.schema.comparison import ChangeKind, Comparison, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.terminal import PLAIN, Palette
 
@@ -122,7 +123,7 @@ def _ref(ref: RunRef) -> str:
     if ref.models:
         parts.append(", ".join(ref.models))
     if ref.started:
-        parts.append(ref.started)
+        parts.append(shown_time(ref.started))
     if ref.interrupted:
         parts.append("interrupted")
     return " — ".join(parts)

@@ -34,6 +34,7 @@ from holodeck_lsp.engine.reports.view import (
     tool_reason,
     usd,
 )
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.schema.results import MetricResult, TestReport, TokenUsage
@@ -45,7 +46,14 @@ _PASSED = "✅ passed"
 _FAILED = "❌ failed"
 _SKIPPED = "⏭ skipped"
 _ERRORED = "⚠ errored"
-_STATUS = {"passed": _PASSED, "failed": _FAILED, "skipped": _SKIPPED, "errored": _ERRORED}
+_NOT_RUN = "⏸ not run"
+_STATUS = {
+    "passed": _PASSED,
+    "failed": _FAILED,
+    "skipped": _SKIPPED,
+    "errored": _ERRORED,
+    "not run": _NOT_RUN,
+}
 _METRIC_MARK = {
     "passed": "✓ passed",
     "failed": "✗ failed",
@@ -111,7 +119,8 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     total = len(ordered)
     passed = sum(1 for case in ordered if case.result.passed)
     errored = sum(1 for case in ordered if case_status(case.result) == "errored")
-    measured = total - errored
+    never = sum(1 for case in ordered if case_status(case.result) == "not run")
+    measured = total - errored - never
     verdict = "Passed" if passed == measured else "Failed"
     # Errored cases are not measured: the rate is over the cases that were.
     rate = 100.0 * passed / measured if measured else 100.0
@@ -121,6 +130,8 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
     if errored:
         headline += f", {errored} errored (not measured)"
+    if never:
+        headline += f", {never} not run (the run stopped first)"
     parts = [headline, f"{turns_passed} of {turns} turns passed", f"agent time {duration(elapsed)}"]
     usage = agent_usage(case.result for case in ordered)
     if usage is not None:
@@ -140,7 +151,7 @@ def _summary_line(ordered: Sequence[Case]) -> str:
 def _meta_line(report: TestReport) -> str:
     parts = [f"Config {_code(report.agent_config_path)}"]
     if report.timestamp:
-        parts.append(f"run {_text(report.timestamp)}")
+        parts.append(f"run {_text(shown_time(report.timestamp))}")
     if report.holodeck_version:
         parts.append(_text(report.holodeck_version))
     if len(report.models) > 1:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from holodeck_lsp.engine.rollup import not_run
 from holodeck_lsp.schema.results import (
     ArgMatchDetail,
     MetricResult,
@@ -251,10 +252,13 @@ def _metric_reasons(block: Block) -> list[str]:
 
 
 def case_status(result: TestResult) -> str:
-    """A case's status: `passed`, `errored` (not measured) or `failed`."""
+    """A case's status: `passed`, `errored` (not measured), `not run` (the run stopped before
+    it finished, engine/rollup.py) or `failed`."""
     if result.passed:
         return "passed"
-    return "errored" if result.errored else "failed"
+    if result.errored:
+        return "errored"
+    return "not run" if not_run(result) else "failed"
 
 
 def error_reason(block: Block) -> str:

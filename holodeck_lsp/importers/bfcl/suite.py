@@ -244,20 +244,62 @@ def tools_py(docs: Sequence[ToolDoc]) -> str:
         optional = [p for p in doc.parameters if p not in doc.required]
         params = [f"{p}: {_annotation(doc.parameters[p])}" for p in required]
         params += [
-            f"{p}: {_annotation(doc.parameters[p])} = {doc.parameters[p].get('default')!r}"
+            f"{p}: {_annotation(doc.parameters[p])} = {_literal(doc.parameters[p].get('default'))}"
             for p in optional
         ]
-        arguments = ", ".join(f"{p!r}: {p}" for p in doc.parameters)
+        arguments = [f'"{p}": {p}' for p in doc.parameters]
         summary = doc.description.replace("\\", "\\\\").replace('"""', "'''")
         # The `# definition:` line sends the editor's go-to-definition to BFCL's method.
         parts.append(
-            f"\n\ndef {doc.name}({', '.join(params)}) -> str:\n"
+            f"\n\n{_signature(doc.name, params)}\n"
             f'    """{summary}"""\n'
             f"    # definition: bfcl_classes/{CLASSES[doc.class_name][1]}.py "
             f"{doc.class_name}.{doc.name}\n"
-            f"    return _call({doc.name!r}, {{{arguments}}})\n"
+            f"{_call_line(doc.name, arguments)}\n"
         )
     return "".join(parts)
+
+
+# tools.py is written as `ruff format` writes it (double quotes, lines of at most 100, long
+# ones split as the formatter splits them), so a suite's formatter leaves it as it is.
+_WIDTH = 100
+
+
+def _literal(value: object) -> str:
+    """A default value as Python source, strings in double quotes."""
+    if isinstance(value, str):
+        text = repr(value)
+        if text.startswith("'") and '"' not in value:
+            return '"' + text[1:-1].replace("\\'", "'") + '"'
+        return text
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{_literal(k)}: {_literal(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    return repr(value)
+
+
+def _signature(name: str, params: list[str]) -> str:
+    line = f"def {name}({', '.join(params)}) -> str:"
+    if len(line) <= _WIDTH:
+        return line
+    inner = f"    {', '.join(params)}"
+    if len(inner) <= _WIDTH:
+        return f"def {name}(\n{inner}\n) -> str:"
+    return f"def {name}(\n" + "".join(f"    {param},\n" for param in params) + ") -> str:"
+
+
+def _call_line(name: str, arguments: list[str]) -> str:
+    mapping = "{" + ", ".join(arguments) + "}"
+    line = f'    return _call("{name}", {mapping})'
+    if len(line) <= _WIDTH:
+        return line
+    inner = f'        "{name}", {mapping}'
+    if len(inner) <= _WIDTH:
+        return f"    return _call(\n{inner}\n    )"
+    body = "".join(f"            {argument},\n" for argument in arguments)
+    return f'    return _call(\n        "{name}",\n        {{\n{body}        }},\n    )'
 
 
 def _annotation(schema: Mapping[str, Any]) -> str:

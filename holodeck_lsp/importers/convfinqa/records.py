@@ -2,8 +2,9 @@
 reads, so bad input is one sentence naming the file and the record — never a KeyError from
 deep inside the conversion.
 
-The file is the dataset's own JSON: `{"dev": [record, …], …}` (the shared copy holds the dev
-split). A record is `{"id", "doc": {"pre_text", "post_text", "table"}, "dialogue":
+The file is either the ConvFinQA repository's own release file (`train.json`, `dev.json`: a
+list of conversations, read by release.py) or the reformatted JSON `{"dev": [record, …], …}`,
+whose record is `{"id", "doc": {"pre_text", "post_text", "table"}, "dialogue":
 {"conv_questions", "conv_answers", "turn_program"}, "features"}`.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.config.json_reading import loads_json
+from holodeck_lsp.importers.convfinqa.release import from_release, is_release, release_problem
 
 Record = Mapping[str, Any]
 
@@ -26,6 +28,24 @@ _DIALOGUE_FIELDS = ("conv_questions", "conv_answers", "turn_program")
 
 class BadSource(ValueError):
     """The source cannot be converted; the message names the file, the record and the fix."""
+
+
+#: A release file's split is its name: `dev.json` holds the dev split.
+_RELEASE_SPLITS = ("train", "dev", "test")
+
+
+def read_split(source: Path, split: str) -> tuple[list[Record], str]:
+    """The records of `split` in `source` and the split they are: a release file's own
+    (`train.json`: train, whatever `split` says), else `split`. BadSource as load_split."""
+    records = load_split(source, split)
+    if source.stem in _RELEASE_SPLITS and _is_release_file(source):
+        return records, source.stem
+    return records, split
+
+
+def _is_release_file(source: Path) -> bool:
+    with source.open("rb") as file:
+        return file.read(64).lstrip().startswith(b"[")
 
 
 def load_split(source: Path, split: str) -> list[Record]:
@@ -46,10 +66,13 @@ def load_split(source: Path, split: str) -> list[Record]:
             f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: "
             f"{error.msg}{hint}; download the file again"
         ) from None
+    if is_release(data):
+        return _release_records(source, data, split)
     if not isinstance(data, dict):
         raise BadSource(
-            f'{source}: expected a JSON object of splits ({{"dev": [...]}}), '
-            f"found a {type(data).__name__}"
+            f'{source}: expected a JSON object of splits ({{"dev": [...]}}) or a ConvFinQA '
+            f"release file (a list of records: train.json, dev.json), found a "
+            f"{type(data).__name__}"
         )
     if split not in data:
         splits = ", ".join(map(str, data)) or "none"
@@ -61,6 +84,20 @@ def load_split(source: Path, split: str) -> list[Record]:
         problem = record_problem(record)
         if problem is not None:
             raise BadSource(f"{source}: {_which(record, index, split)}: {problem}")
+    return records
+
+
+def _release_records(source: Path, data: list[Any], split: str) -> list[Record]:
+    """A release file's records (release.py), each checked, in the conversion's shape."""
+    records: list[Record] = []
+    for index, raw in enumerate(data):
+        problem = release_problem(raw)
+        converted = from_release(raw) if problem is None else None
+        if converted is not None:
+            problem = record_problem(converted)
+        if problem is not None or converted is None:
+            raise BadSource(f"{source}: {_which(raw, index, split)}: {problem}")
+        records.append(converted)
     return records
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from holodeck_lsp.importers.convfinqa.agent_file import agent_yaml
 from holodeck_lsp.importers.convfinqa.cases import case_name, document_path, to_test_case
 from holodeck_lsp.importers.convfinqa.documents import render_document
-from holodeck_lsp.importers.convfinqa.records import find_ids, load_split
+from holodeck_lsp.importers.convfinqa.records import find_ids, read_split
 from holodeck_lsp.importers.convfinqa.selection import Selection, select
 
 _HERE = Path(__file__).resolve().parent
@@ -60,7 +60,7 @@ def convert(
 ) -> Conversion:
     """Convert `split` of `source`: the first `count` usable dialogues (None: all), or the
     ones `ids` names. BadSource when the file or a record cannot be read."""
-    records = load_split(source, split)
+    records, split = read_split(source, split)
     if ids:
         selection = select(find_ids(records, ids, source, split), None)
     else:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from holodeck_lsp.config.file_reading import max_file_bytes, too_large
+from holodeck_lsp.runner.agent_code.agent_modules import agent_imports
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import FunctionTool
@@ -60,19 +60,15 @@ def _import_file(path: Path) -> ModuleType:
     if spec is None or spec.loader is None:
         raise BackendInitError(f"tool file {path} cannot be imported")
     module = importlib.util.module_from_spec(spec)
-    folder = str(resolved.parent)
-    added = folder not in sys.path
-    if added:
-        sys.path.insert(0, folder)  # so the tool file can import its neighbours
     try:
-        spec.loader.exec_module(module)
+        # Its folder first on sys.path, so the tool file imports its neighbours — this
+        # folder's, whatever another agent's folder imported under the same names.
+        with agent_imports(resolved.parent):
+            spec.loader.exec_module(module)
     except Exception as error:
         raise BackendInitError(
             f"importing tool file {path} failed: {type(error).__name__}: {error}"
         ) from error
-    finally:
-        if added:
-            sys.path.remove(folder)
     _modules[resolved] = module
     return module
 

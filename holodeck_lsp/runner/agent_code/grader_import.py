@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from holodeck_lsp.engine.code_graders import GraderContext
+from holodeck_lsp.runner.agent_code.agent_modules import agent_imports
 from holodeck_lsp.schema.metrics import GRADER_PATH
 
 __all__ = ["clear_grader_cache", "load_grader"]
@@ -28,8 +29,9 @@ _cache_lock = threading.RLock()
 
 def load_grader(spec: str, agent_dir: Path) -> Callable[[GraderContext], object]:
     """Import the grader `module.path:callable` as HoloDeck does: the agent's folder goes first
-    on `sys.path` (and stays there, so the grader can import its neighbours later), then
-    `importlib.import_module` and `getattr`. Cached per (spec, agent folder).
+    on `sys.path`, then `importlib.import_module` and `getattr` — inside the agent folder's
+    import context (agent_modules.py), so two agents' `graders.py` are two modules. Cached
+    per (spec, agent folder).
 
     This executes the module: only call it for a suite you mean to run, i.e. trusted code (the
     language server checks graders without importing them, see `config.graders`).
@@ -60,12 +62,18 @@ def _import_grader(spec: str, folder: Path) -> Grader:
         raise ImportError(f"grader '{spec}' is not of the form 'module.path:callable'")
     module_name, _, attribute = spec.partition(":")
     entry = str(folder)
-    if not sys.path or sys.path[0] != entry:
+    if entry not in sys.path:  # stays: a grader may import a neighbour when it is called
         sys.path.insert(0, entry)
     importlib.invalidate_caches()  # the module may have been written since the last import
     try:
-        module = importlib.import_module(module_name)
+        # This agent folder's modules, whatever another agent folder imported under the
+        # same names (agent_modules.py).
+        with agent_imports(folder):
+            module = importlib.import_module(module_name)
+            _check_origin(spec, module_name, folder)
     except ImportError as exc:
+        if exc.name == module_name and str(exc).startswith(f"grader '{spec}'"):
+            raise
         raise ImportError(
             f"grader '{spec}': cannot import module '{module_name}' (looked in {folder} "
             f"first): {exc}",
@@ -76,7 +84,6 @@ def _import_grader(spec: str, folder: Path) -> Grader:
             f"grader '{spec}': importing module '{module_name}' raised {_describe(exc)}",
             name=module_name,
         ) from exc
-    _check_origin(spec, module_name, folder)
     try:
         value = getattr(module, attribute)
     except AttributeError as exc:

@@ -15,7 +15,7 @@ import asyncio
 import os
 import platform
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +31,7 @@ from holodeck_lsp.runner.agent_code.grader_loading import (
 )
 from holodeck_lsp.runner.backends.base import AgentBackend
 from holodeck_lsp.runner.execution.case_runner import CaseRun, RunContext
+from holodeck_lsp.runner.execution.case_sessions import CANCELLED
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import CaseKey, CaseRef, ProgressSink
 from holodeck_lsp.runner.execution.start_order import start_order
@@ -40,6 +41,11 @@ from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import model_label
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
+
+#: After a cancel (Ctrl-C, --fail-fast), the seconds the cases in flight get to finish — an
+#: answered turn's judges and graders — before they are abandoned and reported not run: the
+#: bound on how long the first Ctrl-C waits (docs/running.md, "Cancellation").
+IN_FLIGHT_GRACE = 5.0
 
 PARALLEL_ENV = "HOLODECK_PARALLEL_TEST_CASES"
 
@@ -217,7 +223,7 @@ async def run_lanes(
         return (item.index, lanes[lane].label if matrix else None, number if repeat > 1 else None)
 
     keys = [key_of(lane, number, item) for lane, number, _, item in work]
-    # Only what is left is run, and progress counts only that (`[3/163]` of a resumed run).
+    # Only what is left is run; a resumed run's cases keep their numbers in the whole run.
     left = [sequence for sequence, key in enumerate(keys) if key not in finished]
     total = len(left)
 
@@ -255,8 +261,10 @@ async def run_lanes(
         sequence = left[order]
         lane, number, position, item = work[sequence]
         ref = CaseRef(
-            position=order + 1,
-            total=total,
+            # A resumed run numbers each case by its place in the run ([31/371]), not among
+            # those left: the numbers match the first part's and the file's.
+            position=sequence + 1 if finished else order + 1,
+            total=len(keys) if finished else total,
             index=item.index,
             name=item.case.name,
             turns=1 if item.graded_turn is not None else item.turn_count,
@@ -268,13 +276,16 @@ async def run_lanes(
         if tasks:
             # `wait`, not `gather`: cancelling us must not cancel the cases, which wind down
             # on their own once `cancel` is set and close their sessions.
-            await asyncio.wait(tasks.values())
+            everything = asyncio.ensure_future(asyncio.wait(tasks.values()))
+            await asyncio.wait((everything, cancelled), return_when=asyncio.FIRST_COMPLETED)
+            everything.cancel()
+            await wind_down(tasks.values())
     except asyncio.CancelledError:
         cancel.set()
         current = asyncio.current_task()
         if current is not None:
             current.uncancel()  # we return the partial report instead of re-raising
-        await asyncio.wait(tasks.values())
+        await wind_down(tasks.values())
     finally:
         cancelled.cancel()
     results = [
@@ -329,10 +340,26 @@ def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
     return result.model_copy(update={"model": model, "repeat": repeat})
 
 
+async def wind_down(tasks: Iterable[asyncio.Task[TestResult | None]]) -> None:
+    """Wait for the cases; once the run is cancelled, for IN_FLIGHT_GRACE seconds at most
+    (an answered turn's judges and graders finishing), then abandon the rest: each is
+    cancelled and reported not run (docs/running.md, "Cancellation")."""
+    pending = [task for task in tasks if not task.done()]
+    if not pending:
+        return
+    _, late = await asyncio.wait(pending, timeout=IN_FLIGHT_GRACE)
+    for task in late:
+        task.cancel(CANCELLED)
+    if late:
+        await asyncio.wait(late, timeout=1.0)  # their sessions close; a stuck one is left
+
+
 def _result_of(task: asyncio.Task[TestResult | None], item: PlannedCase) -> TestResult | None:
     """The case's result (None: a budget did not start it); if even the case's own guard
-    failed, a failed result saying why."""
-    error = task.exception() if not task.cancelled() else asyncio.CancelledError("cancelled")
+    failed, a failed result saying why; abandoned after a cancel: not run."""
+    if task.cancelled() or not task.done():
+        return _skipped(item, f"skipped: {CANCELLED}")
+    error = task.exception()
     if error is None:
         return task.result()
     return _skipped(item, f"skipped: the case crashed: {type(error).__name__}: {error}")

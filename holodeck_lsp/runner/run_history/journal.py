@@ -28,6 +28,7 @@ from holodeck_lsp.config.file_reading import read_file_bytes
 from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, RUNS, new_run_id, state_folder
+from holodeck_lsp.runner.run_history.run_index import remember
 from holodeck_lsp.runner.selection import Selection
 from holodeck_lsp.schema.results import TestResult
 
@@ -59,6 +60,9 @@ class JournalHeader(BaseModel):
     keyword: str | None = None
     #: `--model` values as given (empty: the agent's own model).
     models: list[str] = Field(default_factory=list)
+    #: The agent's own model (`provider:name`): what `runs` shows for a run killed before it
+    #: stored run.json (older journals leave it out).
+    agent_model: str = ""
     repeat: int = Field(default=1, ge=1)
     mode: str = "live"
     #: The cassette a replay answers from (absolute).
@@ -150,7 +154,9 @@ def start_journal(agent_path: Path, header: JournalHeader) -> Journal:
             folder.mkdir()  # exclusive: two runs never share a folder
         except FileExistsError:
             continue
-        return Journal(folder, header.model_copy(update={"run_id": run_id}))
+        journal = Journal(folder, header.model_copy(update={"run_id": run_id}))
+        remember(run_id, agent_path)  # `run --resume ID` then works from any folder
+        return journal
     raise OSError(f"no free run id for {header.started}")
 
 

@@ -68,3 +68,11 @@ def state_folder(agent_dir: Path) -> Path:
     if not ignore.exists():
         ignore.write_text("# holodeck-lsp's own state: never committed\n*\n", "utf-8")
     return folder
+
+
+def pasteable(path: Path) -> str:
+    """`path` as a hint names it: absolute and shell-quoted, so the printed command works
+    pasted in any folder (docs/running.md, "Resume")."""
+    import shlex
+
+    return shlex.quote(str(path.resolve()))

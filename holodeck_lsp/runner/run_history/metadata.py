@@ -53,6 +53,9 @@ class RunMetadata(BaseModel):
     holodeck_lsp_version: str
     cases: Counts
     turns: Counts
+    #: Cases the run never finished (Ctrl-C, a budget): neither passed nor failed. Older
+    #: run.json files leave it out.
+    cases_not_run: int = Field(default=0, ge=0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from holodeck_lsp.runner.run_history.journal import (
     JournalUnreadable,
     read_journal,
 )
-from holodeck_lsp.runner.run_history.layout import runs_folder
+from holodeck_lsp.runner.run_history.layout import pasteable, runs_folder
 from holodeck_lsp.runner.run_history.listing import scan
 from holodeck_lsp.runner.run_history.resolve import RunNotFound, resolve_in
 from holodeck_lsp.runner.run_history.stored import StoredRun
@@ -66,8 +66,8 @@ def plan_resume(
         if not unfinished:
             raise ResumeRefused(
                 f"no unfinished run of {agent_path.name} to resume in {folder}; "
-                f"`holodeck-lsp runs {agent_path}` lists its runs, "
-                f"`holodeck-lsp run {agent_path}` starts a new one"
+                f"`holodeck-lsp runs {pasteable(agent_path)}` lists its runs, "
+                f"`holodeck-lsp run {pasteable(agent_path)}` starts a new one"
             )
         run = unfinished[-1]
     else:
@@ -87,7 +87,7 @@ def plan_resume(
         raise ResumeRefused(
             f"run {run.id} cannot be resumed: {shown}{more} changed since it started, so its "
             "finished cases and the ones left would test different agents; run the suite "
-            f"afresh (`holodeck-lsp run {agent_path}`), or pass --force to resume anyway"
+            f"afresh (`holodeck-lsp run {pasteable(agent_path)}`), or pass --force to resume anyway"
         )
     finished = _same_cases(contents.finished, agent)
     retried = 0

@@ -196,6 +196,7 @@ def _metadata(run: RunToStore, report: TestReport, run_id: str) -> RunMetadata:
         holodeck_lsp_version=__version__,
         cases=Counts(passed=report.summary.passed, total=report.summary.total_tests),
         turns=Counts(passed=sum(t.passed for t in turns), total=len(turns)),
+        cases_not_run=report.summary.not_run,
     )
 
 

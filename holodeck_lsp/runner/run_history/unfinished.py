@@ -10,6 +10,7 @@ names the process, so a live one is told apart from a dead one.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
@@ -62,6 +63,10 @@ def metadata_from_journal(folder: Path) -> RunMetadata | str:
                 continue
     if not isinstance(header, dict):
         return f"{JOURNAL_FILE} has no readable header line"
+    cases, turns = _journaled_counts(data, header)
+    models = [str(model) for model in header.get("models") or []]
+    if not models and header.get("agent_model"):
+        models = [str(header["agent_model"])]
     try:
         return RunMetadata(
             id=str(header["run_id"]),
@@ -69,17 +74,43 @@ def metadata_from_journal(folder: Path) -> RunMetadata | str:
             ended=str(header["started"]),
             agent_file=str(header["agent_file"]),
             agent_name=str(header.get("agent_name", "")),
-            models=[str(model) for model in header.get("models") or []],
+            models=models,
             repeats=int(header.get("repeat", 1)),
             mode=str(header.get("mode", "live")),
             interrupted=True,
             stopped=RUNNING if _alive(header.get("pid")) else "crashed",
             holodeck_lsp_version=__version__,
-            cases=Counts(passed=0, total=0),
-            turns=Counts(passed=0, total=0),
+            cases=cases,
+            turns=turns,
         )
     except (KeyError, ValueError, TypeError) as error:
         return f"{JOURNAL_FILE}'s header is incomplete ({error})"
+
+
+def _journaled_counts(data: bytes, header: dict[str, object]) -> tuple[Counts, Counts]:
+    """(cases, turns) of a run that never stored run.json, from its journal: the cases passed
+    of the sessions it has in all (the header's), the turns passed of those journaled."""
+    results: dict[str, dict[str, object]] = {}
+    for line in data.split(b"\n")[:-1]:
+        if line.startswith(b'{"kind":"case"'):
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                record = loads_json(line)
+                results[json.dumps(record["key"])] = record["result"]
+    passed = sum(1 for result in results.values() if result.get("passed") is True)
+    turns = [turn for result in results.values() for turn in _turns(result)]
+    sessions = header.get("sessions")
+    total = sessions if isinstance(sessions, int) and sessions >= len(results) else len(results)
+    return (
+        Counts(passed=passed, total=total),
+        Counts(passed=sum(1 for turn in turns if turn.get("passed") is True), total=len(turns)),
+    )
+
+
+def _turns(result: dict[str, object]) -> list[dict[str, object]]:
+    turns = result.get("turns")
+    if isinstance(turns, list):
+        return [turn for turn in turns if isinstance(turn, dict)]
+    return [result]  # a single-turn case is its own turn
 
 
 def _alive(pid: object) -> bool:

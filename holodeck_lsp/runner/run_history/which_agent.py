@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
-from holodeck_lsp.runner.run_history.layout import runs_folder
+from holodeck_lsp.runner.run_history.layout import pasteable, runs_folder
 from holodeck_lsp.runner.run_history.listing import scan
 
 NO_AGENT_FILES_HINT = (
@@ -140,5 +140,5 @@ def nothing_stored(path: Path, reached: Sequence[History]) -> str:
     target = files[0] if len(files) == 1 else path
     return (
         f"no stored runs under {under}: looked in {looked} (agent files found: {shown}{more}); "
-        f"each `holodeck-lsp run {target}` stores one, unless --no-save"
+        f"each `holodeck-lsp run {pasteable(target)}` stores one, unless --no-save"
     )

@@ -212,6 +212,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
     progress.end(
         f"{summary.passed} passed, {summary.failed} failed"
         + (f", {summary.errored} errored" if summary.errored else "")
+        + (f", {summary.not_run} not run" if summary.not_run else "")
         + (" (cancelled)" if cancelled else "")
     )
     return {

@@ -8,9 +8,10 @@ byte for byte. For a new suite use the command: `holodeck-lsp import convfinqa F
     python scripts/convert_convfinqa.py --split dev --n 10 \\
         --out data/convfinqa_subset.json --agent-yaml agent.yaml
 
-`--source` is the ConvFinQA JSON file; without it the script looks for
-`$CONVFINQA_SOURCE`, then `shared/data/convfinqa/convfinqa_dataset_dev.json` beside the
-repository or any folder above it, then the workspace's `/work/shared`.
+`--source` is the ConvFinQA JSON file — the dataset's own release file (`dev.json` from the
+ConvFinQA repository's `data.zip`) or the reformatted `{"dev": [...]}` form; without it the
+script reads `$CONVFINQA_SOURCE`, and stops saying so when neither is given (docs/importing.md
+says where to get the dataset).
 
 Writes, deterministically (the same source gives the same bytes):
 
@@ -92,21 +93,11 @@ SELECTION_NOTE = (
     "agree with their own programs (see scripts/convert_convfinqa.py)"
 )
 
-_SHARED_DEV = Path("shared") / "data" / "convfinqa" / "convfinqa_dataset_dev.json"
-
 
 def default_source() -> Path | None:
-    """$CONVFINQA_SOURCE, else the shared folder's dev split beside the repository (or any
-    folder above it: a clone may sit deeper than the workspace), else /work/shared's."""
+    """$CONVFINQA_SOURCE, if set: never a guess at where some machine keeps the dataset."""
     explicit = os.environ.get("CONVFINQA_SOURCE")
-    if explicit:
-        return Path(explicit)
-    here = Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / _SHARED_DEV).is_file():
-            return folder / _SHARED_DEV
-    fallback = Path("/work") / _SHARED_DEV
-    return fallback if fallback.is_file() else None
+    return Path(explicit) if explicit else None
 
 
 def write(path: Path, text: str) -> None:
@@ -132,7 +123,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument(
         "--source",
         type=Path,
-        help="ConvFinQA JSON file (default: $CONVFINQA_SOURCE or the shared folder's dev split)",
+        help="ConvFinQA JSON file: the release's dev.json or the reformatted form "
+        "(default: $CONVFINQA_SOURCE)",
     )
     parser.add_argument("--split", default="dev", help="top-level key of the source (dev)")
     parser.add_argument(
@@ -148,8 +140,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         args.source = default_source()
         if args.source is None:
             parser.error(
-                "no ConvFinQA file found: pass --source FILE or set CONVFINQA_SOURCE "
-                f"(looked for {_SHARED_DEV} beside the repository and the folders above it)"
+                "no ConvFinQA file given: pass --source FILE or set CONVFINQA_SOURCE (the "
+                "dataset's dev.json, from data.zip of github.com/czyssrs/ConvFinQA; see "
+                "docs/importing.md)"
             )
 
     try:

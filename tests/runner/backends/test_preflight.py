@@ -233,9 +233,6 @@ def test_several_agents_run_in_turn_and_the_worst_status_wins(tmp_path: Path) ->
     assert done.returncode == 3
     assert done.stdout.count("running ") == 2  # one first line per agent
     assert done.stderr.count("cannot reach Ollama") == 2
-    refused = run_here("a.agent.yaml", "b.agent.yaml", "--report-json", "r.json")
+    refused = run_here("a.agent.yaml", "b.agent.yaml", "--case", "first")
     assert refused.returncode == 2
-    assert (
-        "2 agent files found; --report-json only work with one agent file: name it"
-        in refused.stderr
-    )
+    assert "2 agent files found; --case only work with one agent file: name it" in refused.stderr

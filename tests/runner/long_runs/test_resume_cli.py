@@ -102,6 +102,7 @@ OUTPUTS = ("--report-json", "report.json", "--report-md", "report.md", "--junit"
 _MD_TIMING = (
     (re.compile(r"\b\d+(?:\.\d+)? (?:ms|s)\b"), "<time>"),
     (re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+[+-]\d\d:\d\d"), "<timestamp>"),
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"), "<timestamp>"),  # as shown (time_text)
 )
 #: JUnit: `time="…"` and `timestamp="…"` attributes.
 _JUNIT_TIMING = re.compile(r'\b(time|timestamp)="[^"]*"')

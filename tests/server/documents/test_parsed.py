@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from holodeck_lsp.server.documents.parsed import ParsedDocuments
 from holodeck_lsp.server.documents.positions import PositionConverter
 
-URI = "file:///work/agent.yaml"
+URI = "file:///project/agent.yaml"
 TEXT = "name: a\nmodel:\n  provider: openai\n  name: gpt-4o\n"
 
 

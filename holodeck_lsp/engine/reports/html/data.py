@@ -29,6 +29,7 @@ from holodeck_lsp.engine.reports.view import (
     run_cost,
     tool_reason,
 )
+from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.schema.comparison import Comparison
@@ -62,7 +63,7 @@ def page_data(
         "report": {
             "agent": report.agent_name,
             "path": report.agent_config_path,
-            "timestamp": report.timestamp,
+            "timestamp": shown_time(report.timestamp),
             "version": report.holodeck_version,
             "environment": dict(report.environment),
             "repeats": report.repeats,
@@ -93,7 +94,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
     env = report.environment
     model = column.model or env.get("model")
     return {
-        "label": model or env.get("backend") or report.agent_name,
+        # The model, else the agent: never the backend's class name (ReplayBackend).
+        "label": model or report.agent_name,
         "model": model,
         "judge_models": judges,
         "summary": {
@@ -102,6 +104,8 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "failed": sum(1 for c in found if case_status(c.result) == "failed"),
             # Not measured: the provider could not answer (neither passed nor failed).
             "errored": sum(1 for c in found if case_status(c.result) == "errored"),
+            # Never finished (the run stopped first): neither passed nor failed.
+            "not_run": sum(1 for c in found if case_status(c.result) == "not run"),
             "turns_errored": sum(1 for c in found for b in c.blocks if b.status == "errored"),
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),

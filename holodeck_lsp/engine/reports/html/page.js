@@ -213,7 +213,7 @@
       el("h1", { dir: "auto" }, data.report.agent),
       el("p", { class: "meta", dir: "auto" },
         data.report.path + " · " + data.report.timestamp + " · " + data.report.version +
-        (env.mode ? " · " + env.mode : "") + (env.backend ? " (" + env.backend + ")" : "") +
+        (env.mode ? " · " + env.mode : "") +  // the mode, never the backend's class name
         (multi ? " · " + runs.length + " models" : "") + (repeats > 1 ? " · " + repeats + " runs per case" : "") + (cancelled ? " · cancelled" : "")),
       el("div", { class: "tiles" },
         tile("sum-cases-passed", what + " passed", total("passed"), "passed"),
@@ -465,7 +465,7 @@
   function changeDetail(ch) {
     var rows = [["verdict", function (s) { return s ? s.v : "absent"; }], ["passed runs", function (s) { return s ? s.passes + "/" + s.runs : ""; }],
       ["reason", function (s) { return s && s.reason ? s.reason : ""; }]];
-    var table = el("table", { class: "metrics sides" }, el("thead", null, el("tr", null, el("th", null, ""), el("th", null, "base " + base.label), el("th", null, "this run"))),
+    var table = el("table", { class: "metrics sides" }, el("thead", null, el("tr", null, el("th", null, ""), el("th", null, /^base/i.test(base.label) ? base.label : "base " + base.label), el("th", null, "this run"))),
       el("tbody", null, rows.map(function (r) {
         return el("tr", { "data-row": r[0] }, el("th", null, r[0]), el("td", { class: "side base", dir: "auto" }, r[1](ch.base)), el("td", { class: "side head", dir: "auto" }, r[1](ch.head)));
       })));
