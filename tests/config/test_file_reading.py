@@ -139,6 +139,7 @@ _OTHER_READERS = {
     "commands/import_/convfinqa.py": "the suite files shipped in the package",
     "server/early_handshake.py": "its own cache of initialize answers (XDG_CACHE_HOME)",
     "runner/run_history/journal.py": "appends to and truncates its own journal",
+    "commands/run/command_clock.py": "the kernel's /proc/self/stat and /proc/uptime",
 }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
 from holodeck_lsp.config.json_reading import loads_json
 from holodeck_lsp.importers.convfinqa.release import from_release, is_release, release_problem
 
@@ -44,8 +44,8 @@ def read_split(source: Path, split: str) -> tuple[list[Record], str]:
 
 
 def _is_release_file(source: Path) -> bool:
-    with source.open("rb") as file:
-        return file.read(64).lstrip().startswith(b"[")
+    # Read again through the one reader (regular files only): the file may have changed.
+    return read_file_bytes(source).lstrip().startswith(b"[")
 
 
 def load_split(source: Path, split: str) -> list[Record]:

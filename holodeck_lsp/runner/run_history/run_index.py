@@ -14,6 +14,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from holodeck_lsp.config.file_reading import read_file_text
+
 #: Entries kept; ids sort by start time, so the oldest go first.
 _KEPT = 2000
 
@@ -47,7 +49,7 @@ def agents_of(ref: str) -> list[Path]:
     found: list[Path] = []
     for name in matches:
         try:
-            agent = Path((folder / name).read_text("utf-8").strip())
+            agent = Path(read_file_text(folder / name).strip())
         except OSError:
             continue
         if agent.is_file() and agent not in found:
