@@ -1,4 +1,5 @@
-"""FR-019/FR-025: every `type: code` grader must resolve at load time.
+"""Every `type: code` grader must resolve at load time, as in HoloDeck
+(docs/checks.md#graders-and-trust).
 
 Untrusted (the default, and any editor workspace not marked trusted): resolved statically —
 the module file is found and parsed, never imported. Trusted: imported as HoloDeck does,

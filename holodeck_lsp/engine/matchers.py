@@ -1,7 +1,7 @@
 """Argument matchers: does one actual tool-argument value satisfy one asserted matcher?
 
-Semantics follow contract-tool-arg-matchers.md §2-§5. Where the contract leaves a case open,
-the decision is made here, once, and pinned by tests/engine/test_matchers.py:
+Semantics: docs/grading.md#expected-tools-and-argument-matchers (its table of literal, fuzzy
+and regex). The finer points are decided here, once, and pinned by tests/engine/test_matchers.py:
 
 * Literal numbers compare by value with Python's exact int/float comparison (206588 ==
   206588.0, -0.0 == 0); bools never equal numbers; lists and dicts compare element-wise with
@@ -9,9 +9,9 @@ the decision is made here, once, and pinned by tests/engine/test_matchers.py:
 * NaN never equals anything, NaN included, under literal and fuzzy matchers. A regex sees
   only the text (`str(nan)` is "nan"), so `{regex: "nan"}` does match it.
 * Fuzzy parses numbers with `float()` after normalising, so `1e3` equals `1000`, `inf`
-  equals `Infinity`, and Unicode decimal digits count (`٢٠٦٥٨٨` equals 206588), as in the
-  contract's reference implementation. Spaces inside a number are digit-group separators
-  ("206 588" is 206588, matrix row 6), like commas, underscores and U+202F.
+  equals `Infinity`, and Unicode decimal digits count (`٢٠٦٥٨٨` equals 206588), as Python's
+  `float()` reads them. Spaces inside a number are digit-group separators ("206 588" is
+  206588), like commas, underscores and U+202F.
 * A trailing `%` divides by 100 on either side: "14.14%" equals 0.1414 and "14.14%", but
   not 14.14.
 * Regexes have Python `re`'s semantics, exactly (`re.fullmatch`), and a time limit: `re`
@@ -68,7 +68,7 @@ class RegexError(Exception):
 
 
 def match_literal(expected: Any, actual: Any) -> bool:
-    """Exact equality (contract §2): int↔float by value, bools strict, deep lists/dicts."""
+    """Exact equality (the literal matcher): int↔float by value, bools strict, deep lists/dicts."""
     kind = type(expected)
     # Hot path: same-typed strings and ints, the commonest arguments, need no rules.
     if (kind is str or kind is int) and type(actual) is kind:
@@ -113,7 +113,7 @@ def _match_mapping(expected: dict[Any, Any], actual: Any) -> bool:
 
 
 def _normalize(text: str) -> str:
-    """Lowercase, drop separators, collapse and trim white space (contract §3)."""
+    """Lowercase, drop separators, collapse and trim white space (the fuzzy matcher)."""
     # Digit-group separators: comma, underscore, narrow no-break space. Chained replace()
     # is twice as fast as translate() here; split()/join is the cheap form of
     # `re.sub(r"\s+", " ", ...).strip()` and trims after separators are dropped, so
@@ -160,7 +160,7 @@ def _actual_number(actual: Any) -> float | None:
 
 
 def match_fuzzy(pattern: str, actual: Any) -> bool:
-    """Case-, space- and separator-tolerant, numeric-aware equality (contract §3)."""
+    """Case-, space- and separator-tolerant, numeric-aware equality (the fuzzy matcher)."""
     expected_text, expected_number = _fuzzy_expected(pattern)
     if expected_number is not None:
         actual_number = _actual_number(actual)
@@ -201,7 +201,7 @@ def _compile_safe(compiled: re.Pattern[str]) -> Any:
 
 
 def match_regex(matcher: RegexMatcher, actual: Any, *, timeout: float) -> bool:
-    """Full match of the pattern against `str(actual)` (contract §4, FR-014).
+    """Full match of the pattern against `str(actual)` (the regex matcher).
 
     Raises RegexError when matching exceeds `timeout` seconds or the pattern cannot run on
     the timeout-capable engine; callers treat that as a failed match with that reason.

@@ -1,5 +1,6 @@
 """Which metrics grade a turn: the most specific non-empty list wins — the turn's own
-`evaluations`, else its case's, else the agent's `evaluations.metrics` (FR-023).
+`evaluations`, else its case's, else the agent's `evaluations.metrics`
+(docs/grading.md#which-metrics-grade-a-turn).
 
 Lists are taken, never merged or modified, so a flag set on one turn (say
 `case_insensitive: true`) can never change how another turn is graded.

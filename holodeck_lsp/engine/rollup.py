@@ -1,4 +1,4 @@
-"""Turn results -> a test case's result -> a report summary (FR-015/FR-016, data-model §9).
+"""Turn results -> a test case's result -> a report summary (docs/grading.md#roll-up).
 
 A multi-turn case's top-level fields summarise its turns: inputs joined with `\\n---\\n`, the
 last response, every call in turn order, token usage summed field by field, each metric once

@@ -1,6 +1,6 @@
 """Per-turn `expected_tools` assertions: were the tools called, with matching arguments?
 
-Call selection follows contract-tool-arg-matchers.md §1, §5 and §6: the candidates for an
+Call selection (docs/grading.md#expected-tools-and-argument-matchers): the candidates for an
 assertion are this turn's calls whose name contains the expected name (case-sensitive
 substring, in call order); a candidate matches when every asserted argument is present and
 satisfies its matcher (other arguments are ignored); the assertion passes when at least

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 
 class Code(StrEnum):
-    """Diagnostic codes. HD0xx: YAML and file level; HD1xx: schema and FR-025 faults;
+    """Diagnostic codes. HD0xx: YAML and file level; HD1xx: schema and load-time faults;
     HD2xx: lints beyond what HoloDeck itself checks (never errors). HD125 is the one
     deliberate difference: an error HoloDeck does not report (see config/matcher_typos.py)."""
 

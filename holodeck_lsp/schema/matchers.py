@@ -1,7 +1,8 @@
 """Tool-argument matchers: how an asserted argument value is compared with the real one.
 
-In YAML a matcher is chosen by shape (contract-tool-arg-matchers.md): `{fuzzy: "206588"}`,
-`{regex: "^2009.*$"}`, or anything else — a scalar, list or other mapping — as a literal.
+In YAML a matcher is chosen by shape (docs/grading.md#how-a-matcher-is-written):
+`{fuzzy: "206588"}`, `{regex: "^2009.*$"}`, or anything else — a scalar, list or other
+mapping — as a literal.
 The parsed form is one of three frozen dataclasses; the engine gives them their semantics.
 """
 

@@ -1,7 +1,7 @@
 """Run results: what a test run produces, per turn and per case, and the report around them.
 
-Field names follow HoloDeck's report contract (data-model-032 §7a–§11), so reports written
-here read like HoloDeck's: TurnResult per turn, TestResult per case with the turn roll-up,
+Field names are HoloDeck's own (docs/running.md#reports), so reports written here read like
+HoloDeck's: TurnResult per turn, TestResult per case with the turn roll-up,
 TestReport with a summary that counts test cases (not turns).
 """
 

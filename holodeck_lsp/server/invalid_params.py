@@ -1,6 +1,6 @@
 """Requests whose params do not have the method's shape get the JSON-RPC "invalid params" error
 response (code -32602) naming what is wrong — `position.line: must be in the range 0 to
-2147483647`, `params: required` — as docs/editors/README.md ("Errors") describes.
+2147483647`, `params: required` — as docs/editors/README.md ("Limits and errors") describes.
 
 pygls turns a message into typed params while reading it (`structure_message`, the JSON
 decoder's object hook); when that fails it raises out of its reading loop, so the request is

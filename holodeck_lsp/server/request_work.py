@@ -1,7 +1,7 @@
 """Work a request does over a whole document (semantic tokens, links, the outline, folds) runs
 here, off the event loop: a long answer never holds up the next request, and `$/cancelRequest`
 is read and honoured while it runs — the awaiting handler is cancelled and pygls answers the
-request with the LSP "request cancelled" error (docs/editors/README.md, "Errors").
+request with the LSP "request cancelled" error (docs/editors/README.md, "Limits and errors").
 
 The work itself is linear in the document (each collection walked once) and the document's
 size is bounded (`documents/size_limit.py`), so a cancelled computation that is already

@@ -141,4 +141,7 @@ def test_the_support_files_are_the_samples() -> None:
     """The suite an import writes runs with the very files the sample runs with."""
     sample = Path(__file__).resolve().parents[2] / "sample" / "financial-assistant"
     for name, shipped in SUPPORT_FILES.items():
-        assert shipped.read_bytes() == (sample / name).read_bytes(), name
+        assert shipped.read_bytes() == (sample / name).read_bytes(), (
+            f"sample/financial-assistant/{name} differs from {shipped.name} the importer ships: "
+            "run scripts/regenerate_samples.py"
+        )

@@ -23,6 +23,9 @@ from tests.sample.sample_support import (
 
 # -- the committed outputs -------------------------------------------------------------------
 
+#: What to do when a committed output differs: the sample is generated, never edited by hand.
+REGENERATE = "the sample differs from the converter's output: run scripts/regenerate_samples.py"
+
 
 def convert(source: Path, out_dir: Path, *extra: str) -> int:
     status: int = converter().main(
@@ -37,7 +40,9 @@ def assert_same_documents(written: Path) -> None:
     committed = sorted(p.name for p in DOCUMENTS_DIR.iterdir())
     assert sorted(p.name for p in written.iterdir()) == committed
     for name in committed:
-        assert (written / name).read_bytes() == (DOCUMENTS_DIR / name).read_bytes(), name
+        assert (written / name).read_bytes() == (DOCUMENTS_DIR / name).read_bytes(), (
+            f"{name}: {REGENERATE}"
+        )
 
 
 def test_the_committed_files_are_the_converters_output(tmp_path: Path) -> None:
@@ -48,8 +53,8 @@ def test_the_committed_files_are_the_converters_output(tmp_path: Path) -> None:
         pytest.skip(NO_CONVFINQA)
     assert convert(source, tmp_path) == 0
     data = tmp_path / "data"
-    assert (data / "convfinqa_subset.json").read_bytes() == SUBSET_PATH.read_bytes()
-    assert (tmp_path / "agent.yaml").read_bytes() == AGENT_PATH.read_bytes()
+    assert (data / "convfinqa_subset.json").read_bytes() == SUBSET_PATH.read_bytes(), REGENERATE
+    assert (tmp_path / "agent.yaml").read_bytes() == AGENT_PATH.read_bytes(), REGENERATE
     assert_same_documents(data / "documents")
 
 
@@ -66,7 +71,7 @@ def test_the_committed_subset_alone_reproduces_the_agent_and_the_pages(tmp_path:
     assert convert(source, tmp_path / "out") == 0
 
     out = tmp_path / "out"
-    assert (out / "agent.yaml").read_bytes() == AGENT_PATH.read_bytes()
+    assert (out / "agent.yaml").read_bytes() == AGENT_PATH.read_bytes(), REGENERATE
     assert_same_documents(out / "data" / "documents")
     rebuilt = json.loads((out / "data" / "convfinqa_subset.json").read_text(encoding="utf-8"))
     assert rebuilt["dialogues"] == subset["dialogues"]

@@ -8,7 +8,7 @@ its parser (`Subcommand.parser`, "module:function"); cli.py hands the rows down,
 below it may import it. Only the parsers asked for are built: a Tab (`__run-refs`,
 `__models`) builds the parser of the command on the line, `completion bash` all of them.
 
-Why our own walk of the parsers and not a library (docs/cli.md, "Shell completion"): shtab
+Why our own walk of the parsers and not a library (docs/cli.md, "How the scripts are made"): shtab
 writes bash, zsh and tcsh scripts from argparse but no fish, and its dynamic values are shell
 snippets per shell — the agent files' case names, the stored runs and the models would still
 be written three times; argcomplete answers each Tab by running the program with its parser,

@@ -1,9 +1,9 @@
 """`type: code` metrics: calling a user's grader on one turn and recording what it returned.
 
-The contract (research-032 §5, FR-019..FR-022): a grader is a plain synchronous callable that
+The contract (docs/grading.md#code-graders): a grader is a plain synchronous callable that
 takes one `GraderContext` and returns a `GraderResult`, a bare `bool` or a bare number. Whatever
 goes wrong inside the grader (an exception, a wrong return value, a hang) fails that turn's
-metric only, with the reason in `MetricResult.error`; it never stops the run (SC-009) — unless
+metric only, with the reason in `MetricResult.error`; it never stops the run — unless
 the metric sets `fail_on_error: true`: then a grader that raises (or times out) stops its case,
 as upstream's does (`stops_the_case`; the case runner skips the remaining turns).
 

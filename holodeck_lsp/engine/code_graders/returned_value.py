@@ -1,4 +1,4 @@
-"""Reading what a grader returned (research-032 §5): a `GraderResult` — ours, upstream
+"""Reading what a grader returned (docs/grading.md#code-graders): a `GraderResult` — ours, upstream
 HoloDeck's, or any object with its four fields —, a bare `bool`, or a bare number in [0, 1].
 Anything else breaks the contract: GraderContractError says how, and the report shows it."""
 
@@ -44,7 +44,7 @@ def _result_fields(value: object) -> tuple[object, object, object, object] | Non
 def lift(
     value: object, threshold: float | None, label: str
 ) -> tuple[float, bool, str | None, dict[str, Any] | None]:
-    """(score, passed, reason, details) from what the grader returned (research §5)."""
+    """(score, passed, reason, details) from what the grader returned."""
     pass_mark = DEFAULT_THRESHOLD if threshold is None else threshold
     if isinstance(value, bool):
         return (1.0 if value else 0.0), value, None, None

@@ -15,7 +15,7 @@
 Before that, in this order: a disabled metric is skipped (`disabled`); an LLM-judged metric
 is skipped; a ground-truth metric on a turn without `ground_truth` is skipped
 (`no ground_truth on this turn`) — except on a legacy single-turn case (`legacy_case=True`),
-where it fails as it does upstream (FR-005: legacy behaviour unchanged); a turn that failed
+where it fails as it does upstream (docs/grading.md#which-metrics-grade-a-turn); a turn that failed
 before answering (`response` None) fails the metric (`no response`). Skipped results have
 `passed` None and never fail a turn.
 `code` graders are not handled here (they need the whole turn context).

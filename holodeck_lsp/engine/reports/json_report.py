@@ -1,5 +1,5 @@
 """The JSON report: the result models themselves, so `TestReport.model_validate_json` reads it
-back unchanged (HoloDeck's report contract, data-model-032 §7a–§11)."""
+back unchanged (HoloDeck's field names; docs/running.md#reports)."""
 
 from __future__ import annotations
 

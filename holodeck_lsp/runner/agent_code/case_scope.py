@@ -8,7 +8,7 @@ scope of the case that made it, and cases running side by side (`--parallel`) ne
 other's. A tool that finds no scope (called outside a run, or by upstream HoloDeck) gets None.
 
 Tool files reach it with `importlib.import_module("holodeck_lsp.runner.agent_code.case_scope")`
-and must work without it (docs/importing.md, "How a tool finds its case's state").
+and must work without it (docs/importing-bfcl.md, "How a tool finds its case's state").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Run one test case: open its session, send its turns strictly in order, grade each turn as
 it is answered, close the session whatever happens.
 
-Failure rules (spec FR-008, research §2):
+Failure rules (docs/running.md#timeouts-and-failures):
 - a send that raises or outlives `llm_timeout` fails that turn; the next turn is still sent
   on the same session;
 - the session is dead after `BackendSessionError(recoverable=False)` or after two consecutive
@@ -79,7 +79,8 @@ from holodeck_lsp.schema.test_case import FileInput
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-#: Consecutive failed sends after which the session counts as dead (research §2).
+#: Consecutive failed sends after which the session counts as dead
+#: (docs/running.md#timeouts-and-failures).
 MAX_CONSECUTIVE_FAILURES = 2
 
 

@@ -99,7 +99,7 @@ def _grading_from(env: Mapping[str, str]) -> GradingOptions:
 
 def resolve_parallelism(cli: int | None, agent: Agent, env: Mapping[str, str]) -> int:
     """CLI > YAML `execution.parallel_test_cases` > $HOLODECK_PARALLEL_TEST_CASES > 1
-    (FR-009a). A non-positive or non-numeric environment value is ignored."""
+    (docs/running.md#parallelism). A non-positive or non-numeric environment value is ignored."""
     if cli is not None:
         return max(1, cli)
     configured = agent.execution.parallel_test_cases if agent.execution else None
