@@ -1,6 +1,6 @@
 """The command's own clock: the wall time `run` prints is the command's, from the moment the
 process started — the interpreter, the imports, loading the suite and starting the backend
-included — not only the cases' (docs/running.md, "What a run prints").
+included — not only the cases' (docs/running.md, "Output").
 
 On Linux the process's start is read from /proc (its start in clock ticks since boot, against
 the time since boot); elsewhere the clock starts when this module is first imported, which
