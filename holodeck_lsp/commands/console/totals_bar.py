@@ -65,10 +65,6 @@ def wants_aggregate(
     return cases > LARGE_RUN_CASES or at_once > max(1, height - _SPARE_ROWS)
 
 
-#: `run --progress`: decide by size, or insist on one display.
-PROGRESS_CHOICES = ("auto", "cases", "totals")
-
-
 def choose_display(
     stream: TextStream,
     palette: Palette,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_usd
+from holodeck_lsp.commands.run.flag_values import LATEST_UNFINISHED
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
 from holodeck_lsp.runner.limits.registry import DEFAULT_MAX_TOOL_ROUNDS
 
@@ -46,8 +47,6 @@ def add_long_run_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_resume_flags(parser: argparse.ArgumentParser) -> None:
-    from holodeck_lsp.commands.run.resume_run import LATEST_UNFINISHED
-
     parser.add_argument(
         "--resume",
         nargs="?",

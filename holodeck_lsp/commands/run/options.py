@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 
 from holodeck_lsp.argument_types import non_negative, positive_int, positive_seconds
-from holodeck_lsp.commands.console.totals_bar import PROGRESS_CHOICES
 from holodeck_lsp.commands.report_formats import REPORT_FORMATS
+from holodeck_lsp.commands.run.flag_values import PROGRESS_CHOICES
 from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags, add_resume_flags
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner.backends.providers import provider_names

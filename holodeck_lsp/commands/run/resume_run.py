@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from holodeck_lsp.commands._common import warn
+from holodeck_lsp.commands.run.flag_values import LATEST_UNFINISHED
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.models.model_matrix import model_label
@@ -29,9 +30,6 @@ from holodeck_lsp.runner.run_history.unfinished import resume_command
 from holodeck_lsp.runner.selection import PlannedCase, Selection
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TestResult
-
-#: `--resume` without a value: the latest unfinished run of the agent file.
-LATEST_UNFINISHED = "\0latest-unfinished"
 
 #: Flags that choose what runs: a resumed run takes them from its journal.
 _CHOSEN_BY_THE_RUN = (
