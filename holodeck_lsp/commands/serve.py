@@ -63,7 +63,7 @@ def main(argv: Sequence[str]) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     # The server collects garbage only when idle (server/idle_gc.py); turning automatic
     # collection off here, before the imports, also spares the start-up the collections that
-    # lsprotocol's ~1,000 classes trigger (about 10% of the cold start, docs/benchmarks.md).
+    # lsprotocol's ~1,000 classes trigger (about 10% of the cold start, docs/benchmarks-history.md).
     gc.disable()
     early = None
     if not options.tcp:
