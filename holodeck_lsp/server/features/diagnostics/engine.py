@@ -93,6 +93,8 @@ class DiagnosticsEngine:
         #: taken by the didOpen of the same version and text.
         self.prechecked: dict[str, Analysis] = {}
         self._telling: set[asyncio.Future[None]] = set()
+        #: URI -> the last tell still waiting (on the settings, or on the tell before it).
+        self._pending_tells: dict[str, asyncio.Future[None]] = {}
         self.check_listeners: list[CheckListener] = []
 
     # -- what a document is ------------------------------------------------------------------
@@ -155,9 +157,7 @@ class DiagnosticsEngine:
             # the client has seen; the listeners hear of it once the settings are in.
             self._last_checks[uri] = analysis
             self._take(uri, analysis, slow=False, tell=False, published=True)
-            told = asyncio.ensure_future(self._tell_when_settled(uri, analysis))
-            self._telling.add(told)
-            told.add_done_callback(self._telling.discard)
+            self._keep_pending(uri, asyncio.ensure_future(self._tell_when_settled(uri, analysis)))
             self.schedule(uri, delay_s=0.0, slow=True, fast=False)
         else:
             for agent in self.agents_including(uri):
@@ -184,6 +184,7 @@ class DiagnosticsEngine:
                     task.cancel()
             self._verdicts.pop(uri, None)
             self.results.pop(uri, None)
+            self._pending_tells.pop(uri, None)
             self._withdraw(uri, keep=set())
             self.index.forget(uri)
             self._publish(uri, [], None)
@@ -237,6 +238,28 @@ class DiagnosticsEngine:
         await self.server.settings_read()  # as `_run`: the listeners read the settings
         self._tell(uri, analysis)
 
+    def _tell_in_order(self, uri: str, analysis: Analysis) -> None:
+        """Tell the listeners of `analysis` after any tell of `uri` still waiting: an edit's
+        check may be accepted while the opened version's (checked before the server started)
+        waits for the settings, and told first it would leave re-grade on edit on the older
+        text once the opened version is told after it."""
+        pending = self._pending_tells.get(uri)
+        if pending is None or pending.done():
+            self._tell(uri, analysis)
+            return
+
+        async def after_pending() -> None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(pending)
+            self._tell(uri, analysis)
+
+        self._keep_pending(uri, asyncio.ensure_future(after_pending()))
+
+    def _keep_pending(self, uri: str, told: asyncio.Future[None]) -> None:
+        self._pending_tells[uri] = told
+        self._telling.add(told)
+        told.add_done_callback(self._telling.discard)
+
     async def _run(self, uri: str, delay_s: float, *, slow: bool) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
@@ -274,7 +297,7 @@ class DiagnosticsEngine:
         elif slow:
             self._ask_for_refresh()
         if tell:
-            self._tell(uri, analysis)
+            self._tell_in_order(uri, analysis)
 
     def _tell(self, uri: str, analysis: Analysis) -> None:
         for listener in self.check_listeners:
