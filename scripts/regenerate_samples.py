@@ -17,11 +17,11 @@ These files are marked `linguist-generated` in .gitattributes: edit the importer
     python scripts/regenerate_samples.py --check     # exit 1 and name each file that differs
 
 Neither input is in the repository. ConvFinQA's dev file is found as the converter finds it
-(`--convfinqa-source`, `$CONVFINQA_SOURCE`, or `shared/data/convfinqa/convfinqa_dataset_dev.json`
-beside the repository or a folder above it); without it, `agent.yaml` and `data/documents/`
-are rebuilt from the committed subset (which keeps each chosen record whole) and the subset
-itself is left as it is. The bfcl-eval wheel comes from `pip download --no-deps bfcl-eval -d
-bfcl` (`--bfcl-wheel` or `$BFCL_WHEEL`); without it only the copied files are regenerated.
+(`--convfinqa-source` or `$CONVFINQA_SOURCE`; docs/importing.md says where to get it); without
+it, `agent.yaml` and `data/documents/` are rebuilt from the committed subset (which keeps each
+chosen record whole) and the subset itself is left as it is. The bfcl-eval wheel comes from
+`pip download --no-deps bfcl-eval -d bfcl` (`--bfcl-wheel` or `$HOLODECK_BFCL_WHEEL`);
+without it only the copied files are regenerated.
 The tests run `--check` with what this machine has (tests/sample/test_regenerate_samples.py).
 """
 
@@ -58,7 +58,6 @@ BFCL_FROM_WHEEL = (
     "data/BFCL_v4_multi_turn_base.json",
     "data/possible_answer/BFCL_v4_multi_turn_base.json",
 )
-SHARED_DEV = Path("shared") / "data" / "convfinqa" / "convfinqa_dataset_dev.json"
 WHEEL_SOURCE = "pip download --no-deps bfcl-eval -d bfcl"
 
 
@@ -67,14 +66,10 @@ class RegenerationFailed(Exception):
 
 
 def convfinqa_source(explicit: str | None) -> Path | None:
-    """The ConvFinQA dev file: the option, $CONVFINQA_SOURCE, else the shared folder beside
-    the repository or any folder above it."""
+    """The ConvFinQA dev file: the option, else $CONVFINQA_SOURCE (None: not given)."""
     chosen = explicit or os.environ.get("CONVFINQA_SOURCE")
     if chosen:
         return Path(chosen) if Path(chosen).is_file() else None
-    for folder in REPO.parents:
-        if (folder / SHARED_DEV).is_file():
-            return folder / SHARED_DEV
     return None
 
 
@@ -111,8 +106,8 @@ def convfinqa_files(source: Path | None, work: Path) -> tuple[dict[str, bytes], 
     notes: list[str] = []
     if source is None:
         notes.append(
-            f"ConvFinQA dev file not found (--convfinqa-source, $CONVFINQA_SOURCE or "
-            f"{SHARED_DEV} beside the repository): {FINANCIAL / SUBSET} left as it is; "
+            "ConvFinQA dev file not given (--convfinqa-source or $CONVFINQA_SOURCE): "
+            f"{FINANCIAL / SUBSET} left as it is; "
             "agent.yaml and data/documents/ rebuilt from it"
         )
     out = work / "convfinqa"
@@ -131,7 +126,7 @@ def bfcl_files(wheel: Path | None, work: Path) -> tuple[dict[str, bytes], list[s
     if wheel is None:
         copied = {relative: (SUITE_FILES / relative).read_bytes() for relative in COPIED}
         note = (
-            f"bfcl-eval wheel not given (--bfcl-wheel or $BFCL_WHEEL; get it with "
+            f"bfcl-eval wheel not given (--bfcl-wheel or $HOLODECK_BFCL_WHEEL; get it with "
             f"`{WHEEL_SOURCE}`): {', '.join(BFCL_FROM_WHEEL)} of {BFCL} left as they are"
         )
         return copied, [note]
@@ -178,8 +173,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true", help="print the generated paths and exit")
     parser.add_argument("--convfinqa-source", metavar="FILE", help="ConvFinQA's dev JSON file")
     parser.add_argument(
-        "--bfcl-wheel", metavar="WHEEL", default=os.environ.get("BFCL_WHEEL"),
-        help=f"the bfcl-eval wheel (default $BFCL_WHEEL; `{WHEEL_SOURCE}`)",
+        "--bfcl-wheel", metavar="WHEEL", default=os.environ.get("HOLODECK_BFCL_WHEEL"),
+        help=f"the bfcl-eval wheel (default $HOLODECK_BFCL_WHEEL; `{WHEEL_SOURCE}`)",
     )  # fmt: skip
     return parser
 

@@ -123,6 +123,7 @@ async def test_holodeck_cancel_stops_a_run_all_waiting_on_a_slow_model(
     # What the plugin says when the run ends: the run's status and its summary, as a warning.
     [ended] = [n for n in result["notifications"] if n["message"].startswith("HoloDeckRun all")]
     assert ended["message"].startswith("HoloDeckRun all: cancelled: 0 passed, "), ended
+    assert ended["message"].endswith(" not run"), ended  # counted apart from failed
     assert ended["level"] == WARN, ended
     assert ended["ms"] > timings["cancel_ms"], (ended, timings)
     # Turns never sent are not failures: no "skipped: cancelled" in the quickfix list.

@@ -58,8 +58,13 @@ local function summary(kind, err, result)
   end
   local s = result and result.summary
   if s then
-    return ("%s: %s: %d passed, %d failed"):format(kind, result.status, s.passed, s.failed),
-      s.failed > 0 and vim.log.levels.WARN or vim.log.levels.INFO
+    -- Cases a cancelled run never ran are counted apart from the failed ones (`not_run`).
+    local not_run = s.not_run or 0
+    local text = ("%s: %s: %d passed, %d failed"):format(kind, result.status, s.passed, s.failed)
+    if not_run > 0 then
+      text = text .. (", %d not run"):format(not_run)
+    end
+    return text, (s.failed > 0 or not_run > 0) and vim.log.levels.WARN or vim.log.levels.INFO
   end
   return ("%s: %s: %s"):format(kind, result and result.status or "?", result and result.reason or ""),
     vim.log.levels.WARN
