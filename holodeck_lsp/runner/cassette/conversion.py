@@ -28,17 +28,7 @@ def transcript_of(result: TestResult, index: int) -> CassetteCase:
             CassetteTurn(
                 input=turn.input,
                 response=turn.response,
-                tool_calls=[
-                    CassetteToolCall(
-                        name=c.name,
-                        args=c.args,
-                        result=c.result,
-                        error=c.error,
-                        raw_arguments=c.raw_arguments,
-                        call_problem=c.call_problem,
-                    )
-                    for c in turn.tool_invocations
-                ],
+                tool_calls=[CassetteToolCall.recorded(c) for c in turn.tool_invocations],
                 token_usage=cassette_usage(turn.token_usage),
                 # A turn without a response failed to send: replay its first error.
                 error=(turn.errors[0] if turn.errors else "no response")

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from holodeck_lsp.config.json_reading import read_json_file
 from holodeck_lsp.runner.backends.base import BackendError
-from holodeck_lsp.schema.results import CallProblem, TokenUsage
+from holodeck_lsp.schema.results import CallProblem, TokenUsage, ToolInvocation
 
 FORMAT: Final = "holodeck-cassette"
 VERSION: Final = 6
@@ -75,6 +75,15 @@ class CassetteToolCall(_Strict):
     raw_arguments: str | None = None
     #: Why the call could not run as sent (version 6); `error` is what the model was given.
     call_problem: CallProblem | None = None
+
+    @classmethod
+    def recorded(cls, invocation: ToolInvocation) -> CassetteToolCall:
+        """What a cassette keeps of a tool call: the fields above, by name."""
+        return cls(**{name: getattr(invocation, name) for name in cls.model_fields})
+
+    def replayed(self) -> ToolInvocation:
+        """The tool call a replay hands back (no duration: it was not timed again)."""
+        return ToolInvocation(**{name: getattr(self, name) for name in type(self).model_fields})
 
 
 class CassetteUsage(_Strict):

@@ -26,7 +26,7 @@ from holodeck_lsp.runner.cassette.format import (
     CassetteJudgement,
 )
 from holodeck_lsp.schema.agent import Agent
-from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
+from holodeck_lsp.schema.results import TokenUsage
 
 _TIMEOUT_PREFIX = "timed out after "
 
@@ -57,17 +57,7 @@ class ReplaySession:
             raise self._recorded_failure(index, turn.error, errored=turn.errored)
         return SendResult(
             response=turn.response or "",
-            tool_invocations=tuple(
-                ToolInvocation(
-                    name=c.name,
-                    args=c.args,
-                    result=c.result,
-                    error=c.error,
-                    raw_arguments=c.raw_arguments,
-                    call_problem=c.call_problem,
-                )
-                for c in turn.tool_calls
-            ),
+            tool_invocations=tuple(c.replayed() for c in turn.tool_calls),
             token_usage=TokenUsage(
                 prompt_tokens=turn.token_usage.prompt_tokens,
                 completion_tokens=turn.token_usage.completion_tokens,

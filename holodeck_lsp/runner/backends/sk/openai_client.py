@@ -63,6 +63,20 @@ def read_timeout(client: AsyncOpenAI) -> float | None:
     return float(read) if isinstance(read, int | float) else None
 
 
+def _required_key(
+    model: LLMProvider, env: Mapping[str, str], row: ProviderRow, example: str = ""
+) -> str:
+    """`model.api_key`, else the row's key variable; BackendInitError naming both when neither
+    is set."""
+    key = _secret(model) or env.get(row.key_variable or "", "").strip()
+    if not key:
+        raise BackendInitError(
+            f"provider {row.provider.value} needs an API key: set the {row.key_variable} "
+            f"environment variable or `model.api_key` in agent.yaml{example}"
+        )
+    return key
+
+
 def _openai(
     model: LLMProvider,
     env: Mapping[str, str],
@@ -72,12 +86,7 @@ def _openai(
 ) -> AsyncOpenAI:
     from openai import AsyncOpenAI
 
-    key = _secret(model) or env.get(row.key_variable or "", "").strip()
-    if not key:
-        raise BackendInitError(
-            f"provider {row.provider.value} needs an API key: set the {row.key_variable} "
-            "environment variable or `model.api_key` in agent.yaml (e.g. `api_key: ${MY_KEY}`)"
-        )
+    key = _required_key(model, env, row, example=" (e.g. `api_key: ${MY_KEY}`)")
     # Explicit, so OPENAI_BASE_URL from the process environment cannot override it.
     base_url = row.endpoint(model.endpoint, env)
     http_client = limited_http_client(base_url, model, retries)
@@ -93,12 +102,7 @@ def _azure(
 ) -> AsyncOpenAI:
     from openai import AsyncAzureOpenAI
 
-    key = _secret(model) or env.get(row.key_variable or "", "").strip()
-    if not key:
-        raise BackendInitError(
-            f"provider {row.provider.value} needs an API key: set the {row.key_variable} "
-            "environment variable or `model.api_key` in agent.yaml"
-        )
+    key = _required_key(model, env, row)
     from semantic_kernel.connectors.ai.open_ai.const import DEFAULT_AZURE_API_VERSION
 
     api_version = (
