@@ -44,7 +44,7 @@ def _count(text: str) -> int | str:
 class ConvFinQAImporter:
     name = "convfinqa"
     description = (
-        "ConvFinQA dialogues (the dataset's JSON file) as multi-turn cases with their programs"
+        "ConvFinQA dialogues (a release file or the reformatted one) as multi-turn cases"
     )
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -52,7 +52,8 @@ class ConvFinQAImporter:
             "source",
             type=Path,
             metavar="FILE",
-            help='the ConvFinQA JSON file ({"dev": [records]}, as the dataset ships it)',
+            help="a ConvFinQA release file (train.json / dev.json from the dataset's data.zip) "
+            'or the reformatted {"dev": [records]} file',
         )
         parser.add_argument(
             "--out",
