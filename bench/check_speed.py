@@ -196,7 +196,7 @@ def import_loader(wait_s: float) -> Any:
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            from holodeck_lsp.config import loader
+            from holodeck_lsp.checker import loader
 
             return loader
         except ImportError as error:
@@ -271,7 +271,7 @@ def measure_phases(loader: Any, text: str, path: Path, repeat: int) -> dict[str,
     """Unprofiled cumulative steps of a load (cProfile inflates call-heavy Python code)."""
     phases: dict[str, Timing] = {}
     try:
-        from holodeck_lsp.config.yaml_document import parse_yaml
+        from holodeck_lsp.checker.yaml_document import parse_yaml
     except ImportError:  # internal API: skip the breakdown rather than fail the benchmark
         return phases
     phases["parse_yaml (compose + YAML 1.1 conversion)"] = time_in_process(
@@ -305,8 +305,8 @@ def _count_json_errors(report: Any) -> int:
 def measure_floor(cli: list[str], repeat: int) -> dict[str, Timing]:
     floor = {}
     floor["python -c pass"] = time_process([sys.executable, "-c", "pass"], repeat)[0]
-    floor["python -c 'import holodeck_lsp.config.loader'"] = time_process(
-        [sys.executable, "-c", "import holodeck_lsp.config.loader"], repeat
+    floor["python -c 'import holodeck_lsp.checker.loader'"] = time_process(
+        [sys.executable, "-c", "import holodeck_lsp.checker.loader"], repeat
     )[0]
     floor["holodeck-lsp --version"] = time_process([*cli, "--version"], repeat)[0]
     return floor

@@ -8,7 +8,7 @@ passing turns fail on a tool argument, 5% of the failing ones pass, 2% of the tu
 edited input, 3% a judged score moved by 0.2. Both are written as JSON files, then:
 
 1. in process, after a warm-up, what the command does: `comparison_sides.compared` (both files read
-   and parsed, compared from their JSON — engine/comparison_rows.py) and the text rendered
+   and parsed, compared from their JSON — reports/run/comparison_rows.py) and the text rendered
    — min and median over `--repeat` runs — target <= 300 ms;
 2. for information, the whole command in a fresh process (`holodeck-lsp compare BASE HEAD
    --format json`), interpreter and imports included.
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from holodeck_lsp.cli import main as cli_main  # noqa: E402
-from holodeck_lsp.engine.reports.comparison import counts_line, render_text  # noqa: E402
+from holodeck_lsp.reports.run.comparison import counts_line, render_text  # noqa: E402
 from holodeck_lsp.runner.run_history.comparison_sides import compared, report_side  # noqa: E402
 from holodeck_lsp.schema.results import ArgMatchDetail, TestReport, TurnResult  # noqa: E402
 

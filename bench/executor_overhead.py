@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.engine.case_grading import turn_specs
 from holodeck_lsp.engine.metric_selection import metrics_for
 from holodeck_lsp.engine.turn_grading import GradingOptions, TurnOutcome, grade_turn

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_file
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
 from holodeck_lsp.engine.case_grading import grade_case, turn_specs
 from holodeck_lsp.engine.evaluators import NotANumber, parse_number
 from holodeck_lsp.engine.turn_grading import TurnOutcome, TurnSpec

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from holodeck_lsp.cli import main as cli_main  # noqa: E402
-from holodeck_lsp.engine.reports import html  # noqa: E402
+from holodeck_lsp.reports.run import html  # noqa: E402
 from holodeck_lsp.schema.results import TestReport  # noqa: E402
 
 SAMPLE = REPO / "sample" / "financial-assistant"

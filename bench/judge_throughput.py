@@ -86,7 +86,7 @@ def start_judge(latency: float) -> tuple[subprocess.Popen[str], int]:
 def judge_live(agent_path: Path, cassette: Path) -> tuple[float, float, int, int]:
     """(seconds to open, seconds to run, judged turns, passed cases) of a recording run.
     Opening imports deepeval (a one-off ~1-2 s, before any case is sent)."""
-    from holodeck_lsp.config.loader import load_agent_file
+    from holodeck_lsp.checker.loader import load_agent_file
     from holodeck_lsp.runner.backends import create as backends
     from holodeck_lsp.runner.run_session import Live, RunRequest, RunSession
 
@@ -113,7 +113,7 @@ def judge_live(agent_path: Path, cassette: Path) -> tuple[float, float, int, int
 REPLAY = """
 import asyncio, json, sys, time
 from pathlib import Path
-from holodeck_lsp.config.loader import load_agent_file
+from holodeck_lsp.checker.loader import load_agent_file
 from holodeck_lsp.runner.run_session import Replay, RunRequest, RunSession
 agent_path, cassette = Path(sys.argv[1]), Path(sys.argv[2])
 loaded = load_agent_file(agent_path)

@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from holodeck_lsp.config.yaml_document import compose
+from holodeck_lsp.checker.yaml_document import compose
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.positions import PositionConverter
 from holodeck_lsp.server.documents.token_spans import token_spans
@@ -113,7 +113,7 @@ def main() -> int:
     # server the agent's check has composed the include before any request can come).
     cold = median_ms(rename, 3)
 
-    from holodeck_lsp.config.loader import load_agent_file
+    from holodeck_lsp.checker.loader import load_agent_file
     from holodeck_lsp.server.documents.suite_files import suite_files
 
     vars(server).pop("_holodeck_suite_files", None)

@@ -117,7 +117,7 @@ class StdioClient:
 
 def cassette_for(agent_file: Path) -> dict[str, Any]:
     """Every turn answered with its ground truth and its expected tools' calls."""
-    from holodeck_lsp.config.loader import load_agent_file
+    from holodeck_lsp.checker.loader import load_agent_file
 
     agent = load_agent_file(agent_file).agent
     assert agent is not None and agent.test_cases, f"{agent_file} does not load"

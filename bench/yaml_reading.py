@@ -19,7 +19,7 @@ import json
 import statistics
 import time
 
-from holodeck_lsp.config.yaml_document import parse_yaml
+from holodeck_lsp.checker.yaml_document import parse_yaml
 
 _HEAD = "name: x\nmodel:\n  provider: ollama\n  name: llama3\ntest_cases:\n"
 _CASE = (

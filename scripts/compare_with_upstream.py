@@ -222,7 +222,7 @@ _EDGES: dict[str, dict[str, str]] = {
 
 
 #: What holodeck-ai 0.7.1 said of each edge (last run: see docs/checks.md). The test suite
-#: checks holodeck-lsp against this record without HoloDeck (tests/config/
+#: checks holodeck-lsp against this record without HoloDeck (tests/checker/
 #: test_upstream_edges.py); this script checks the record against HoloDeck itself.
 UPSTREAM_EDGE_VERDICTS = {
     "env-unclosed": "reject",
@@ -315,7 +315,7 @@ def main() -> int:
     )
     theirs: dict[str, str] = json.loads(upstream.stdout)
 
-    from holodeck_lsp.config.loader import LoadOptions, load_agent_file
+    from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
 
     disagreements = deliberate = 0
     for file in files:

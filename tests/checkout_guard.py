@@ -27,7 +27,7 @@ import pytest
 #: Caches that tools write while they test: the interpreter's bytecode, pytest's, mypy's,
 #: ruff's and Hypothesis's stores, the editable install's metadata, the virtualenv and the
 #: packages `npm ci` installs (they are the install, not a test's output). Matched against
-#: every component of a path, so `holodeck_lsp/config/__pycache__/` is covered too.
+#: every component of a path, so `holodeck_lsp/checker/__pycache__/` is covered too.
 ALLOWED = (
     "__pycache__",
     ".pytest_cache",

@@ -178,7 +178,7 @@ def test_under_xdist_the_controller_compares_once_after_all_workers(tmp_path: Pa
 
 def test_the_allowlist_is_the_caches_only() -> None:
     for cache in (
-        "holodeck_lsp/config/__pycache__/",
+        "holodeck_lsp/checker/__pycache__/",
         ".pytest_cache/",
         ".mypy_cache/",
         ".ruff_cache/",

@@ -16,13 +16,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "holodeck_lsp"
 #: layer -> the layers of ours it may import (itself always).
 ALLOWED: dict[str, frozenset[str]] = {
     "schema": frozenset(),
-    "config": frozenset({"schema"}),
+    "checker": frozenset({"schema"}),
+    # holodeck-lsp.yaml: read with the checker's file reading and YAML.
+    "settings": frozenset({"schema", "checker"}),
     "engine": frozenset({"schema"}),
-    "runner": frozenset({"schema", "config", "engine"}),
+    # Every rendered output: check's diagnostics and a run's results, graded by the engine.
+    "reports": frozenset({"schema", "checker", "engine"}),
+    "runner": frozenset({"schema", "checker", "settings", "engine", "reports"}),
     # A benchmark's files in, a suite's files out: above the model, beside the run core.
-    "importers": frozenset({"schema", "config", "engine"}),
-    "server": frozenset({"schema", "config", "engine", "runner"}),
-    "commands": frozenset({"schema", "config", "engine", "runner", "server", "importers"}),
+    "importers": frozenset({"schema", "checker", "engine"}),
+    "server": frozenset({"schema", "checker", "settings", "engine", "reports", "runner"}),
+    "commands": frozenset(
+        {"schema", "checker", "settings", "engine", "reports", "runner", "server", "importers"}
+    ),
 }
 
 #: Top-level modules every layer may use; they import nothing of ours.

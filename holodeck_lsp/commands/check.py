@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from holodeck_lsp.commands._common import agent_files, fail, write_output
-from holodeck_lsp.config.formats import Format, build_report, render
-from holodeck_lsp.config.formats.text import summary_line
 from holodeck_lsp.exit_codes import CHECK_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
+from holodeck_lsp.reports.check import Format, build_report, render
+from holodeck_lsp.reports.check.text import summary_line
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.diagnostics import Diagnostic
+    from holodeck_lsp.checker.diagnostics import Diagnostic
 
 
 def parser(prog: str = "holodeck-lsp check") -> argparse.ArgumentParser:
@@ -89,8 +89,8 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
     if files is None:
         return EXIT_BAD_INPUT
 
-    from holodeck_lsp.config.env_masking import masked_text
-    from holodeck_lsp.config.loader import load_agent_file  # pydantic: only when checking
+    from holodeck_lsp.checker.env_masking import masked_text
+    from holodeck_lsp.checker.loader import load_agent_file  # pydantic: only when checking
 
     if options.fix or options.diff:
         from holodeck_lsp.commands.fix import apply_fixes

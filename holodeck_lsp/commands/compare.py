@@ -19,13 +19,13 @@ from pathlib import Path
 
 from holodeck_lsp.commands._common import fail, warn, write_output
 from holodeck_lsp.commands.run.baseline import status
-from holodeck_lsp.engine.reports.comparison import (
+from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
+from holodeck_lsp.reports.run.comparison import (
     counts_line,
     render_json,
     render_markdown,
     render_text,
 )
-from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.runner.run_history.comparison_sides import (
     Side,
     SideError,

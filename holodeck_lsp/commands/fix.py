@@ -1,4 +1,4 @@
-"""`check --fix` writes the safe quick fixes (config/fixes/safe.py) and prints each change;
+"""`check --fix` writes the safe quick fixes (checker/fixes/safe.py) and prints each change;
 `check --diff` prints them as a unified diff and writes nothing."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
+from holodeck_lsp.checker.diagnostics import Diagnostic
+from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.fixes.safe import fix_text
+from holodeck_lsp.checker.loader import load_agent_file
 from holodeck_lsp.commands._common import fail
-from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.config.file_reading import read_file_text
-from holodeck_lsp.config.fixes.safe import fix_text
-from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from holodeck_lsp.terminal import Palette
 

@@ -1,7 +1,7 @@
 """The report formats, one row each: the flag `run` writes it with, the flag `report` renders it
 again with (when it can), and its renderer. `run` and `report` add their options from this table,
 write their outputs through it, and the shell completion lists the same flags — a new format is
-one row here plus its renderer in engine/reports/.
+one row here plus its renderer in reports/run/.
 
 Light on purpose: the renderers are imported when a report is written, not when the table is
 read (the completion scripts read it on every Tab).
@@ -25,7 +25,7 @@ class ReportFormat:
     #: `holodeck-lsp report RUN --html FILE`; None when `report` does not render it.
     report_flag: str | None
     help: str
-    #: The renderer: a module under holodeck_lsp.engine.reports and its function.
+    #: The renderer: a module under holodeck_lsp.reports.run and its function.
     module: str
     function: str
     #: The renderer takes the baseline comparison (the HTML page marks regressions).
@@ -42,7 +42,7 @@ class ReportFormat:
         return self.report_flag.lstrip("-").replace("-", "_")
 
     def render(self, report: TestReport, comparison: Comparison | None = None) -> str:
-        module = importlib.import_module(f"holodeck_lsp.engine.reports.{self.module}")
+        module = importlib.import_module(f"holodeck_lsp.reports.run.{self.module}")
         renderer = getattr(module, self.function)
         text: str = renderer(report, comparison) if self.takes_comparison else renderer(report)
         return text

@@ -14,8 +14,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from holodeck_lsp.config.limits_config import configured_limits
-from holodeck_lsp.config.models_config import ModelsConfigError
 from holodeck_lsp.runner.limits.budget import DEFAULT_RETRY_BUDGET
 from holodeck_lsp.runner.limits.endpoint import EndpointLimits
 from holodeck_lsp.runner.limits.registry import (
@@ -24,6 +22,8 @@ from holodeck_lsp.runner.limits.registry import (
     LimitSettings,
     configure,
 )
+from holodeck_lsp.settings.limits_config import configured_limits
+from holodeck_lsp.settings.models_config import ModelsConfigError
 
 
 class ProjectLimitsError(Exception):

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from holodeck_lsp.config.global_config import load_global_providers
+from holodeck_lsp.checker.global_config import load_global_providers
 from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
 from holodeck_lsp.engine.evaluators.judges import JudgedMetric
 from holodeck_lsp.engine.judging import judged

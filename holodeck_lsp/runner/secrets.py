@@ -13,7 +13,7 @@ pydantic nor the schema.
 
 Very short values (under 4 characters) are not treated as secrets: masking them would mangle
 ordinary text (numbers in answers), and no real credential is that short — the rule the
-loader's diagnostics follow too (config/env_masking.py).
+loader's diagnostics follow too (checker/env_masking.py).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from holodeck_lsp.config.env_masking import MIN_SECRET_LENGTH
-from holodeck_lsp.config.file_reading import read_file_text
-from holodeck_lsp.config.yaml_convert import ENV_REFERENCE
-from holodeck_lsp.engine.reports.script_json import embed_json
+from holodeck_lsp.checker.env_masking import MIN_SECRET_LENGTH
+from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.yaml_convert import ENV_REFERENCE
+from holodeck_lsp.reports.run.script_json import embed_json
 
 if TYPE_CHECKING:
     # Type-level only: `Redactor`, `environment_secrets` and `data_secrets` are imported by

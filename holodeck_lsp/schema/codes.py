@@ -13,7 +13,7 @@ from enum import StrEnum
 class Code(StrEnum):
     """Diagnostic codes. HD0xx: YAML and file level; HD1xx: schema and load-time faults;
     HD2xx: lints beyond what HoloDeck itself checks (never errors). HD125 is the one
-    deliberate difference: an error HoloDeck does not report (see config/matcher_typos.py)."""
+    deliberate difference: an error HoloDeck does not report (see checker/matcher_typos.py)."""
 
     INTERNAL_ERROR = "HD000"
     YAML_SYNTAX = "HD001"

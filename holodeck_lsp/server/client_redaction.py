@@ -2,7 +2,7 @@
 before it is written (docs/editors/README.md, "Secrets in what the server sends").
 
 The secrets are those the loader and the run core mask, by the same rule
-(config/env_masking.py, runner/secrets.py): the value of each `${VAR}` of the texts the server
+(checker/env_masking.py, runner/secrets.py): the value of each `${VAR}` of the texts the server
 has checked, written back as the `${VAR}` (so a completed file name or a quick fix's text is
 still what belongs in the file), and every `*_API_KEY` / `*_TOKEN` / `*_SECRET` /
 `*_PASSWORD` variable of the server's environment, written as `***`. A value inside a URI is
@@ -44,7 +44,7 @@ class ClientRedaction:
     def learn(self, texts: Iterable[str]) -> None:
         """Add the `${VAR}` values of `texts` (and, the first time, the environment's
         credential variables); their log records are masked from now on too."""
-        from holodeck_lsp.config.env_masking import referenced_values
+        from holodeck_lsp.checker.env_masking import referenced_values
         from holodeck_lsp.runner.secrets import MASK, Redactor, environment_secrets, mask_logs
 
         added: dict[str, str] = {}

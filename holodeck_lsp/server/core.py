@@ -144,7 +144,7 @@ CHECKER_MODULES = (
     "holodeck_lsp.schema.metrics",
     "holodeck_lsp.schema.test_case",
     "holodeck_lsp.schema.agent",
-    "holodeck_lsp.config.loader",
+    "holodeck_lsp.checker.loader",
 )
 
 

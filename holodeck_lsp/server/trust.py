@@ -14,7 +14,7 @@ workspace the editor declared trusted (`initializationOptions.trusted`, read int
 
 Every other load — the fast check, pull diagnostics, early diagnostics, the regression marks'
 and the comparison's masking — takes `load_options(settings)`: graders resolved statically
-(config/graders/static.py), nothing imported. tests/server/test_trust_one_place.py keeps
+(checker/graders/static.py), nothing imported. tests/server/test_trust_one_place.py keeps
 every `LoadOptions`, every read of `trusted` and every `RunSession.open` of the server in
 this module.
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.loader import LoadOptions
+    from holodeck_lsp.checker.loader import LoadOptions
     from holodeck_lsp.runner.run_session import RunRequest, RunSession
     from holodeck_lsp.server.settings import Settings
 
@@ -48,7 +48,7 @@ def load_options(settings: Settings | None, *, import_graders: bool = False) -> 
     """The options of a load the server does: graders imported (in a child process) only
     when the caller needs the import's verdict *and* the workspace is trusted; else
     resolved statically."""
-    from holodeck_lsp.config.loader import LoadOptions
+    from holodeck_lsp.checker.loader import LoadOptions
 
     return LoadOptions(trusted=import_graders and code_may_run(settings))
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from holodeck_lsp.checker.discovery import find_agent_files
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
 from holodeck_lsp.commands.shell_completion.case_names import case_names
-from holodeck_lsp.config.discovery import find_agent_files
-from holodeck_lsp.config.loader import LoadOptions, load_agent_file
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets
 
 REPO = Path(__file__).resolve().parents[2]
@@ -238,7 +238,7 @@ def test_both_case_sources_give_the_agent_files_list(tmp_path: Path) -> None:
 
 
 def _variables(file: Path) -> set[str]:
-    from holodeck_lsp.config.yaml_document import ENV_REFERENCE
+    from holodeck_lsp.checker.yaml_document import ENV_REFERENCE
 
     names = set()
     for path in [file, *file.parent.glob("*.yaml")]:

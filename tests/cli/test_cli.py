@@ -2,7 +2,7 @@
 
 Most tests replace the loader with a stub (`fake_loader`) so the command's own logic — exit
 codes, --strict, grouping of include diagnostics, --output — is tested on its own; the tests
-marked `real loader` run `holodeck_lsp.config.loader` on real agent files.
+marked `real loader` run `holodeck_lsp.checker.loader` on real agent files.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from holodeck_lsp import __version__
+from holodeck_lsp.checker.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.checker.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.cli import main
-from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.schema.codes import Code
 
 VALID = """\
@@ -163,7 +163,7 @@ class FakeResult:
 
 @dataclass
 class FakeLoader:
-    """Stands in for `holodeck_lsp.config.loader`: diagnostics by file name, calls recorded."""
+    """Stands in for `holodeck_lsp.checker.loader`: diagnostics by file name, calls recorded."""
 
     by_name: dict[str, Callable[[Path], list[Diagnostic]]] = field(default_factory=dict)
     calls: list[tuple[Path, bool]] = field(default_factory=list)
@@ -177,9 +177,9 @@ class FakeLoader:
 @pytest.fixture
 def fake_loader(monkeypatch: pytest.MonkeyPatch) -> FakeLoader:
     loader = FakeLoader()
-    module = types.ModuleType("holodeck_lsp.config.loader")
+    module = types.ModuleType("holodeck_lsp.checker.loader")
     module.load_agent_file = loader.load_agent_file  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "holodeck_lsp.config.loader", module)
+    monkeypatch.setitem(sys.modules, "holodeck_lsp.checker.loader", module)
     return loader
 
 
@@ -272,7 +272,7 @@ def test_unwritable_output_exits_2(
 
 @pytest.fixture
 def real_loader() -> None:
-    pytest.importorskip("holodeck_lsp.config.loader")
+    pytest.importorskip("holodeck_lsp.checker.loader")
 
 
 @pytest.mark.usefixtures("real_loader")
@@ -331,7 +331,7 @@ def test_real_include_faults_are_reported_in_the_included_file(
 def _message_of(code: str, tmp_path: Path) -> str:
     """The loader's wording of the cause is its own; compare the rest of the line around it:
     the cause first, then the full location."""
-    from holodeck_lsp.config.loader import load_agent_file
+    from holodeck_lsp.checker.loader import load_agent_file
 
     (diagnostic,) = load_agent_file(tmp_path / "agent.yaml").diagnostics
     assert diagnostic.code == code

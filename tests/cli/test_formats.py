@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from holodeck_lsp import __version__
-from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
-from holodeck_lsp.config.formats import (
+from holodeck_lsp.checker.diagnostics import Diagnostic, Range, Severity
+from holodeck_lsp.checker.located import NOWHERE, Step, Where
+from holodeck_lsp.reports.check import (
     FORMATS,
     Format,
     Report,
@@ -22,7 +23,6 @@ from holodeck_lsp.config.formats import (
     sarif,
     text,
 )
-from holodeck_lsp.config.located import NOWHERE, Step, Where
 from holodeck_lsp.schema.codes import TITLES, Code
 
 

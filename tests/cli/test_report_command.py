@@ -11,7 +11,7 @@ import pytest
 
 from holodeck_lsp.cli import main
 from holodeck_lsp.schema.results import TestResult
-from tests.engine.test_html_report import embedded, failing_turn, report_of
+from tests.reports.test_html_report import embedded, failing_turn, report_of
 
 
 def write_report(path: Path) -> dict[str, object]:

@@ -222,7 +222,7 @@ def test_case_names_load_no_schema(suite: Path) -> None:
         "from holodeck_lsp.cli import main\n"
         f"main(['__case-names', '--', {str(suite)!r}])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
-        " or m.startswith(('holodeck_lsp.schema.agent', 'holodeck_lsp.config.loader')))\n"
+        " or m.startswith(('holodeck_lsp.schema.agent', 'holodeck_lsp.checker.loader')))\n"
         "sys.stderr.write(repr(heavy))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)

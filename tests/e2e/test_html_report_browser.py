@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.engine.reports import html
-from holodeck_lsp.engine.reports.html.data import page_data
-from holodeck_lsp.engine.reports.view import duration, run_cost, usd
+from holodeck_lsp.reports.run import html
+from holodeck_lsp.reports.run.html.data import page_data
+from holodeck_lsp.reports.run.view import duration, run_cost, usd
 from holodeck_lsp.schema.comparison import Comparison, MetricDelta, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
 from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
-from tests.engine.test_html_report import failing_turn, report_of
 from tests.extension.npm_build import REPO, run_npm
+from tests.reports.test_html_report import failing_turn, report_of
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = REPO / "sample" / "financial-assistant"

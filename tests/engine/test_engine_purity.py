@@ -6,7 +6,7 @@
   loops are the runner's business (`runner.grader_import`, `runner.grader_loading`);
 * touch `sys.path` or `sys.modules` (importing `sys` itself is allowed: nothing in the engine
   needs it today, but reading `sys.version` is not impure);
-* import `holodeck_lsp.runner`, `holodeck_lsp.config`, `holodeck_lsp.server` or
+* import `holodeck_lsp.runner`, `holodeck_lsp.checker`, `holodeck_lsp.server` or
   `holodeck_lsp.cli` — the arrows point at the engine, never out of it.
 
 Allowed on purpose: `threading` and `contextvars` (a code grader is user code given a time
@@ -28,7 +28,13 @@ ENGINE = Path(holodeck_lsp.engine.__file__).parent
 FORBIDDEN_MODULES = frozenset(
     {"importlib", "os", "subprocess", "socket", "shutil", "multiprocessing", "signal", "asyncio"}
 )
-FORBIDDEN_PACKAGES = ("holodeck_lsp.runner", "holodeck_lsp.config", "holodeck_lsp.server")
+FORBIDDEN_PACKAGES = (
+    "holodeck_lsp.runner",
+    "holodeck_lsp.checker",
+    "holodeck_lsp.settings",
+    "holodeck_lsp.reports",
+    "holodeck_lsp.server",
+)
 FORBIDDEN_EXACT = frozenset({"holodeck_lsp.cli"})
 SYS_STATE = frozenset({"path", "modules", "meta_path", "path_hooks"})
 MODULES = sorted(ENGINE.rglob("*.py"))
@@ -95,7 +101,7 @@ def test_engine_module_is_pure(path: Path) -> None:
         "import sys\nsys.path.insert(0, 'x')\n",
         "import sys\nsys.modules.pop('x')\n",
         "from holodeck_lsp.runner.cassette import Cassette\n",
-        "from holodeck_lsp import config\n",
+        "from holodeck_lsp import checker\n",
         "def f():\n    from holodeck_lsp.server import core\n",
         "m = __import__('graders')\n",
     ],

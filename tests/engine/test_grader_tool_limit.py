@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.engine.case_grading import grade_case
 from holodeck_lsp.engine.code_graders import GraderContext
 from holodeck_lsp.engine.turn_grading import TurnOutcome

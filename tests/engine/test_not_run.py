@@ -4,8 +4,8 @@ as 0 not run."""
 
 from __future__ import annotations
 
-from holodeck_lsp.engine.reports.view import case_status
 from holodeck_lsp.engine.rollup import cut_short, multi_turn_result, not_run, summarize
+from holodeck_lsp.reports.run.view import case_status
 from holodeck_lsp.schema.results import ReportSummary, TurnResult
 
 

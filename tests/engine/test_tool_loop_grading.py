@@ -5,11 +5,11 @@ and the reports see them (engine/tool_loop.py, engine/tool_assertions.py; docs/r
 from __future__ import annotations
 
 from holodeck_lsp.engine.code_graders.frozen import freeze
-from holodeck_lsp.engine.reports import markdown
 from holodeck_lsp.engine.rollup import single_turn_result
 from holodeck_lsp.engine.tool_assertions import check_expected_tools
 from holodeck_lsp.engine.tool_loop import limit_reason, limit_summary, refused_call
 from holodeck_lsp.engine.turn_grading import TurnOutcome, TurnSpec, grade_turn
+from holodeck_lsp.reports.run import markdown
 from holodeck_lsp.schema.results import ToolInvocation, TurnResult
 from holodeck_lsp.schema.test_case import ExpectedTool
 

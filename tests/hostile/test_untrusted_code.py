@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import load_agent_file
+from holodeck_lsp.checker.loader import load_agent_file
 from holodeck_lsp.server.features.diagnostics.analysis import analyse
 from holodeck_lsp.server.settings import Settings
 from holodeck_lsp.server.trust import UNTRUSTED_MESSAGE, code_may_run, load_options, refusal

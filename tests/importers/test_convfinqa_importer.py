@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.config.import_source import parse_source_comment
-from holodeck_lsp.config.yaml_document import parse_yaml
+from holodeck_lsp.checker.import_source import parse_source_comment
+from holodeck_lsp.checker.yaml_document import parse_yaml
 from holodeck_lsp.importers.convfinqa.records import BadSource
 from holodeck_lsp.importers.convfinqa.suite import IDS_NOTE, SUPPORT_FILES, convert
 from tests.importers.convfinqa_records import record, write_source

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_file
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
 from holodeck_lsp.runner.backends.base import BackendInitError, SendResult, TurnFile
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.results import TokenUsage, ToolInvocation

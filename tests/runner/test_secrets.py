@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.engine.reports import json_report, junit, markdown
+from holodeck_lsp.reports.run import json_report, junit, markdown
 from holodeck_lsp.runner.cassette import RecordingBackend
 from holodeck_lsp.runner.execution.executor import run_suite
 from holodeck_lsp.runner.secrets import MASK, RedactingFilter, Redactor, collect_secrets

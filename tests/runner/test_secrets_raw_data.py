@@ -16,8 +16,8 @@ import pytest
 from pydantic import BaseModel
 
 import holodeck_lsp.schema
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
 from holodeck_lsp.commands.shell_completion.case_names import case_names
-from holodeck_lsp.config.loader import LoadOptions, load_agent_file
 from holodeck_lsp.runner.secrets import (
     _CREDENTIAL_KEY,
     SECRET_FIELD_KEYS,
@@ -155,7 +155,7 @@ def test_importing_the_redactor_loads_no_pydantic() -> None:
     code = (
         "import sys; import holodeck_lsp.runner.secrets; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' "
-        "or m.startswith(('holodeck_lsp.schema.', 'holodeck_lsp.engine.reports.html'))))"
+        "or m.startswith(('holodeck_lsp.schema.', 'holodeck_lsp.reports.run.html'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['holodeck_lsp.schema.codes']"

@@ -1,5 +1,5 @@
 """`max_tool_rounds:` in holodeck-lsp.yaml and `--max-tool-rounds`, read by
-config/limits_config.py and applied by runner/project_limits.py for `run` and the editor
+settings/limits_config.py and applied by runner/project_limits.py for `run` and the editor
 alike (docs/running.md, "Tool loop")."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.limits_config import configured_limits
-from holodeck_lsp.config.models_config import ModelsConfigError
 from holodeck_lsp.runner.limits import registry
 from holodeck_lsp.runner.project_limits import ProjectLimitsError, apply_project_limits
+from holodeck_lsp.settings.limits_config import configured_limits
+from holodeck_lsp.settings.models_config import ModelsConfigError
 
 
 @pytest.fixture(autouse=True)

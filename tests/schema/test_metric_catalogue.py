@@ -123,7 +123,7 @@ evaluations:
 
 
 def _hover(name: str) -> str | None:
-    from holodeck_lsp.config.yaml_document import parse_yaml
+    from holodeck_lsp.checker.yaml_document import parse_yaml
     from holodeck_lsp.server.documents.node_at import node_at
     from holodeck_lsp.server.documents.parsed import Parsed
     from holodeck_lsp.server.documents.positions import PositionConverter

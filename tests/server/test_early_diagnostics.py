@@ -269,7 +269,7 @@ def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(tmp_path: Pa
 @pytest.mark.slow
 def test_a_substituted_value_is_in_no_publish_early_or_late(tmp_path: Path) -> None:
     """The loader quotes values in messages; a `${VAR}`'s is written back as the reference
-    (config/env_masking.py) — in the early publish and in the server's own."""
+    (checker/env_masking.py) — in the early publish and in the server's own."""
     planted = "sk-planted-early-9c1d"
     cache = tmp_path / "cache"
     warm(cache, tmp_path)

@@ -16,9 +16,9 @@ ALLOWED = {SERVER / "trust.py", SERVER / "settings.py"}
 #: Modules that import, probe or run user code: only through trust.py's decision.
 USER_CODE_MODULES = (
     "holodeck_lsp.runner.agent_code",
-    "holodeck_lsp.config.graders.trusted",
-    "holodeck_lsp.config.graders.child_process",
-    "holodeck_lsp.config.grader_checks",
+    "holodeck_lsp.checker.graders.trusted",
+    "holodeck_lsp.checker.graders.child_process",
+    "holodeck_lsp.checker.grader_checks",
     "subprocess",
 )
 

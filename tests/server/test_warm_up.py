@@ -28,6 +28,6 @@ def imported_after(stopped: bool) -> set[str]:
 def test_the_warm_up_imports_the_checker_and_stops_when_asked() -> None:
     from holodeck_lsp.server.core import CHECKER_MODULES
 
-    assert CHECKER_MODULES[-1] == "holodeck_lsp.config.loader"  # what a check needs
+    assert CHECKER_MODULES[-1] == "holodeck_lsp.checker.loader"  # what a check needs
     assert imported_after(stopped=False) == set(CHECKER_MODULES)
-    assert not imported_after(stopped=True) & {"holodeck_lsp.config.loader", "pydantic"}
+    assert not imported_after(stopped=True) & {"holodeck_lsp.checker.loader", "pydantic"}

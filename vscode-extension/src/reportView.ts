@@ -1,5 +1,5 @@
 // "HoloDeck: Open Run Report": what the webview shows and where a click in it leads. The page
-// (holodeck_lsp/engine/reports/html) is the server's; it posts `{type: "reveal", case, turn,
+// (holodeck_lsp/reports/run/html) is the server's; it posts `{type: "reveal", case, turn,
 // loc}` when a turn is clicked. No `vscode` import, so the unit tests can load it.
 import type { Discovery, LspPosition, LspRange } from "./protocol";
 

@@ -6,9 +6,9 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 
 from __future__ import annotations
 
-from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, stopped_turns
+from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.schema.results import TestReport, TokenUsage
 from holodeck_lsp.terminal import PLAIN, Palette
 

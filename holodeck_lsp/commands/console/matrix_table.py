@@ -17,8 +17,8 @@ from __future__ import annotations
 import unicodedata
 
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
-from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.token_totals import agent_usage
+from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.runner.execution.executor import WALL_TIME_KEY
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette

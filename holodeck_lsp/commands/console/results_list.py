@@ -9,7 +9,7 @@ import sys
 
 from holodeck_lsp.commands.console.marks import Marks
 from holodeck_lsp.commands.console.matrix_table import matrix_lines, wants_matrix
-from holodeck_lsp.engine.reports.view import Block, error_reason, failing_views, skip_reason
+from holodeck_lsp.reports.run.view import Block, error_reason, failing_views, skip_reason
 from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.terminal import PLAIN, Palette
 

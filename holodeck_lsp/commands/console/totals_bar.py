@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from holodeck_lsp.commands.console.case_progress import TerminalProgress, case_prefix
 from holodeck_lsp.commands.console.results_list import results_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
-from holodeck_lsp.engine.reports.view import usd
+from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.limits import registry
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult

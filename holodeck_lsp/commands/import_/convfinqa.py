@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holodeck_lsp.checker.file_reading import read_file_bytes, read_file_text
 from holodeck_lsp.commands.import_.protocol import ImportRefused, ImportResult, ImportWriteFailed
-from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
 
 if TYPE_CHECKING:
     from holodeck_lsp.importers.convfinqa.suite import Conversion
@@ -43,9 +43,7 @@ def _count(text: str) -> int | str:
 
 class ConvFinQAImporter:
     name = "convfinqa"
-    description = (
-        "ConvFinQA dialogues (a release file or the reformatted one) as multi-turn cases"
-    )
+    description = "ConvFinQA dialogues (a release file or the reformatted one) as multi-turn cases"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from holodeck_lsp.commands._common import warn
 from holodeck_lsp.commands.console.text_stream import TextStream
-from holodeck_lsp.engine.reports.comparison import render_text
 from holodeck_lsp.exit_codes import EXIT_OK, EXIT_REGRESSED
+from holodeck_lsp.reports.run.comparison import render_text
 from holodeck_lsp.runner.run_history.comparison_sides import SideError, comparison_with
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport

@@ -1,7 +1,7 @@
 """A folder of agent files is one run (docs/running.md, "A folder of agent files"): each agent
 file runs in turn with its own cases, history and closing lines, then the run ends with one
 grand total over all of them — the last line, the `--report-*` files (one report holding every
-agent's cases, engine/reports/combined.py) and the exit status. `--record DIR` (and
+agent's cases, reports/run/combined.py) and the exit status. `--record DIR` (and
 `--replay DIR`) hold one cassette per agent file, at the agent file's place under the folder:
 `DIR/<its folder, relative>/<its name without .yaml>.json`.
 """
@@ -69,7 +69,7 @@ def grand_total(
 ) -> int:
     """Write the combined reports and print the grand total line (the last line); EXIT_OK, or
     EXIT_CANNOT_RUN when a report cannot be written."""
-    from holodeck_lsp.engine.reports.combined import combined_report
+    from holodeck_lsp.reports.run.combined import combined_report
 
     status = EXIT_OK
     if not runs:

@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from holodeck_lsp.checker.diagnostics import Severity
+from holodeck_lsp.checker.loader import load_agent_file
 from holodeck_lsp.commands._common import fail, warn
 from holodeck_lsp.commands.console.case_progress import TerminalProgress
 from holodeck_lsp.commands.console.closing_lines import closing_lines
@@ -38,15 +40,13 @@ from holodeck_lsp.commands.run.resume_run import (
 )
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
-from holodeck_lsp.config.diagnostics import Severity
-from holodeck_lsp.config.formats import build_report, render
-from holodeck_lsp.config.loader import load_agent_file
 from holodeck_lsp.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_CANNOT_RUN,
     EXIT_OK,
     EXIT_TEST_FAILED,
 )
+from holodeck_lsp.reports.check import build_report, render
 from holodeck_lsp.runner.backends.backend_logs import console_backend_logs
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey

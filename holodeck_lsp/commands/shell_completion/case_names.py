@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.exit_codes import EXIT_OK
 
 
@@ -41,7 +41,7 @@ def main(argv: Sequence[str]) -> int:
 
 def case_names(paths: Sequence[str]) -> Iterator[str]:
     """Names in file order, each once, of every agent file at or under `paths`."""
-    from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
+    from holodeck_lsp.checker.discovery import PathsNotFoundError, find_agent_files
 
     try:
         files = find_agent_files(path for path in paths if path)
@@ -130,7 +130,7 @@ _UNPARSED = _Unparsed()
 
 
 def _parsed(file: Path, env: Mapping[str, str]) -> Any:
-    from holodeck_lsp.config.yaml_document import parse_yaml
+    from holodeck_lsp.checker.yaml_document import parse_yaml
 
     try:
         text = read_file_text(file, "utf-8-sig", yaml=True)

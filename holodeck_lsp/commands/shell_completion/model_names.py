@@ -1,7 +1,7 @@
 """`holodeck-lsp __models [--valued SPEC] [--describe] -- run WORD…`: what `run --model
 PROVIDER:NAME` may take, for the completion scripts — the providers (`openai:`, …, from
 schema/providers.py, the list `--model` is checked against), then the models of the `models:`
-list `run` would read for the agent files on the line (config/models_config.py: the project's
+list `run` would read for the agent files on the line (settings/models_config.py: the project's
 holodeck-lsp.yaml beside them, else the user's; this folder when no agent file is typed yet).
 Hidden.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.commands.shell_completion.line_words import Line, read_request
 from holodeck_lsp.commands.shell_completion.run_refs import Ref, write_refs
-from holodeck_lsp.config.file_reading import read_file_text
 from holodeck_lsp.exit_codes import EXIT_OK
 from holodeck_lsp.schema.providers import Provider
 
@@ -46,7 +46,7 @@ def model_names(line: Line) -> Iterator[Ref]:
 
 
 def _configured(line: Line) -> Iterator[Ref]:
-    from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
+    from holodeck_lsp.settings.models_config import ModelsConfigError, configured_models
 
     providers = {provider.value for provider in Provider}
     for folder in _agent_folders(line):
@@ -74,7 +74,7 @@ def _configured(line: Line) -> Iterator[Ref]:
 
 
 def _agent_folders(line: Line) -> list[Path]:
-    from holodeck_lsp.config.discovery import find_agent_files
+    from holodeck_lsp.checker.discovery import find_agent_files
 
     existing = [path for path in line.positionals if path and Path(path).exists()]
     if not existing:

@@ -129,7 +129,7 @@ def histories(line: Line) -> list[tuple[Path, str | None]]:
         except which_agent.AgentNotChosen:  # the command would say why; a Tab offers nothing
             return []
     if line.command == "run":
-        from holodeck_lsp.config.discovery import find_agent_files, is_agent_file
+        from holodeck_lsp.checker.discovery import find_agent_files, is_agent_file
 
         existing = [path for path in line.positionals if path and Path(path).exists()]
         if existing:

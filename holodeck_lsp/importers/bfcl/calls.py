@@ -7,7 +7,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from holodeck_lsp.config.python_source.ast_parse import parse_python
+from holodeck_lsp.checker.python_source.ast_parse import parse_python
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from holodeck_lsp.config.file_reading import max_file_bytes, read_file_text, too_large
+from holodeck_lsp.checker.file_reading import max_file_bytes, read_file_text, too_large
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 
 #: BFCL's multi-turn categories, in BFCL's order.

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from holodeck_lsp.config.json_reading import loads_json
+from holodeck_lsp.checker.json_reading import loads_json
 from holodeck_lsp.importers.bfcl.errors import ImportInputError
 from holodeck_lsp.importers.bfcl.source import SourceFile
 

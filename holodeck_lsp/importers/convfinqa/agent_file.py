@@ -3,7 +3,7 @@ lookup and arithmetic tools, metrics) and one test case per dialogue, written as
 dumped from a mapping — so it reads like a hand-written file and the same records give the
 same bytes. Each case carries its source record in the comment line above it,
 `# convfinqa: <record id> (<split>)`: a comment, so upstream HoloDeck loads the file as it is,
-and the editor's hover shows it (config/import_source.py).
+and the editor's hover shows it (checker/import_source.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from holodeck_lsp.config.import_source import source_comment
+from holodeck_lsp.checker.import_source import source_comment
 from holodeck_lsp.importers.convfinqa.cases import number_text
 from holodeck_lsp.importers.convfinqa.selection import ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
-from holodeck_lsp.config.json_reading import loads_json
+from holodeck_lsp.checker.file_reading import read_file_bytes, read_file_text
+from holodeck_lsp.checker.json_reading import loads_json
 from holodeck_lsp.importers.convfinqa.release import from_release, is_release, release_problem
 
 Record = Mapping[str, Any]

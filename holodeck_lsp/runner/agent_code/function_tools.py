@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from holodeck_lsp.config.file_reading import max_file_bytes, too_large
+from holodeck_lsp.checker.file_reading import max_file_bytes, too_large
 from holodeck_lsp.runner.agent_code.agent_modules import agent_imports
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent

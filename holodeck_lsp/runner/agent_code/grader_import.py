@@ -4,7 +4,7 @@ This is the one place that puts an agent's folder on `sys.path` and imports its 
 modules (user code, executed in this process: trusted suites only). The engine grades with the
 callable it is given (`engine.code_graders.run_code_grader`); the language server's checker
 never imports graders in-process (`config.graders` resolves them statically, or in a child
-process for trusted workspaces), so `config` does not need this module.
+process for trusted workspaces), so the checker does not need this module.
 """
 
 from __future__ import annotations

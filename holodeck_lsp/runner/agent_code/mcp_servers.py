@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.runner.agent_code.child_environment import inherited
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent

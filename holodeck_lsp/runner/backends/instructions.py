@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 

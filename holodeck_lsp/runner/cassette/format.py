@@ -38,7 +38,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from holodeck_lsp.config.json_reading import read_json_file
+from holodeck_lsp.checker.json_reading import read_json_file
 from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import CallProblem, TokenUsage, ToolInvocation
 

@@ -12,7 +12,7 @@ import mimetypes
 from collections.abc import Sequence
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_bytes, read_file_text
+from holodeck_lsp.checker.file_reading import read_file_bytes, read_file_text
 from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.schema.test_case import FileInput
 

@@ -158,7 +158,7 @@ def as_recorded(agent: Agent, recorded: str | None) -> Agent:
 def _provider_entry(
     provider: Provider, providers: Mapping[str, Mapping[str, Any]]
 ) -> Mapping[str, Any]:
-    # As config/global_config: by entry name first, then by the entry's own `provider:`.
+    # As checker/global_config: by entry name first, then by the entry's own `provider:`.
     entry = providers.get(provider.value)
     if entry is not None:
         return entry

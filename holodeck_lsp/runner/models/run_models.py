@@ -1,5 +1,5 @@
 """Which models and how many repeats `holodeck-lsp run` asks for: `--model` (given several
-times), else the `models:` list of holodeck-lsp.yaml (config/models_config), else the agent's
+times), else the `models:` list of holodeck-lsp.yaml (settings/models_config), else the agent's
 own model; and the combinations with `--record` / `--replay` that cannot work, refused before
 anything starts with what to do instead.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
 from holodeck_lsp.runner.models.model_matrix import ModelRef, ModelSpecError, parse_models
+from holodeck_lsp.settings.models_config import ModelsConfigError, configured_models
 
 
 class RunModelsError(ValueError):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_bytes
+from holodeck_lsp.checker.file_reading import read_file_bytes
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.test_case import FileInput
 from holodeck_lsp.schema.tools.function import FunctionTool

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from holodeck_lsp.config.file_reading import read_file_bytes
-from holodeck_lsp.config.json_reading import loads_json
+from holodeck_lsp.checker.file_reading import read_file_bytes
+from holodeck_lsp.checker.json_reading import loads_json
 from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, RUNS, new_run_id, state_folder
 from holodeck_lsp.runner.run_history.run_index import remember

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.config.json_reading import read_json_file
+from holodeck_lsp.checker.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import FOLDER, state_folder
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from holodeck_lsp.config.json_reading import read_json_file
+from holodeck_lsp.checker.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, REPORT_FILE, RUN_FILE, is_run_id
 from holodeck_lsp.runner.run_history.metadata import FORMAT_VERSION, RunMetadata
 from holodeck_lsp.runner.run_history.stored import FIX, StoredRun

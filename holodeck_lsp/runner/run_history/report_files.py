@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from holodeck_lsp.config.json_reading import read_json_file
+from holodeck_lsp.checker.json_reading import read_json_file
 from holodeck_lsp.schema.results import TestReport
 
 # How many schema problems one message lists before "and N more".

@@ -14,7 +14,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 
 #: Entries kept; ids sort by start time, so the oldest go first.
 _KEPT = 2000

@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 
 from holodeck_lsp import __version__
-from holodeck_lsp.config.file_reading import read_file_bytes
-from holodeck_lsp.engine.reports import json_report
+from holodeck_lsp.checker.file_reading import read_file_bytes
+from holodeck_lsp.reports.run import json_report
 from holodeck_lsp.runner.cassette import Cassette, transcript_of
 from holodeck_lsp.runner.run_history.layout import (
     PARTIAL_PREFIX,

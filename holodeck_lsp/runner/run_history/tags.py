@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from holodeck_lsp.config.json_reading import read_json_file
+from holodeck_lsp.checker.json_reading import read_json_file
 from holodeck_lsp.runner.run_history.layout import TAGS_FILE, is_run_id
 
 _VERSION = 1

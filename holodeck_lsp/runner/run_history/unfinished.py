@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from holodeck_lsp import __version__
-from holodeck_lsp.config.file_reading import read_file_bytes
-from holodeck_lsp.config.json_reading import loads_json
+from holodeck_lsp.checker.file_reading import read_file_bytes
+from holodeck_lsp.checker.json_reading import loads_json
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE
 from holodeck_lsp.runner.run_history.metadata import Counts, RunMetadata
 

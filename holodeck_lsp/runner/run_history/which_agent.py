@@ -3,7 +3,7 @@ for every command that takes an agent (`run`, `check`, `runs`, `report`, `compar
 completion scripts' `__run-refs`, so a Tab offers the runs the command would read).
 
 A file is taken as it is, whatever its name. A folder means the agent files below it, found
-as `check` finds them (config/discovery.py: `agent.yaml`, `*.agent.yaml`, recursively), so
+as `check` finds them (checker/discovery.py: `agent.yaml`, `*.agent.yaml`, recursively), so
 `runs`, `report latest` and `compare --agent sample` from the repository root find the runs
 stored beside `sample/financial-assistant/agent.yaml`. An agent's runs sit beside it
 (`<its folder>/.holodeck/runs`, layout.py); agent files sharing a folder share that history.
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from holodeck_lsp.config.discovery import PathsNotFoundError, find_agent_files
+from holodeck_lsp.checker.discovery import PathsNotFoundError, find_agent_files
 from holodeck_lsp.runner.run_history.layout import pasteable, runs_folder
 from holodeck_lsp.runner.run_history.listing import scan
 

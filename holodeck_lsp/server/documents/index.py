@@ -18,8 +18,8 @@ from pathlib import Path, PurePath
 
 from pygls import uris
 
-from holodeck_lsp.config.discovery import is_agent_file
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.discovery import is_agent_file
+from holodeck_lsp.checker.file_reading import read_file_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
 #: How far up from an include opened on its own we look for the agent that names it.

@@ -23,7 +23,7 @@ from holodeck_lsp.server.documents.positions import PositionConverter
 from holodeck_lsp.server.documents.size_limit import too_large
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.checker.yaml_document import YamlDocument
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class ParsedDocuments:
 
     def _parse(self, uri: str, version: int | None, text: str) -> Parsed:
         # Imported here: the YAML reader is not needed until the first document arrives.
-        from holodeck_lsp.config.yaml_document import parse_yaml
+        from holodeck_lsp.checker.yaml_document import parse_yaml
 
         parsed = Parsed(
             uri,

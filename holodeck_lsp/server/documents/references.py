@@ -11,11 +11,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.graders.problems import parse_grader_path
-from holodeck_lsp.config.python_source.bindings import NameBinding
-from holodeck_lsp.config.python_source.module_names import top_level_names
-from holodeck_lsp.config.python_source.module_search import default_search_dirs, search_module
-from holodeck_lsp.config.python_source.signatures import FunctionSignature, function_signature
+from holodeck_lsp.checker.graders.problems import parse_grader_path
+from holodeck_lsp.checker.python_source.bindings import NameBinding
+from holodeck_lsp.checker.python_source.module_names import top_level_names
+from holodeck_lsp.checker.python_source.module_search import default_search_dirs, search_module
+from holodeck_lsp.checker.python_source.signatures import FunctionSignature, function_signature
 from holodeck_lsp.server.documents.node_at import NodeAt
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.diagnostics import Diagnostic
+    from holodeck_lsp.checker.diagnostics import Diagnostic
 
 #: Characters of an open document the server checks and navigates (4 MiB of ASCII text).
 MAX_DOCUMENT_CHARS: Final = 4 * 1024 * 1024
@@ -26,7 +26,7 @@ def too_large(text: str) -> bool:
 def too_large_diagnostic(path: Path, text: str) -> Diagnostic:
     """The one diagnostic of a document over the limit, at its first character."""
     # Imported here: the checker's modules stay out of the server's start-up.
-    from holodeck_lsp.config.diagnostics import Diagnostic, Range, Severity
+    from holodeck_lsp.checker.diagnostics import Diagnostic, Range, Severity
     from holodeck_lsp.schema.codes import Code
 
     megabytes = len(text) / (1024 * 1024)

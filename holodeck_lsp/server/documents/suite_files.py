@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_key, path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
@@ -39,7 +39,7 @@ class SuiteFile:
 
     def include(self) -> Path | None:
         """The file this agent's `test_cases_file` names (whether it exists or not)."""
-        from holodeck_lsp.config.suite_locator import scalar_text
+        from holodeck_lsp.checker.suite_locator import scalar_text
 
         named = scalar_text(self.root, INCLUDE_KEY)
         if named is None or not named[1].strip():
@@ -65,7 +65,7 @@ class SuiteFiles:
 
     def load(self, path: Path) -> SuiteFile | None:
         """The file, from the editor when it is open; None when it cannot be read."""
-        from holodeck_lsp.config.yaml_document import compose
+        from holodeck_lsp.checker.yaml_document import compose
 
         uri = self._open_uri(path)
         root: Node | None = None

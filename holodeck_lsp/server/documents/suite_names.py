@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from holodeck_lsp.config.suite_locator import case_nodes, scalar_text, turn_nodes, value_of
+from holodeck_lsp.checker.suite_locator import case_nodes, scalar_text, turn_nodes, value_of
 from holodeck_lsp.server.documents.name_kinds import NameKind
 
 TOOLS_KEY = "tools"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import path_to_uri, uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
@@ -35,7 +35,7 @@ def definition_target(
     """(file, line, first column, last column) in code points of what the cursor refers to.
     `including` gives the agents that include this file, for an expected tool it does not
     declare itself (an include declares no tools)."""
-    from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.checker.data_walk import data_at
     from holodeck_lsp.server.documents.file_values import names_file, resolve
     from holodeck_lsp.server.documents.references import (
         Target,
@@ -101,7 +101,7 @@ def _read(path: Path) -> str:
 
 def _agents_data(server: HolodeckServer, agent_uris: Iterable[str]) -> list[AgentData]:
     """The agents' data as the editor has them (else as saved), parsed as the checker does."""
-    from holodeck_lsp.config.yaml_document import parse_yaml
+    from holodeck_lsp.checker.yaml_document import parse_yaml
 
     found = []
     for agent_uri in sorted(agent_uris):

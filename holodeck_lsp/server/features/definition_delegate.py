@@ -9,8 +9,8 @@ import ast
 import re
 from pathlib import Path
 
-from holodeck_lsp.config.file_reading import read_file_text
-from holodeck_lsp.config.python_source.ast_parse import parse_python
+from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.python_source.ast_parse import parse_python
 
 _LINE = re.compile(r"^\s*#\s*definition:\s*(\S+)\s+([A-Za-z_][\w.]*)\s*$")
 

@@ -39,7 +39,7 @@ def folding_ranges(root: Node | None, text: str) -> list[types.FoldingRange]:
     (`suite_locator`: the last duplicate wins)."""
     from ruamel.yaml.nodes import MappingNode
 
-    from holodeck_lsp.config.suite_locator import case_nodes, turn_nodes
+    from holodeck_lsp.checker.suite_locator import case_nodes, turn_nodes
 
     if not isinstance(root, MappingNode):
         return []

@@ -1,7 +1,7 @@
 """Hover: what the thing under the cursor means, as Markdown.
 
 * a key: the field's description, type and default, from the schema models;
-* an imported case's name: the benchmark record it came from (config/import_source.py);
+* an imported case's name: the benchmark record it came from (checker/import_source.py);
 * an argument matcher (`fuzzy:` / `regex:`) or a literal argument value: the exact matching
   rules, with examples (they are easy to guess wrong: fuzzy is not edit distance);
 * an expected tool's name: the declared tool, and for a function tool its Python signature
@@ -69,7 +69,7 @@ def hover_markdown(parsed: Parsed, at: NodeAt) -> str | None:
 def _source_markdown(parsed: Parsed, path: Sequence[str | int]) -> str | None:
     """On an imported case's name: the benchmark record it was made from, read from the
     `# <dataset>: <id> (<detail>)` comment the importer wrote above the case."""
-    from holodeck_lsp.config.import_source import case_source
+    from holodeck_lsp.checker.import_source import case_source
 
     if len(path) != 3 or path[0] != "test_cases" or path[2] != "name":
         return None
@@ -86,7 +86,7 @@ def _source_markdown(parsed: Parsed, path: Sequence[str | int]) -> str | None:
 
 
 def _reference_markdown(parsed: Parsed, reference: Reference) -> str | None:
-    from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.checker.data_walk import data_at
     from holodeck_lsp.server.documents.references import Target, declared_tool
 
     data = parsed.document.value
@@ -190,7 +190,7 @@ def _field_markdown(parsed: Parsed, path: Sequence[str | int]) -> str | None:
 
 
 def _field(data: Any, path: Sequence[str | int]) -> FieldInfo | None:
-    from holodeck_lsp.config.data_walk import data_at
+    from holodeck_lsp.checker.data_walk import data_at
     from holodeck_lsp.schema.agent import Agent
     from holodeck_lsp.schema.introspect import models_at
 

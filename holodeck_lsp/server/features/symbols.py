@@ -45,7 +45,7 @@ def outline(root: Node | None, converter: PositionConverter) -> list[types.Docum
     """The hierarchical outline of an agent document."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-    from holodeck_lsp.config.suite_locator import entry
+    from holodeck_lsp.checker.suite_locator import entry
 
     if not isinstance(root, MappingNode):
         return []
@@ -87,7 +87,7 @@ def outline(root: Node | None, converter: PositionConverter) -> list[types.Docum
 
 
 def _case_symbol(index: int, case: Node, converter: PositionConverter) -> types.DocumentSymbol:
-    from holodeck_lsp.config.suite_locator import scalar_text, turn_nodes
+    from holodeck_lsp.checker.suite_locator import scalar_text, turn_nodes
 
     named = scalar_text(case, "name")
     name = named[1] if named is not None and named[1].strip() else f"#{index}"
@@ -120,7 +120,7 @@ def _case_symbol(index: int, case: Node, converter: PositionConverter) -> types.
 
 
 def _tool_symbol(index: int, tool: Node, converter: PositionConverter) -> types.DocumentSymbol:
-    from holodeck_lsp.config.suite_locator import scalar_text
+    from holodeck_lsp.checker.suite_locator import scalar_text
 
     named = scalar_text(tool, "name")
     kind = scalar_text(tool, "type")

@@ -36,7 +36,7 @@ _walks: dict[tuple[Path, ...], tuple[float, list[Path]]] = {}
 
 def _walk(roots: list[Path]) -> list[Path]:
     """The agent files under `roots`, as `--check DIR` finds them (re-used briefly)."""
-    from holodeck_lsp.config.discovery import find_agent_files
+    from holodeck_lsp.checker.discovery import find_agent_files
 
     key = tuple(roots)
     cached = _walks.get(key)
@@ -54,7 +54,7 @@ def _walk(roots: list[Path]) -> list[Path]:
 
 
 def _agents(server: HolodeckServer) -> list[Path]:
-    from holodeck_lsp.config.discovery import is_agent_file
+    from holodeck_lsp.checker.discovery import is_agent_file
 
     roots: list[Path] = []
     for folder in list(server.workspace.folders.values()):

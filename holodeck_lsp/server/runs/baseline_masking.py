@@ -38,7 +38,7 @@ async def redactor_of(runner: Runner, uri: str) -> Redactor:
 
 
 def _env_secrets(runner: Runner, uri: str) -> list[str]:
-    from holodeck_lsp.config.yaml_document import ENV_REFERENCE
+    from holodeck_lsp.checker.yaml_document import ENV_REFERENCE
 
     document = runner.server.workspace.text_documents.get(uri)
     text = document.source if document is not None else ""

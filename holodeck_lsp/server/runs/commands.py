@@ -59,7 +59,7 @@ async def last_report(runner: Runner, arguments: LastRunReport) -> dict[str, str
     """`holodeck.lastRunReport [uri, {"format": …}?]`: the document's last run as Markdown
     (the report `holodeck-lsp run --report-md` writes) or, with `{"format": "html"}`, as
     the HTML page (`report_page`); secrets masked, as every run result."""
-    from holodeck_lsp.engine.reports.markdown import render
+    from holodeck_lsp.reports.run.markdown import render
 
     report = runner.reports.get(arguments.uri) if arguments.uri is not None else None
     if report is None or arguments.uri is None:

@@ -1,7 +1,7 @@
 """`holodeck.compareWithBaseline [uri, {"format": "markdown" | "html"}?]` ("HoloDeck: Compare
 with Baseline"): the comparison the regression marks are drawn from (`regressions`), as the
-Markdown `holodeck-lsp compare --format markdown` prints (engine/reports/comparison), or with
-`{"format": "html"}` as the run report page with the baseline marked (engine/reports/html's
+Markdown `holodeck-lsp compare --format markdown` prints (reports/run/comparison), or with
+`{"format": "html"}` as the run report page with the baseline marked (reports/run/html's
 `render_html(report, comparison)`) — the page of head's report, its turns located in the
 document as `holodeck.lastRunReport`'s are.
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 async def compare_with_baseline(runner: Runner, arguments: CompareWithBaseline) -> dict[str, Any]:
-    from holodeck_lsp.engine.reports.comparison import render_markdown
+    from holodeck_lsp.reports.run.comparison import render_markdown
 
     uri = arguments.uri
     if uri is None or runner.agent_of(uri) is None:
@@ -40,7 +40,7 @@ async def compare_with_baseline(runner: Runner, arguments: CompareWithBaseline) 
         "regressions": len(comparison.of_kind("regression")),
     }
     if arguments.format == "html":
-        from holodeck_lsp.engine.reports.html import render_html
+        from holodeck_lsp.reports.run.html import render_html
         from holodeck_lsp.server.runs.report_page import locations
 
         page = render_html(view.head_report, comparison, locations=await locations(runner, uri))

@@ -37,7 +37,7 @@ from holodeck_lsp.server.documents.positions import PositionConverter
 if TYPE_CHECKING:
     # Not at run time: building the pydantic result models and importing the YAML reader
     # would slow the server's start-up; they are imported when the first result arrives.
-    from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.checker.yaml_document import YamlDocument
     from holodeck_lsp.schema.results import MetricResult, TestResult, TurnResult
     from holodeck_lsp.server.runs.run_locations import Span, SuiteLocation, TurnLocation
 

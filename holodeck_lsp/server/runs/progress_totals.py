@@ -76,7 +76,7 @@ class RunTotals:
             parts.append(f"{waiting} waiting on rate limit")
         if self.tokens:
             parts.append(f"{self.tokens:,} tokens")
-            from holodeck_lsp.engine.reports.view import usd
+            from holodeck_lsp.reports.run.view import usd
 
             parts.append("cost n/a" if self.unpriced else usd(self.cost))
         return parts

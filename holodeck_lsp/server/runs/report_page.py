@@ -1,5 +1,5 @@
 """`holodeck.lastRunReport [uri, {"format": "html"}]`: the document's last run as the
-self-contained HTML page (engine/reports/html), for an editor's webview.
+self-contained HTML page (reports/run/html), for an editor's webview.
 
 Each case and turn of the page carries where it is written in the document *now* (its
 `loc`), so a click on a turn in the webview can reveal it without the editor re-locating
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 from holodeck_lsp.server.documents.parsed import parsed_documents
 
 if TYPE_CHECKING:
-    from holodeck_lsp.engine.reports.html.data import Locations
+    from holodeck_lsp.reports.run.html.data import Locations
     from holodeck_lsp.schema.results import TestReport
     from holodeck_lsp.server.runs.state import Runner
 
 
 async def page(runner: Runner, uri: str, report: TestReport) -> str:
-    from holodeck_lsp.engine.reports import html
+    from holodeck_lsp.reports.run import html
 
     page_text = html.render(report, await locations(runner, uri))
     redactor = runner.redactors.get(uri)

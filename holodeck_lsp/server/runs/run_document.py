@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.runs.cassette_setting import RunRefused
@@ -43,7 +43,7 @@ async def load_for_run(runner: Runner, uri: str, *, to_run: bool) -> RunDocument
     `to_run`: the document is loaded to run it, so its graders are imported to check them
     (in a child process) — if `trust` allows it; loaded for anything else (the regression
     marks' masking), nothing is imported."""
-    from holodeck_lsp.config.loader import load_agent_text
+    from holodeck_lsp.checker.loader import load_agent_text
     from holodeck_lsp.server.runs.run_locations import locate_suite
 
     server = runner.server

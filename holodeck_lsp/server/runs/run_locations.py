@@ -6,7 +6,7 @@ Positions are code points (the parser's unit), 0-based `(line, character)`. A pu
 of the composed node tree — no I/O, no schema. A `test_cases_file` include is a suite too: a
 list of cases at its top level (or under its own `test_cases:`); its cases are located by
 their index in that list, which is their index in the agent's suite. Keys are looked up by the
-loader's rule (`config/suite_locator`: the last duplicate wins).
+loader's rule (`checker/suite_locator`: the last duplicate wins).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from holodeck_lsp.config.suite_locator import (
+from holodeck_lsp.checker.suite_locator import (
     case_nodes,
     cases_entry,
     entry,

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend

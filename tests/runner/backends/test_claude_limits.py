@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backends.base import (
     BackendConnectionError,
     BackendProviderError,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backends.create import create_backend
 from holodeck_lsp.runner.execution.executor import run_suite
 from holodeck_lsp.schema.agent import Agent

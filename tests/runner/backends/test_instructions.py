@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.backends.base import BackendInitError
 from holodeck_lsp.runner.backends.instructions import read_instructions
 from holodeck_lsp.schema.agent import Agent

@@ -195,7 +195,7 @@ def test_every_turn_failing_to_connect_exits_3_and_the_summary_says_so(tmp_path:
 
 
 def test_a_missing_api_key_is_left_to_the_backend_to_report(tmp_path: Path) -> None:
-    from holodeck_lsp.config.loader import LoadOptions, load_agent_file
+    from holodeck_lsp.checker.loader import LoadOptions, load_agent_file
     from holodeck_lsp.runner.backends.preflight import BackendUnreachable, check_endpoint
 
     port = closed_port()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.engine.reports import json_report
 from holodeck_lsp.engine.turn_grading import GradingOptions
+from holodeck_lsp.reports.run import json_report
 from holodeck_lsp.runner.backends.base import BackendInitError, BackendSessionError
 from holodeck_lsp.runner.execution import case_runner
 from holodeck_lsp.runner.execution.events import CaseRef

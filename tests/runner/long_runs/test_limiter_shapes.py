@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
 from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelBackend
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite

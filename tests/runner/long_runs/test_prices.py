@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.limits_config import configured_limits
-from holodeck_lsp.engine.reports.view import usd
+from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.runner.pricing.costs import priced_report, usage_cost
 from holodeck_lsp.runner.pricing.price_list import Price, price_list, shipped_prices
 from holodeck_lsp.schema.results import (
@@ -21,6 +20,7 @@ from holodeck_lsp.schema.results import (
     TokenUsage,
     TurnResult,
 )
+from holodeck_lsp.settings.limits_config import configured_limits
 
 
 def test_the_shipped_list_is_package_data_with_its_date() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
 from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelBackend
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite

@@ -11,7 +11,6 @@ import pytest
 
 from holodeck_lsp.commands.console.matrix_table import matrix_lines
 from holodeck_lsp.commands.console.results_list import results_lines
-from holodeck_lsp.config.models_config import ModelsConfigError, configured_models
 from holodeck_lsp.engine.repeat_rates import Rate, model_rates, turn_rates
 from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes, run_suite
 from holodeck_lsp.runner.models.model_matrix import (
@@ -24,6 +23,7 @@ from holodeck_lsp.runner.models.model_matrix import (
 )
 from holodeck_lsp.runner.models.run_models import RunModelsError, resolve_run_models
 from holodeck_lsp.schema.llm import Provider
+from holodeck_lsp.settings.models_config import ModelsConfigError, configured_models
 from tests.runner.fake_backend import FakeBackend, Reply, multi_turn_cases, usage, write_agent
 
 # -- parsing ----------------------------------------------------------------------------------

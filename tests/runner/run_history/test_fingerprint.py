@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from holodeck_lsp.config.loader import LoadOptions, load_agent_text
+from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.runner.run_history.fingerprint import changed, fingerprint
 
 AGENT = """\

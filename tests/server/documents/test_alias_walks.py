@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ruamel.yaml.nodes import Node
 
-from holodeck_lsp.config.yaml_document import compose
+from holodeck_lsp.checker.yaml_document import compose
 from holodeck_lsp.server.documents.file_values import file_values
 from holodeck_lsp.server.documents.token_legend import TokenType
 from holodeck_lsp.server.documents.token_spans import token_spans

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from holodeck_lsp.config.yaml_document import parse_yaml
+from holodeck_lsp.checker.yaml_document import parse_yaml
 from holodeck_lsp.server.documents.node_at import node_at
 
 TEXT = """\

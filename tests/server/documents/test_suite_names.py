@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from holodeck_lsp.config.yaml_document import compose, parse_yaml
+from holodeck_lsp.checker.yaml_document import compose, parse_yaml
 from holodeck_lsp.server.documents.name_kinds import NameKind
 from holodeck_lsp.server.documents.suite_names import matches_tool, suite_names
 from holodeck_lsp.server.documents.token_legend import TOKEN_TYPES

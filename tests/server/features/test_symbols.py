@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from holodeck_lsp.config.yaml_document import compose
+from holodeck_lsp.checker.yaml_document import compose
 from holodeck_lsp.server.documents.positions import UTF32, PositionConverter
 from holodeck_lsp.server.features.symbols import outline
 from tests.server.features.navigation_agent import opened, position

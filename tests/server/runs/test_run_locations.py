@@ -3,7 +3,7 @@ composed YAML node tree, read here from real YAML text."""
 
 from __future__ import annotations
 
-from holodeck_lsp.config.yaml_document import compose
+from holodeck_lsp.checker.yaml_document import compose
 from holodeck_lsp.server.runs.run_locations import case_texts, locate_suite
 
 AGENT = """\

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from holodeck_lsp.config.diagnostics import Position
-from holodeck_lsp.config.file_reading import read_file_text
-from holodeck_lsp.config.text_positions import EditorLines
+from holodeck_lsp.checker.diagnostics import Position
+from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.text_positions import EditorLines
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.documents.positions import PositionConverter
@@ -37,7 +37,7 @@ from holodeck_lsp.server.documents.size_limit import too_large
 from holodeck_lsp.server.guard import answer_or
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.fixes import Edit, Fix
+    from holodeck_lsp.checker.fixes import Edit, Fix
     from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
@@ -86,7 +86,7 @@ def _offset(lines: EditorLines, converter: PositionConverter, where: types.Posit
 
 def _compute(request: _Request) -> list[_Found]:
     # Imported in the worker: it pulls in the YAML parser and schema (see `core.warm_up`).
-    from holodeck_lsp.config.fixes import fixes_for, to_turns
+    from holodeck_lsp.checker.fixes import fixes_for, to_turns
 
     converter = PositionConverter(request.text, request.encoding)
     lines = EditorLines(request.text)
@@ -121,7 +121,7 @@ def _fix_all(
     request: _Request, lines: EditorLines, converter: PositionConverter, codes: list[str]
 ) -> list[_Found]:
     """For each code the cursor's diagnostics have a fix for: one fix for all of them."""
-    from holodeck_lsp.config.fixes import Reported, fix_all
+    from holodeck_lsp.checker.fixes import Reported, fix_all
 
     reported: list[tuple[Reported, types.Diagnostic]] = []
     for diagnostic in request.file_diagnostics:

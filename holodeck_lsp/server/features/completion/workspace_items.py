@@ -1,6 +1,6 @@
 """Completion candidates read from the workspace: the tools the file declares (from its text,
 which may not parse), a function tool's parameters and functions, `grader:` callables, and
-file paths. Python files are read statically (`config/python_source`), never imported."""
+file paths. Python files are read statically (`checker/python_source`), never imported."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def add_arguments(
     ctx: Context, out: ItemBuilder, lines: list[str], line: int, agent_dir: Path
 ) -> None:
     """Inside an expected tool's `args:`: the tool function's parameters, from its `def`."""
-    from holodeck_lsp.config.python_source.signatures import function_signature
+    from holodeck_lsp.checker.python_source.signatures import function_signature
     from holodeck_lsp.server.features.completion.context import owner_siblings
 
     name = owner_siblings(lines, line, ctx.column).get("name", "").strip("\"'")
@@ -68,14 +68,14 @@ def add_arguments(
 
 
 def tool_functions(path: Path) -> list[tuple[str, str]]:
-    from holodeck_lsp.config.graders.shape import public_callables
+    from holodeck_lsp.checker.graders.shape import public_callables
 
     return public_callables(path)
 
 
 def grader_candidates(agent_dir: Path) -> list[tuple[str, str]]:
-    # One predicate with the HD132 quick fix (`config/graders/shape.py`).
-    from holodeck_lsp.config.graders.shape import grader_functions
+    # One predicate with the HD132 quick fix (`checker/graders/shape.py`).
+    from holodeck_lsp.checker.graders.shape import grader_functions
 
     found: list[tuple[str, str]] = []
     try:

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holodeck_lsp.config.diagnostics import Diagnostic
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.diagnostics import Diagnostic
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.server.documents.index import path_key
 from holodeck_lsp.server.documents.size_limit import too_large, too_large_diagnostic
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.loader import LoadOptions, LoadResult
-    from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.checker.loader import LoadOptions, LoadResult
+    from holodeck_lsp.checker.yaml_document import YamlDocument
     from holodeck_lsp.schema.agent import Agent
 
 
@@ -50,7 +50,7 @@ def analyse(
     only `server/trust.py` makes. `previous` is the check of an earlier version of the same
     buffer: its unchanged test cases are re-used."""
     # Imported here, in the worker: the checker (pydantic models) is the server's heaviest import.
-    from holodeck_lsp.config.loader import load_agent_file, load_agent_text
+    from holodeck_lsp.checker.loader import load_agent_file, load_agent_text
 
     if text is not None and too_large(text):  # not composed: memory stays bounded
         return Analysis(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.checker.diagnostics import Diagnostic
 from holodeck_lsp.server.documents.positions import PositionConverter
 from holodeck_lsp.server.features.diagnostics.lsp_json import diagnostic_json
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import (
     DocumentIndex,
@@ -49,7 +49,7 @@ from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdi
 from holodeck_lsp.server.trust import code_may_run, load_options
 
 if TYPE_CHECKING:
-    from holodeck_lsp.config.yaml_document import YamlDocument
+    from holodeck_lsp.checker.yaml_document import YamlDocument
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-from holodeck_lsp.config.diagnostics import Diagnostic, Position, Range
+from holodeck_lsp.checker.diagnostics import Diagnostic, Position, Range
 from holodeck_lsp.schema.codes import Code
 from holodeck_lsp.server.documents.index import path_key
 from holodeck_lsp.server.features.diagnostics.analysis import Analysis

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holodeck_lsp.config.diagnostics import Diagnostic
+from holodeck_lsp.checker.diagnostics import Diagnostic
 from holodeck_lsp.server.documents.positions import PositionConverter
 
 
@@ -18,7 +18,7 @@ def diagnostic_json(diagnostic: Diagnostic, converter: PositionConverter) -> dic
         end_line, end_char = start_line, start_char
     # Quick fixes read these back: where in the agent the fault is, and any suggestion.
     # `where` is the full location text; the message carries only its short form, after
-    # the cause (config/located.py says why).
+    # the cause (checker/located.py says why).
     data: dict[str, str | None] = {
         "field_path": diagnostic.field_path,
         "test_case": diagnostic.test_case,

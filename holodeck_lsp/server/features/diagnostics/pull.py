@@ -119,7 +119,7 @@ class PullDiagnostics:
 
 
 def _agent_files(roots: Sequence[Path]) -> list[Path]:
-    from holodeck_lsp.config.discovery import find_agent_files
+    from holodeck_lsp.checker.discovery import find_agent_files
 
     existing = [root for root in roots if root.exists()]
     return find_agent_files(existing) if existing else []

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from holodeck_lsp.config.diagnostics import Diagnostic, Range
-from holodeck_lsp.config.env_masking import referenced_values
-from holodeck_lsp.config.suite_locator import value_of
-from holodeck_lsp.config.yaml_compose import node_range
-from holodeck_lsp.config.yaml_document import YamlDocument
+from holodeck_lsp.checker.diagnostics import Diagnostic, Range
+from holodeck_lsp.checker.env_masking import referenced_values
+from holodeck_lsp.checker.suite_locator import value_of
+from holodeck_lsp.checker.yaml_compose import node_range
+from holodeck_lsp.checker.yaml_document import YamlDocument
 from holodeck_lsp.server.documents.index import path_key
 
 INCLUDE_KEY = "test_cases_file"
