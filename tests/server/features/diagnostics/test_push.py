@@ -93,7 +93,10 @@ async def test_a_burst_of_changes_publishes_only_the_last_version(
     last = await wait_for(client, document, lambda p: p.version == 21)
     assert [d.code for d in last.diagnostics] == ["HD102"]
     versions = [p.version for p in published(client) if p.uri == document]
-    assert versions == [1, 21]
+    # No version of the burst but its last; version 1 may be published twice (the fast pass,
+    # then the pass made on open: docs/editors/README.md) when the machine is slow.
+    assert sorted(set(versions)) == [1, 21]
+    assert versions == sorted(versions)
 
 
 async def test_close_clears_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
