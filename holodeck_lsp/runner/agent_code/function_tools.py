@@ -17,7 +17,7 @@ from typing import Any
 
 from holodeck_lsp.checker.file_reading import max_file_bytes, too_large
 from holodeck_lsp.runner.agent_code.agent_modules import agent_imports
-from holodeck_lsp.runner.backends.base import BackendInitError
+from holodeck_lsp.runner.backend_errors import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import FunctionTool
 

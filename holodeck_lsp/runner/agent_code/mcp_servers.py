@@ -26,7 +26,7 @@ from pathlib import Path
 
 from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.runner.agent_code.child_environment import inherited
-from holodeck_lsp.runner.backends.base import BackendInitError
+from holodeck_lsp.runner.backend_errors import BackendInitError
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.tools import MCPTool, TransportType
 

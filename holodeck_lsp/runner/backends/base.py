@@ -1,4 +1,5 @@
-"""The backend protocol every agent backend implements, and its errors.
+"""The backend protocol every agent backend implements, and its errors (defined in
+`runner/backend_errors.py`, re-exported here).
 
 A backend makes one session per test case; a session keeps the conversation, so turn N+1 is
 sent only after turn N answered and sees its context. `send` returns the turn's response with
@@ -12,38 +13,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from holodeck_lsp.runner.backend_errors import (
+    BackendConnectionError,
+    BackendError,
+    BackendInitError,
+    BackendProviderError,
+    BackendSessionError,
+    BackendTimeoutError,
+)
 from holodeck_lsp.schema.results import TokenUsage, ToolInvocation
 
-
-class BackendError(Exception):
-    """Base of every backend failure; its message is shown in reports as the turn's error."""
-
-
-class BackendInitError(BackendError):
-    """The backend or a session could not be created (missing extra, key, unreachable host)."""
-
-
-class BackendSessionError(BackendError):
-    """A send failed. `recoverable` False means the session is dead: later turns are skipped."""
-
-    def __init__(self, message: str, *, recoverable: bool = True) -> None:
-        super().__init__(message)
-        self.recoverable = recoverable
-
-
-class BackendProviderError(BackendSessionError):
-    """The provider, not the agent, kept the send from completing: 429 after the retry budget,
-    5xx, a dropped connection, an HTTP timeout. The turn is reported `errored` (not measured),
-    never failed; the session goes on (the half turn was not kept)."""
-
-
-class BackendConnectionError(BackendProviderError):
-    """A send could not reach the model's server at all (refused, reset, unknown host). A run
-    where every send failed so reports "the backend is down", not N wrong answers."""
-
-
-class BackendTimeoutError(BackendError):
-    """A send took longer than `execution.llm_timeout`."""
+#: The errors live in a leaf module (runner/agent_code/ raises them too); re-exported here so
+#: a backend finds its protocol and its errors in one place.
+__all__ = [
+    "AgentBackend",
+    "AgentSession",
+    "BackendConnectionError",
+    "BackendError",
+    "BackendInitError",
+    "BackendProviderError",
+    "BackendSessionError",
+    "BackendTimeoutError",
+    "SendResult",
+    "TurnFile",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from holodeck_lsp.runner.backends.base import (
     SendResult,
     TurnFile,
 )
-from holodeck_lsp.runner.execution.case_sessions import CaseSessionFactory
+from holodeck_lsp.runner.backends.case_sessions import CaseSessionFactory
 
 
 @dataclass(slots=True)

@@ -15,6 +15,11 @@ from holodeck_lsp.runner.backends.base import (
     SendResult,
     TurnFile,
 )
+from holodeck_lsp.runner.backends.case_sessions import (
+    CANCELLED,
+    CaseSessionFactory,
+    describe_error,
+)
 from holodeck_lsp.runner.backends.json_values import json_safe
 from holodeck_lsp.runner.cassette.format import (
     Cassette,
@@ -22,11 +27,6 @@ from holodeck_lsp.runner.cassette.format import (
     CassetteToolCall,
     CassetteTurn,
     cassette_usage,
-)
-from holodeck_lsp.runner.execution.case_sessions import (
-    CANCELLED,
-    CaseSessionFactory,
-    describe_error,
 )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from holodeck_lsp.runner.backends.base import AgentSession, BackendError
-from holodeck_lsp.runner.execution.case_sessions import CANCELLED, timeout_message
+from holodeck_lsp.runner.backends.case_sessions import CANCELLED, timeout_message
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -15,6 +15,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -123,25 +124,7 @@ class Retrying:
                 return response, _released
             weather.refused(time.monotonic() - sent_at)
             hint = retry_after(response.headers)
-            free = False
-            if status == 429:
-                # This request waits the server's hint (below); the endpoint's other
-                # requests are paced from now (pacing.py), and all of them wait only when
-                # the answer says a limit is used up until a reset (`limit_reset`): a 429's
-                # Retry-After for one request stopping all 64 would idle the run.
-                used_up = limit_reset(response.headers)
-                # A short wait for the pace's next slot is the pacing's own probe of the
-                # limit, not the provider's weather: it spends time, not the turn's budget.
-                free = limiter.paced_refusal(hint) and allowance > 0
-                limit = limiter.is_limit(hint, used_up is not None)
-                limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
-                if limit and not free and hint is not None and limiter.overloaded(sent_at):
-                    # Overrun: wait the hint (a window that counts refusals empties), then
-                    # send at what the limit let through (docs/running.md, "Long runs").
-                    trace.note("pause.overrun", hint)
-                    limiter.overrun(hint)
-            else:
-                limiter.release("other", sent_at)
+            free = self._refused(status, response.headers, hint, sent_at, allowance > 0)
             if hint is None:
                 hintless += 1
             else:
@@ -157,6 +140,38 @@ class Retrying:
                 await self._wait(hintless, hint, cause)
             if free:
                 refused_at = time.monotonic()
+
+    def _refused(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        hint: float | None,
+        sent_at: float,
+        allowance_left: bool,
+    ) -> bool:
+        """Give back the window's place of a send the provider refused (`status`), telling
+        the limiter what the refusal says of the limit; whether the wait before the retry is
+        free (spends time, not the turn's retry budget)."""
+        limiter = self.limiter
+        if status != 429:
+            limiter.release("other", sent_at)
+            return False
+        # This request waits the server's hint (in `_send`); the endpoint's other requests are
+        # paced from now (pacing.py), and all of them wait only when the answer says a limit
+        # is used up until a reset (`limit_reset`): a 429's Retry-After for one request
+        # stopping all 64 would idle the run.
+        used_up = limit_reset(headers)
+        # A short wait for the pace's next slot is the pacing's own probe of the limit, not
+        # the provider's weather: it spends time, not the turn's budget.
+        free = limiter.paced_refusal(hint) and allowance_left
+        limit = limiter.is_limit(hint, used_up is not None)
+        limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
+        if limit and not free and hint is not None and limiter.overloaded(sent_at):
+            # Overrun: wait the hint (a window that counts refusals empties), then send at
+            # what the limit let through (docs/running.md, "Long runs").
+            trace.note("pause.overrun", hint)
+            limiter.overrun(hint)
+        return free
 
     def _releaser(self, sent_at: float) -> Release:
         released = False

@@ -84,6 +84,17 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     engine.contributors.append(runner.results.contribute)
     engine.check_listeners.append(RegradeOnEdit(runner).checked)
     engine.check_listeners.append(RefusalWatch(runner).checked)
+    _register_views(server, runner)
+    _register_run_commands(server, runner)
+    _register_report_commands(server, runner)
+    server.settings_listeners.append(_baseline_watch(server))
+    regressions_of(runner)  # created with the runner: hover and discovery read it too
+    _register_refusal_command(server, runner)  # last: the advertised commands keep their order
+    return runner
+
+
+def _register_views(server: HolodeckServer, runner: Runner) -> None:
+    """The code lenses and inlay hints of a suite document."""
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @answer_or(list, "codeLens")
@@ -96,6 +107,10 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     async def inlay_hint(params: types.InlayHintParams) -> list[types.InlayHint]:
         await server.settings_read()
         return await inlay_hints(runner, params.text_document.uri)
+
+
+def _register_run_commands(server: HolodeckServer, runner: Runner) -> None:
+    """The commands that start a run (all, a case, a turn, a re-grade) or cancel it."""
 
     def run_command(command: str, parse: Callable[[list[Any]], RunArguments]) -> None:
         @server.command(command)
@@ -119,6 +134,17 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     def cancel_run(*arguments: Any) -> Any:
         return cancel(runner, CancelRun.parse(list(arguments)))
 
+
+def _register_refusal_command(server: HolodeckServer, runner: Runner) -> None:
+    @server.command(WhyNoRun.command)
+    @answer_or(_failed, WhyNoRun.command)
+    def explain_refusal(*arguments: Any) -> Any:
+        return why_no_run(runner, WhyNoRun.parse(list(arguments)))
+
+
+def _register_report_commands(server: HolodeckServer, runner: Runner) -> None:
+    """The commands answering a document's last report or its comparison with the baseline."""
+
     def report_command(
         command: str,
         parse: Callable[[list[Any]], _Arguments],
@@ -141,11 +167,14 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
     report_command(LastRunReport.command, LastRunReport.parse, last_report)
     report_command(CompareWithBaseline.command, CompareWithBaseline.parse, compare_with_baseline)
 
+
+def _baseline_watch(server: HolodeckServer) -> Callable[[], None]:
+    """A settings listener: another baseline marks other turns, so the client is asked for
+    the lenses again (each view is keyed by the setting, so the next request computes the new
+    comparison)."""
     baseline = [server.settings.baseline]
 
     def baseline_changed() -> None:
-        # Another baseline marks other turns: ask for the lenses again (each view is keyed by
-        # the setting, so the next request computes the new comparison).
         if server.settings.baseline == baseline[0]:
             return
         baseline[0] = server.settings.baseline
@@ -153,12 +182,4 @@ def register(server: HolodeckServer, engine: DiagnosticsEngine) -> Runner:
         if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
             server.workspace_code_lens_refresh(None)
 
-    server.settings_listeners.append(baseline_changed)
-    regressions_of(runner)  # created with the runner: hover and discovery read it too
-
-    @server.command(WhyNoRun.command)
-    @answer_or(_failed, WhyNoRun.command)
-    def explain_refusal(*arguments: Any) -> Any:
-        return why_no_run(runner, WhyNoRun.parse(list(arguments)))
-
-    return runner
+    return baseline_changed

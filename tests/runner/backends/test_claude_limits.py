@@ -20,7 +20,8 @@ from holodeck_lsp.runner.backends.base import (
     BackendProviderError,
     SendResult,
 )
-from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend, ClaudeSession
+from holodeck_lsp.runner.backends.claude.session import ClaudeSession
+from holodeck_lsp.runner.backends.claude_backend import ClaudeBackend
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite
 from holodeck_lsp.runner.judges.transport import JudgeTransport
 from holodeck_lsp.runner.limits import registry

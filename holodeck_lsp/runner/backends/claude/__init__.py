@@ -1,5 +1,7 @@
-"""The parts of the Claude Agent SDK backend (`claude_backend.py` holds the backend and its
-sessions). Each module imports claude_agent_sdk only inside its functions.
+"""The parts of the Claude Agent SDK backend (`claude_backend.py` holds the backend). Each
+module imports claude_agent_sdk only inside its functions.
+
+* `session` — one conversation: one CLI process, one `query()` per turn
 
 * `tool_schema` — a function tool's parameters as the JSON schema the model is shown
 * `tool_server` — function tools as handlers of the in-process MCP server, each call recorded

@@ -78,20 +78,8 @@ def agent_options(
     go to `stderr`."""
     from claude_agent_sdk import ClaudeAgentOptions, create_sdk_mcp_server, tool
 
-    mcp_name = {t.name: f"mcp__{TOOL_SERVER}__{t.name}" for t in tools}
-    functions = list(tools)
-    builtins = builtin_tools(config)
-    # An MCP tool's rules: `mcp__<name>` (the whole server) or `mcp__<name>__<tool>`.
-    server_rules = {s.name: [f"mcp__{s.name}"] for s in mcp_servers}
-    if config.allowed_tools is not None:
-        # "Only these tools may be used": the model is not even shown the others.
-        wanted = set(config.allowed_tools)
-        functions = [t for t in functions if {t.name, mcp_name[t.name]} & wanted]
-        builtins = [name for name in builtins if name in wanted]
-        for name in server_rules:
-            if not {name, f"mcp__{name}", f"mcp__{name}__*"} & wanted:
-                server_rules[name] = sorted(w for w in wanted if w.startswith(f"mcp__{name}__"))
-        server_rules = {name: rules for name, rules in server_rules.items() if rules}
+    mcp_name = _function_tool_names(tools)
+    functions, builtins, server_rules = _shown_tools(config, tools, mcp_servers)
     sdk_tools: list[SdkMcpTool[Any]] = [
         tool(loaded.name, loaded.description, parameters_schema(loaded))(make_handler(loaded, log))
         for loaded in functions
@@ -113,18 +101,6 @@ def agent_options(
         *(rule for rules in server_rules.values() for rule in rules),
         *builtins,
     ]
-    server_names = {s.name: f"mcp__{s.name}" for s in mcp_servers}
-    disallowed = [
-        mcp_name.get(name) or server_names.get(name, name) for name in config.disallowed_tools or []
-    ]
-    if config.bash is not None:
-        disallowed.extend(f"Bash({command}:*)" for command in config.bash.excluded_commands)
-    thinking: Any = None
-    if config.extended_thinking is not None and config.extended_thinking.enabled:
-        thinking = {
-            "type": "enabled",
-            "budget_tokens": config.extended_thinking.budget_tokens,
-        }
     return ClaudeAgentOptions(
         model=agent.model.name,
         system_prompt=system_prompt,
@@ -132,13 +108,13 @@ def agent_options(
         mcp_servers=servers,
         strict_mcp_config=True,
         allowed_tools=allowed,
-        disallowed_tools=disallowed,
+        disallowed_tools=_disallowed_tools(config, mcp_name, mcp_servers),
         permission_mode="dontAsk",
         max_turns=max_turns,  # tool rounds, then the CLI ends the turn (docs/running.md)
         max_budget_usd=config.max_budget_usd,
         effort=config.effort,
         fallback_model=config.fallback_model,
-        thinking=thinking,
+        thinking=_thinking(config),
         setting_sources=setting_sources(config),
         cwd=cwd,
         env=cli_env,
@@ -146,3 +122,50 @@ def agent_options(
         # Test inputs are data: no `@file` expansion or slash commands.
         verbatim_prompts=True,
     )
+
+
+def _function_tool_names(tools: Sequence[LoadedTool]) -> dict[str, str]:
+    """Each function tool's name -> the name the CLI knows it by (on our in-process server)."""
+    return {t.name: f"mcp__{TOOL_SERVER}__{t.name}" for t in tools}
+
+
+def _shown_tools(
+    config: ClaudeConfig, tools: Sequence[LoadedTool], mcp_servers: Sequence[StdioServer]
+) -> tuple[list[LoadedTool], list[str], dict[str, list[str]]]:
+    """The function tools, built-in tools and MCP servers' rules the model is shown: all of
+    them, or only those `claude.allowed_tools` names. An MCP server's rules are `mcp__<name>`
+    (the whole server) or `mcp__<name>__<tool>`; a server left without a rule is not started."""
+    mcp_name = _function_tool_names(tools)
+    functions = list(tools)
+    builtins = builtin_tools(config)
+    server_rules = {s.name: [f"mcp__{s.name}"] for s in mcp_servers}
+    if config.allowed_tools is not None:
+        # "Only these tools may be used": the model is not even shown the others.
+        wanted = set(config.allowed_tools)
+        functions = [t for t in functions if {t.name, mcp_name[t.name]} & wanted]
+        builtins = [name for name in builtins if name in wanted]
+        for name in server_rules:
+            if not {name, f"mcp__{name}", f"mcp__{name}__*"} & wanted:
+                server_rules[name] = sorted(w for w in wanted if w.startswith(f"mcp__{name}__"))
+        server_rules = {name: rules for name, rules in server_rules.items() if rules}
+    return functions, builtins, server_rules
+
+
+def _disallowed_tools(
+    config: ClaudeConfig, mcp_name: dict[str, str], mcp_servers: Sequence[StdioServer]
+) -> list[str]:
+    """`claude.disallowed_tools` in the CLI's names, and the Bash commands `bash` excludes."""
+    server_names = {s.name: f"mcp__{s.name}" for s in mcp_servers}
+    disallowed = [
+        mcp_name.get(name) or server_names.get(name, name) for name in config.disallowed_tools or []
+    ]
+    if config.bash is not None:
+        disallowed.extend(f"Bash({command}:*)" for command in config.bash.excluded_commands)
+    return disallowed
+
+
+def _thinking(config: ClaudeConfig) -> Any:
+    """The CLI's extended-thinking option, when the agent turns it on."""
+    if config.extended_thinking is not None and config.extended_thinking.enabled:
+        return {"type": "enabled", "budget_tokens": config.extended_thinking.budget_tokens}
+    return None

@@ -113,22 +113,7 @@ def _plugin_class() -> Callable[[StdioServer], McpPlugin]:
         async def call_tool(self, tool_name: str, **kwargs: Any) -> Any:
             if self.session is None or not self.load_tools_flag:
                 return await super().call_tool(tool_name, **kwargs)  # SK's own error
-            record, started = current_call.get(), time.perf_counter()
-            try:
-                result = await self.session.call_tool(tool_name, arguments=kwargs)
-            except Exception as error:
-                if record is not None:
-                    record.error = f"{type(error).__name__}: {error}"
-                raise
-            finally:
-                if record is not None:
-                    record.ran = True
-                    record.duration_ms = int((time.perf_counter() - started) * 1000)
-            text = _mcp_text(result.content)
-            if record is not None:
-                record.result = text
-                if result.isError:
-                    record.error = text or "the MCP tool reported an error"
+            result, text = await _recorded_call(self.session, tool_name, kwargs)
             if all(getattr(block, "type", None) == "text" for block in result.content):
                 # The text itself: SK would send the model the repr of a list of TextContent.
                 return text
@@ -143,6 +128,31 @@ def _plugin_class() -> Callable[[StdioServer], McpPlugin]:
             return ""
 
     return RecordingStdioPlugin
+
+
+async def _recorded_call(
+    session: Any, tool_name: str, arguments: dict[str, Any]
+) -> tuple[Any, str]:
+    """Call `tool_name` on the MCP `session`, noting in the turn's current tool-call record
+    that it ran, how long it took, what it returned (as text) and any error; the result and its
+    text."""
+    record, started = current_call.get(), time.perf_counter()
+    try:
+        result = await session.call_tool(tool_name, arguments=arguments)
+    except Exception as error:
+        if record is not None:
+            record.error = f"{type(error).__name__}: {error}"
+        raise
+    finally:
+        if record is not None:
+            record.ran = True
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+    text = _mcp_text(result.content)
+    if record is not None:
+        record.result = text
+        if result.isError:
+            record.error = text or "the MCP tool reported an error"
+    return result, text
 
 
 def _mcp_text(content: Sequence[Any]) -> str:

@@ -16,6 +16,7 @@
   every accepted check (`check_listeners`: re-grading on edit).
 
 Results are also kept for pull requests (`pull.py`), which add the contributed items too.
+What the client is sent is `publishing.py`'s job; telling the listeners, `check_listeners.py`'s.
 The engine is built by `app.py` before any feature registers, and handed to each feature that
 reads or adds diagnostics; `sync.py` feeds it the document events.
 """
@@ -25,9 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,10 +41,12 @@ from holodeck_lsp.server.documents.index import (
     path_to_uri,
     uri_to_path,
 )
-from holodeck_lsp.server.documents.parsed import Parsed, parsed_documents
+from holodeck_lsp.server.documents.parsed import parsed_documents
 from holodeck_lsp.server.features.diagnostics.analysis import Analysis, analyse, by_file
+from holodeck_lsp.server.features.diagnostics.check_listeners import CheckListeners
 from holodeck_lsp.server.features.diagnostics.conversion import to_lsp
 from holodeck_lsp.server.features.diagnostics.grader_verdicts import GraderVerdicts, merge
+from holodeck_lsp.server.features.diagnostics.publishing import CheckResult, DiagnosticsPublisher
 from holodeck_lsp.server.trust import code_may_run, load_options
 
 if TYPE_CHECKING:
@@ -58,20 +59,6 @@ log = logging.getLogger(__name__)
 WORKERS = 4
 #: How long a request waits for the check of the text it is about (`settled`).
 SETTLE_TIMEOUT_S = 2.0
-
-#: Extra diagnostics for an agent document, given its parse for the published version.
-Contributor = Callable[[str, Parsed], list[types.Diagnostic]]
-#: Told of every check accepted for an open agent's current version.
-CheckListener = Callable[[str, Analysis], None]
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """One agent's diagnostics in LSP terms, by the URI they belong to."""
-
-    agent_uri: str
-    version: int | None
-    by_uri: dict[str, list[types.Diagnostic]]
 
 
 class DiagnosticsEngine:
@@ -86,22 +73,15 @@ class DiagnosticsEngine:
         self._fast: dict[str, asyncio.Task[None]] = {}
         self._slow: dict[str, asyncio.Task[None]] = {}
         self._verdicts: dict[str, GraderVerdicts] = {}
-        #: include URI -> agent URI -> that agent's diagnostics in the include.
-        self._include_items: dict[str, dict[str, list[types.Diagnostic]]] = {}
-        self.contributors: list[Contributor] = []
+        self.publisher = DiagnosticsPublisher(server, self.open_agents, self.results)
+        self.contributors = self.publisher.contributors
         #: URI -> the check made before the server started (`server/early_diagnostics.py`),
         #: taken by the didOpen of the same version and text.
         self.prechecked: dict[str, Analysis] = {}
-        self._telling: set[asyncio.Future[None]] = set()
-        #: URI -> the last tell still waiting (on the settings, or on the tell before it).
-        self._pending_tells: dict[str, asyncio.Future[None]] = {}
-        self.check_listeners: list[CheckListener] = []
+        self.told = CheckListeners(server)
+        self.check_listeners = self.told.listeners
 
     # -- what a document is ------------------------------------------------------------------
-
-    @property
-    def pushing(self) -> bool:
-        return self.server.settings.diagnostics != "pull"
 
     def _open_text(self, uri: str) -> tuple[str, int | None] | None:
         document = self.server.workspace.text_documents.get(uri)
@@ -157,7 +137,7 @@ class DiagnosticsEngine:
             # the client has seen; the listeners hear of it once the settings are in.
             self._last_checks[uri] = analysis
             self._take(uri, analysis, slow=False, tell=False, published=True)
-            self._keep_pending(uri, asyncio.ensure_future(self._tell_when_settled(uri, analysis)))
+            self.told.tell_when_settled(uri, analysis)
             self.schedule(uri, delay_s=0.0, slow=True, fast=False)
         else:
             for agent in self.agents_including(uri):
@@ -184,14 +164,14 @@ class DiagnosticsEngine:
                     task.cancel()
             self._verdicts.pop(uri, None)
             self.results.pop(uri, None)
-            self._pending_tells.pop(uri, None)
-            self._withdraw(uri, keep=set())
+            self.told.forget(uri)
+            self.publisher.withdraw(uri, keep=set())
             self.index.forget(uri)
-            self._publish(uri, [], None)
+            self.publisher.publish(uri, [], None)
             return
         if not any(agent in self.open_agents for agent in self.agents_including(uri)):
-            self._include_items.pop(uri, None)
-            self._publish(uri, [], None)
+            self.publisher.include_items.pop(uri, None)
+            self.publisher.publish(uri, [], None)
 
     def settings_changed(self) -> None:
         """The agent globs may have changed: classify every open document again."""
@@ -234,32 +214,6 @@ class DiagnosticsEngine:
                 previous.cancel()
             self._slow[uri] = asyncio.ensure_future(self._run(uri, 0.0, slow=True))
 
-    async def _tell_when_settled(self, uri: str, analysis: Analysis) -> None:
-        await self.server.settings_read()  # as `_run`: the listeners read the settings
-        self._tell(uri, analysis)
-
-    def _tell_in_order(self, uri: str, analysis: Analysis) -> None:
-        """Tell the listeners of `analysis` after any tell of `uri` still waiting: an edit's
-        check may be accepted while the opened version's (checked before the server started)
-        waits for the settings, and told first it would leave re-grade on edit on the older
-        text once the opened version is told after it."""
-        pending = self._pending_tells.get(uri)
-        if pending is None or pending.done():
-            self._tell(uri, analysis)
-            return
-
-        async def after_pending() -> None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(pending)
-            self._tell(uri, analysis)
-
-        self._keep_pending(uri, asyncio.ensure_future(after_pending()))
-
-    def _keep_pending(self, uri: str, told: asyncio.Future[None]) -> None:
-        self._pending_tells[uri] = told
-        self._telling.add(told)
-        told.add_done_callback(self._telling.discard)
-
     async def _run(self, uri: str, delay_s: float, *, slow: bool) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
@@ -292,19 +246,12 @@ class DiagnosticsEngine:
                 self.schedule(uri, delay_s=0.0, slow=False)
             return
         result = self.accept(uri, analysis)
-        if self.pushing:
+        if self.publisher.pushing:
             self.push(result, published=published)
         elif slow:
-            self._ask_for_refresh()
+            self.publisher.ask_for_refresh()
         if tell:
-            self._tell_in_order(uri, analysis)
-
-    def _tell(self, uri: str, analysis: Analysis) -> None:
-        for listener in self.check_listeners:
-            try:
-                listener(uri, analysis)
-            except Exception:  # a listener's bug must not stop diagnostics
-                log.exception("check listener failed for %s", uri)
+            self.told.tell_in_order(uri, analysis)
 
     async def settled(self, uri: str, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
         """Wait (at most `timeout_s`) for the pending check of the document's current version:
@@ -382,79 +329,13 @@ class DiagnosticsEngine:
 
         self.executor.submit(offer)
 
-    # -- publishing --------------------------------------------------------------------------
+    # -- publishing (publishing.py) ----------------------------------------------------------
 
     def push(self, result: CheckResult, *, published: bool = False) -> None:
-        """Publish `result`; `published`: its own items are out already (published before the
-        server started, server/early_diagnostics.py) — only what the contributors add then
-        calls for a publish, so the client does not get the same list twice."""
-        agent = result.agent_uri
-        for target, items in result.by_uri.items():
-            if target == agent:
-                if agent in self.open_agents:
-                    contributed = self.contributed(agent, result.version)
-                    if contributed or not published:
-                        self._publish(agent, items + contributed, result.version)
-            else:
-                self._include_items.setdefault(target, {})[agent] = items
-                if not published:
-                    self._publish_include(target)
-        self._withdraw(agent, keep=set(result.by_uri))
+        self.publisher.push(result, published=published)
 
     def contributed(self, uri: str, version: int | None) -> list[types.Diagnostic]:
-        """The contributors' items for `version` of the open document at `uri` (none when
-        that version's parse is not at hand: the next check publishes them)."""
-        if not self.contributors:
-            return []
-        parsed = parsed_documents(self.server).peek(uri, version)
-        if parsed is None:
-            return []
-        items: list[types.Diagnostic] = []
-        for contributor in self.contributors:
-            try:
-                items.extend(contributor(uri, parsed))
-            except Exception:
-                log.exception("diagnostics contributor failed for %s", uri)
-        return items
+        return self.publisher.contributed(uri, version)
 
     def republish(self, uri: str) -> None:
-        """Publish the last check of the open agent (or include) at `uri` again with fresh
-        contributions (pull clients are asked to pull again)."""
-        if not self.pushing:
-            self._ask_for_refresh()
-            return
-        if uri in self._include_items:
-            self._publish_include(uri)
-            return
-        result = self.results.get(uri)
-        if result is not None and uri in self.open_agents:
-            items = result.by_uri.get(uri, [])
-            self._publish(uri, items + self.contributed(uri, result.version), result.version)
-
-    def _withdraw(self, agent: str, keep: set[str]) -> None:
-        """Remove `agent`'s diagnostics from includes it no longer reports on."""
-        for target, contributions in list(self._include_items.items()):
-            if target not in keep and agent in contributions:
-                del contributions[agent]
-                self._publish_include(target)
-
-    def _publish_include(self, target: str) -> None:
-        contributions = self._include_items.get(target, {})
-        items = [item for agent in sorted(contributions) for item in contributions[agent]]
-        if not contributions:
-            self._include_items.pop(target, None)
-        # Includes are checked as saved on disk: no buffer version to tie the result to.
-        opened = self._open_text(target)
-        if opened is not None:
-            items += self.contributed(target, opened[1])
-        self._publish(target, items, None)
-
-    def _publish(self, uri: str, items: Iterable[types.Diagnostic], version: int | None) -> None:
-        self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=list(items), version=version)
-        )
-
-    def _ask_for_refresh(self) -> None:
-        workspace = self.server.client_capabilities.workspace
-        if workspace and workspace.diagnostics and workspace.diagnostics.refresh_support:
-            self.server.workspace_diagnostic_refresh(None)
+        self.publisher.republish(uri)

@@ -21,7 +21,8 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.index import uri_to_path
 from holodeck_lsp.server.features.diagnostics.conversion import result_id
-from holodeck_lsp.server.features.diagnostics.engine import CheckResult, DiagnosticsEngine
+from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
+from holodeck_lsp.server.features.diagnostics.publishing import CheckResult
 
 IDENTIFIER = "holodeck"
 

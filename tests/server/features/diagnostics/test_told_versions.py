@@ -1,9 +1,9 @@
-"""DiagnosticsEngine's check listeners (re-grade on edit, the run lenses) hear of versions in
-order: the opened version's check made before the server started (server/early_diagnostics.py)
-is told once the settings are read, and an edit's check accepted meanwhile is told after it —
-told first, the opened version would come after it and leave re-grade on edit on the older
-text (seen in CI; issue 37). Driven on the real server object and engine, the settings'
-arrival held back."""
+"""The diagnostics engine's check listeners (check_listeners.py: re-grade on edit, the run
+lenses) hear of versions in order: the opened version's check made before the server started
+(server/early_diagnostics.py) is told once the settings are read, and an edit's check accepted
+meanwhile is told after it — told first, the opened version would come after it and leave
+re-grade on edit on the older text (seen in CI; issue 37). Driven on the real server object and
+the engine's listeners, the settings' arrival held back."""
 
 from __future__ import annotations
 
@@ -26,13 +26,13 @@ async def _heard(edits: list[int]) -> list[int | None]:
     engine = DiagnosticsEngine(server)
     heard: list[int | None] = []
     engine.check_listeners.append(lambda uri, analysis: heard.append(analysis.version))
-    engine._keep_pending(URI, asyncio.ensure_future(engine._tell_when_settled(URI, _analysis(1))))
+    engine.told.tell_when_settled(URI, _analysis(1))
     await asyncio.sleep(0)  # the opened version waits on the settings now
     for version in edits:  # edits' checks accepted meanwhile
-        engine._tell_in_order(URI, _analysis(version))
+        engine.told.tell_in_order(URI, _analysis(version))
     assert heard == []
     server.settings_were_read()
-    await asyncio.wait_for(engine._pending_tells[URI], 5)  # the last tell, after the others
+    await asyncio.wait_for(engine.told.pending[URI], 5)  # the last tell, after the others
     return heard
 
 
