@@ -65,7 +65,26 @@ def main(argv: Sequence[str]) -> int:
         if written != EXIT_OK:
             return written
         print(f"comparison written to {args.output}: {counts_line(comparison)}")
+    if args.html is not None:
+        written = _write_page(args.html, base, head, comparison)
+        if written != EXIT_OK:
+            return written
     return status(comparison, allow_regressions=args.allow_regressions)
+
+
+def _write_page(path: Path, base: Side, head: Side, comparison: Comparison) -> int:
+    """`--html FILE`: HEAD's report page with the comparison marked and BASE's conversations
+    beside HEAD's (docs/reports.md, "Conversation view")."""
+    from holodeck_lsp.reports.run.html import render_html
+
+    try:
+        page = render_html(head.report(warn), comparison, base_report=base.report(warn))
+    except SideError as error:
+        return fail(EXIT_BAD_INPUT, str(error))
+    written = write_output(path, page, status_if_not=EXIT_BAD_INPUT, make_folder=True)
+    if written == EXIT_OK:
+        print(f"report page written to {path}: {head.ref.label} with {base.ref.label} beside it")
+    return written
 
 
 def rendered(comparison: Comparison, form: str, palette: Palette) -> str:
@@ -145,6 +164,13 @@ def _parser() -> argparse.ArgumentParser:
         help="list a metric's score change larger than X (default 0.05)",
     )
     parser.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write HEAD's HTML report with the changes marked and BASE's conversations "
+        "beside HEAD's",
+    )
     parser.add_argument(
         "--allow-regressions",
         action="store_true",

@@ -79,11 +79,12 @@ def main(argv: list[str]) -> int:
     report = _stored_or_file(args.report, args.agent)
     if report is None:
         return EXIT_BAD_INPUT
-    comparison = None
+    comparison = base_report = None
     if args.baseline is not None:
-        comparison = _comparison(args.baseline, args.report, report, args.agent)
-        if comparison is None:
+        compared = _comparison(args.baseline, args.report, report, args.agent)
+        if compared is None:
             return EXIT_BAD_INPUT
+        base_report, comparison = compared
     if to_stdout:
         markdown = next(form for form in RENDERED_AGAIN if form.report_flag == "--md")
         sys.stdout.write(markdown.render(report, comparison))
@@ -93,7 +94,7 @@ def main(argv: list[str]) -> int:
         if path is None:
             continue
         # The JSON report was masked when the run wrote it; this command knows no secrets.
-        text = form.render(report, comparison)
+        text = form.render(report, comparison, base_report)
         status = write_output(path, text, status_if_not=EXIT_CANNOT_RUN, make_folder=True)
         if status != EXIT_OK:
             return status
@@ -102,12 +103,12 @@ def main(argv: list[str]) -> int:
 
 def _comparison(
     baseline: str, head_label: str, report: TestReport, agent: Path
-) -> Comparison | None:
-    """The comparison of `report` against `baseline` (a stored run or a report file), or
-    None after printing why the baseline cannot be read."""
+) -> tuple[TestReport, Comparison] | None:
+    """The baseline's report and the comparison of `report` against it (a stored run or a
+    report file), or None after printing why the baseline cannot be read."""
     from holodeck_lsp.runner.run_history.comparison_sides import (
         SideError,
-        comparison_with,
+        baseline_and_comparison,
         looks_like_file,
     )
 
@@ -123,7 +124,7 @@ def _comparison(
                 return None
         agent = folder / Path(report.agent_config_path).name
     try:
-        return comparison_with(
+        return baseline_and_comparison(
             baseline, report, agent, head_label=head_label,
             head_agent=report.agent_config_path, warn=warn,
         )  # fmt: skip

@@ -41,10 +41,22 @@ class ReportFormat:
         assert self.report_flag is not None
         return self.report_flag.lstrip("-").replace("-", "_")
 
-    def render(self, report: TestReport, comparison: Comparison | None = None) -> str:
+    def render(
+        self,
+        report: TestReport,
+        comparison: Comparison | None = None,
+        base_report: TestReport | None = None,
+    ) -> str:
+        """`base_report`: the baseline run itself, when known (the page shows its
+        conversations beside this run's)."""
         module = importlib.import_module(f"holodeck_lsp.reports.run.{self.module}")
         renderer = getattr(module, self.function)
-        text: str = renderer(report, comparison) if self.takes_comparison else renderer(report)
+        if not self.takes_comparison:
+            text: str = renderer(report)
+        elif base_report is not None:
+            text = renderer(report, comparison, base_report=base_report)
+        else:
+            text = renderer(report, comparison)
         return text
 
 

@@ -157,12 +157,31 @@ def comparison_with(
 ) -> Comparison:
     """`report` (not stored yet, or rendered again) against the named baseline: a stored run
     beside `agent` or a report file. SideError, naming `--baseline`, when it cannot be read."""
+    return baseline_and_comparison(
+        baseline, report, agent, head_label=head_label, head_agent=head_agent,
+        threshold=threshold, warn=warn,
+    )[1]  # fmt: skip
+
+
+def baseline_and_comparison(
+    baseline: str,
+    report: TestReport,
+    agent: Path,
+    *,
+    head_label: str,
+    head_agent: str | None = None,
+    threshold: float = 0.05,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[TestReport, Comparison]:
+    """`comparison_with`, and the baseline's report (the HTML page shows its conversations
+    beside this run's: docs/reports.md, "Conversation view")."""
     try:
         base = side_named(baseline, agent)
         base_report = base.report(warn)
     except SideError as error:
         raise SideError(f"--baseline {baseline}: {error}") from None
     head_ref = RunRef(label=head_label, run_id=report.run_id, agent_path=head_agent or str(agent))
-    return compare_reports(
+    comparison = compare_reports(
         base_report, report, base_ref=base.ref, head_ref=head_ref, score_threshold=threshold
     )
+    return base_report, comparison

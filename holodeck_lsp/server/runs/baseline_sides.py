@@ -62,6 +62,8 @@ class Sides:
     #: Head is this session's results (not a stored run): its untouched base turns are
     #: left out of the comparison (see `compared`).
     session: bool
+    #: The baseline run's report: its conversations are shown beside head's in the page.
+    base_report: TestReport | None = None
 
 
 def read_report(run: StoredRun) -> TestReport:
@@ -136,7 +138,7 @@ def compared(
     )
     if head_run is None:
         comparison = _session_only(comparison)
-    return Sides(comparison, head_report, head_run is None)
+    return Sides(comparison, head_report, head_run is None, base_report)
 
 
 def _before(

@@ -43,7 +43,12 @@ async def compare_with_baseline(runner: Runner, arguments: CompareWithBaseline) 
         from holodeck_lsp.reports.run.html import render_html
         from holodeck_lsp.server.runs.report_page import locations
 
-        page = render_html(view.head_report, comparison, locations=await locations(runner, uri))
+        page = render_html(
+            view.head_report,
+            comparison,
+            locations=await locations(runner, uri),
+            base_report=view.base_report,
+        )
         answer["html"] = await regressions.masked(uri, view, page)
     else:
         answer["markdown"] = await regressions.masked(uri, view, render_markdown(comparison))

@@ -59,6 +59,8 @@ class BaselineView:
     reason: str | None = None
     head_report: TestReport | None = None
     session_head: bool = False
+    #: The baseline's report, for the page's conversation view (docs/reports.md).
+    base_report: TestReport | None = None
     #: (case label, turn index) -> its changes (several with a model matrix).
     by_turn: dict[tuple[str, int], list[TurnChange]] = field(default_factory=dict)
     #: What text drawn from this view is masked with (built on first use: `masked`).
@@ -209,7 +211,14 @@ class Regressions:
         by_turn: dict[tuple[str, int], list[TurnChange]] = {}
         for change in sides.comparison.changes:
             by_turn.setdefault((change.case, change.turn_index), []).append(change)
-        return BaselineView(sides.comparison, None, sides.head_report, sides.session, by_turn)
+        return BaselineView(
+            sides.comparison,
+            None,
+            sides.head_report,
+            sides.session,
+            base_report=sides.base_report,
+            by_turn=by_turn,
+        )
 
 
 # -- what the marks say ------------------------------------------------------------------------

@@ -129,6 +129,10 @@ async def test_compare_answers_markdown_and_the_page(client: LanguageClient, sui
     page = await run(client, "holodeck.compareWithBaseline", uri, {"format": "html"})
     assert page["status"] == "done" and page["html"].startswith("<!DOCTYPE html>")
     assert '"baseline"' in page["html"] or "baseline" in page["html"]
+    # The baseline run's turns ride along for the conversation view (docs/reports.md).
+    data = json.loads(page["html"].split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    base_cases = [case["name"] for run_ in data["base_runs"] for case in run_["cases"]]
+    assert base_cases == [case["name"] for case in data["runs"][0]["cases"]]
     bad = await run(client, "holodeck.compareWithBaseline", uri, {"format": "pdf"})
     assert bad["status"] == "refused" and "format" in bad["reason"]
 

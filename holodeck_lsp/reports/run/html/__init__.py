@@ -30,12 +30,14 @@ def render_html(
     comparison: Comparison | None = None,
     *,
     locations: Locations | None = None,
+    base_report: TestReport | None = None,
 ) -> str:
     """The page for `report`: one column per model, repeats as pass rates; with
     `comparison` (the report against a baseline run, from `compare`), its regressions and
-    fixes marked. `locations` (case, turn) -> (line, character) in the agent file lets a
+    fixes marked, and with `base_report` (that baseline run) its conversations shown beside
+    this run's. `locations` (case, turn) -> (line, character) in the agent file lets a
     click in the editor's view of the page reveal that turn."""
-    return render_data(page_data(report, locations, comparison))
+    return render_data(page_data(report, locations, comparison, base_report))
 
 
 def render(report: TestReport, locations: Locations | None = None) -> str:
@@ -57,10 +59,13 @@ def render_data(data: object) -> str:
 
 @functools.cache
 def _assets() -> tuple[str, str, str]:
-    return tuple(  # type: ignore[return-value]
+    template, css, conversation, page = (
         (_HERE / name).read_text(encoding="utf-8")
-        for name in ("template.html", "page.css", "page.js")
+        for name in ("template.html", "page.css", "conversation.js", "page.js")
     )
+    # One inline script (one hash in the policy): the conversation view first, which the
+    # page's script calls.
+    return template, css, conversation + "\n" + page
 
 
 def _policy(css: str, script: str) -> str:

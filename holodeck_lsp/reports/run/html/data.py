@@ -54,11 +54,19 @@ def page_data(
     report: TestReport,
     locations: Locations | None = None,
     comparison: Comparison | None = None,
+    base_report: TestReport | None = None,
 ) -> dict[str, Any]:
     where = locations or {}
     found = columns(report)
     runs = [_run(report, column, where, alone=len(found) == 1) for column in found]
-    data = {
+    # The baseline's columns, for the conversation view only (no locations: its turns are
+    # not this document's).
+    base_runs: list[dict[str, Any]] = []
+    if base_report is not None:
+        base_columns = columns(base_report)
+        alone = len(base_columns) == 1
+        base_runs = [_run(base_report, column, {}, alone=alone) for column in base_columns]
+    data: dict[str, Any] = {
         "format": PAGE_FORMAT,
         "report": {
             "agent": report.agent_name,
@@ -73,9 +81,11 @@ def page_data(
         "runs": runs,
         # Before share_turn_text: it finds cases by position and turn, not by text.
         "baseline": baseline_data(comparison, runs),
-        "metrics": share_metric_definitions(runs),
+        "metrics": share_metric_definitions(runs + base_runs),
     }
-    share_turn_text(runs)
+    if base_runs:
+        data["base_runs"] = base_runs
+    share_turn_text(runs + base_runs)
     return data
 
 

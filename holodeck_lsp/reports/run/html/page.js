@@ -25,11 +25,14 @@
   // and (compact.py) a turn's input / truth are those of the first column's first run, a
   // metric's name, kind, threshold and judge come from the page's metrics table.
   var runs = data.runs, multi = runs.length > 1, base = data.baseline;
+  // The baseline run's own columns, when the page was made with it (the conversation view
+  // shows its turns beside this run's): drawn nowhere else.
+  var baseRuns = data.base_runs || [];
   function entries(c) { return [c].concat(c.more || []); }
   function slot(t) { return t.t === undefined ? 0 : t.t; }
   var ref = {};
   runs[0].cases.forEach(function (c) { c.turns.forEach(function (t) { ref[c.i + "|" + slot(t)] = t; }); });
-  runs.forEach(function (r) {
+  runs.concat(baseRuns).forEach(function (r) {
     r.cases.forEach(function (c) {
       entries(c).forEach(function (e) {
         e.turns.forEach(function (t) {
@@ -453,9 +456,41 @@
     } else {
       add(body, turnParts(c, first.e, first.turn));
     }
+    if (c.turns.length > 1) {
+      var whole = el("button", { type: "button", class: "conv-open" }, "Whole conversation (" + c.turns.length + " turns)");
+      whole.addEventListener("click", function () { showConversation(cell, body.getAttribute("data-rep"), ""); });
+      parts.push(el("p", null, whole));
+    }
     parts.push(body);
     return el("div", { class: "detail-body", "data-case": c.i, "data-turn": t.t === undefined ? "" : t.t, "data-model": cell.m }, parts);
   }
+  // ------------------------------------------------------------ conversation (conversation.js)
+  function showConversation(cell, rep, beside) {
+    var c = cell.c, x = cell.reps.filter(function (y) { return String(y.r) === String(rep); })[0] || cell.reps[0];
+    var many = cell.reps.length > 1;
+    var sides = [{ label: runs[cell.m].label + (many ? " · run " + x.r : ""), entry: x.e }];
+    var choices = [];
+    runs.forEach(function (r, m) {
+      var other = caseAt(r, c.i);
+      if (m !== cell.m && other) choices.push({ label: r.label, value: "m" + m, entry: other });
+    });
+    var theirs = baseRuns.filter(function (r) { return r.label === runs[cell.m].label; })[0] || baseRuns[0];
+    var inBase = theirs ? caseAt(theirs, c.i) : null;
+    if (inBase) choices.push({ label: base ? "baseline " + base.label : "the baseline run", value: "base", entry: inBase });
+    var chosen = choices.filter(function (ch) { return ch.value === beside; })[0];
+    if (chosen) sides.push({ label: chosen.label, entry: chosen.entry });
+    var panel = document.getElementById("detail");
+    panel.replaceChildren(holodeckConversation.view({ el: el, add: add, json: json, turnLabel: turnLabel, fmtMs: fmtMs }, {
+      title: c.name + " · conversation", sides: sides, choices: choices, chosen: chosen ? chosen.value : "",
+      onChoose: function (value) { showConversation(cell, x.r, value); },
+      onBack: function () { panel.replaceChildren(detail(cell)); },
+    }));
+    panel.hidden = false;
+    // From its first turn: left where the last view ended, the page would sit below the new
+    // view's first batch and draw every batch at once.
+    if (panel.getBoundingClientRect().top < 0) panel.scrollIntoView();
+  }
+  function caseAt(r, i) { return r.cases.filter(function (c) { return c.i === i; })[0] || null; }
   function showRep(tabs, body, c, x) {
     Array.prototype.forEach.call(tabs.children, function (b) { b.setAttribute("aria-selected", String(b.getAttribute("data-rep") === String(x.r))); });
     body.setAttribute("data-rep", x.r);

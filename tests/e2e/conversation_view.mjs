@@ -1,0 +1,128 @@
+// The run report's conversation view in headless Debian Chromium (playwright-core), every
+// network request refused. Used by test_conversation_view_browser.py and
+// bench/conversation_view.py.
+//
+//   node tests/e2e/conversation_view.mjs --page FILE --out RESULT.json [--beside VALUE]
+//        [--chromium /usr/bin/chromium] [--screenshot FILE]
+//
+// Opens the page, clicks the first cell of case 0 (model 0), opens its whole conversation,
+// then scrolls to the end until every turn is drawn, timing the opening, the scroll and the
+// longest gap between two animation frames while scrolling (a stall shows as a long gap), and
+// counting long tasks (over 50 ms). Reads back each drawn turn's verdict per side and its
+// "differs" mark; with --beside, chooses that side ("m1": the second model, "base": the
+// baseline run) and reads them again. Opens the first folded tool result.
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const o = { page: null, out: null, beside: null, chromium: "/usr/bin/chromium", screenshot: null };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i], next = () => process.argv[++i];
+  if (a === "--page") o.page = path.resolve(next());
+  else if (a === "--out") o.out = path.resolve(next());
+  else if (a === "--beside") o.beside = next();
+  else if (a === "--chromium") o.chromium = next();
+  else if (a === "--screenshot") o.screenshot = path.resolve(next());
+  else throw new Error(`unknown argument ${a}`);
+}
+if (!o.page || !o.out) throw new Error("need --page FILE and --out FILE");
+
+const browser = await chromium.launch({ executablePath: o.chromium, args: ["--no-sandbox"] });
+const r = { console: [], pageErrors: [], requests: [] };
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    window.__long = [];
+    try {
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })
+        .observe({ entryTypes: ["longtask"] });
+    } catch (e) { window.__long = null; }
+  });
+  const page = await context.newPage();
+  const url = "file://" + o.page;
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
+  page.on("pageerror", (e) => r.pageErrors.push(String(e)));
+  await context.route("**/*", (route) => {
+    const u = route.request().url();
+    if (u === url) return route.continue();
+    r.requests.push(u);
+    return route.abort();
+  });
+  const t0 = Date.now();
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  r.readyMs = Date.now() - t0;
+  await page.locator('button.cell[data-case="0"][data-model="0"]').first().click();
+  await page.waitForSelector("#detail .detail-body");
+  const t1 = Date.now();
+  await page.locator("#detail button.conv-open").click();
+  await page.waitForSelector("#detail .conversation");
+  r.openMs = Date.now() - t1;
+  r.total = Number(await page.locator(".conversation").getAttribute("data-turns"));
+  r.drawnFirst = await page.locator(".conv-turn").count();
+  r.scroll = await scrollToEnd(page, r.total);
+  r.turns = await readTurns(page);
+  r.differing = Number(await page.locator(".conversation").getAttribute("data-differing"));
+  r.choices = await page.locator("select.conv-beside option").evaluateAll((os) => os.map((x) => x.value));
+  if (o.beside) {
+    const t2 = Date.now();
+    await page.locator("select.conv-beside").selectOption(o.beside);
+    await page.waitForSelector('.conversation[data-sides="2"]');
+    r.besideMs = Date.now() - t2;
+    r.besideScroll = await scrollToEnd(page, r.total);
+    r.besideTurns = await readTurns(page);
+    r.besideDiffering = Number(await page.locator(".conversation").getAttribute("data-differing"));
+    r.sideLabels = await page.locator(".conv-turn").first().locator(".conv-side").evaluateAll((s) => s.map((x) => x.dataset.side));
+  }
+  const fold = page.locator("details.conv-fold").first();
+  if (await fold.count()) {
+    await fold.locator("summary").click();
+    r.foldOpenedLength = await fold.locator(".conv-text").evaluate((n) => n.textContent.length);
+  }
+  r.longTasks = await page.evaluate(() => window.__long);
+  r.pwned = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
+  r.handlers = await page.evaluate(() => Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on"))).length);
+  await page.locator("#detail button.conv-back").click();
+  r.backToTurn = await page.locator("#detail .detail-body").count();
+  if (o.screenshot) await page.screenshot({ path: o.screenshot });
+} catch (e) {
+  r.error = String(e);
+} finally {
+  await browser.close();
+}
+fs.writeFileSync(o.out, JSON.stringify(r, null, 1));
+if (r.error) { console.error(r.error + "\n" + r.pageErrors.join("\n") + r.console.join("\n")); process.exit(1); }
+
+async function scrollToEnd(page, total) {
+  // Scrolls by a screen at a time, as a reader flicking down would, until every turn is drawn
+  // and the end is reached; frame gaps are measured in the page (requestAnimationFrame).
+  return await page.evaluate(async (total) => {
+    const frames = [];
+    let last = performance.now(), running = true;
+    const tick = (now) => { frames.push(now - last); last = now; if (running) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const start = performance.now();
+    const wait = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    for (let step = 0; step < 5000; step++) {
+      window.scrollBy(0, window.innerHeight);
+      await wait();
+      const drawn = document.querySelectorAll(".conv-turn").length;
+      const atEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;
+      if (drawn >= total && atEnd) break;
+    }
+    running = false;
+    const ms = performance.now() - start;
+    frames.shift();
+    return { ms: Math.round(ms), frames: frames.length, longestFrameMs: Math.round(Math.max(0, ...frames)),
+      drawn: document.querySelectorAll(".conv-turn").length };
+  }, total);
+}
+
+async function readTurns(page) {
+  return await page.locator(".conv-turn").evaluateAll((rows) => rows.map((li) => ({
+    t: Number(li.dataset.turn),
+    differs: li.dataset.differs || null,
+    sides: Array.from(li.querySelectorAll(".conv-side")).map((s) => s.dataset.verdict || "absent"),
+    calls: li.querySelector(".conv-side").querySelectorAll(".conv-call").length,
+  })));
+}
