@@ -68,6 +68,7 @@ def render(
     head_label = case.result.model or report.agent_name
     if beside is None:
         return _single(report, case)
+    other: Case | None
     if isinstance(beside, str):
         other = find_case(report, case_position, model=beside, repeat=repeat)
         other_label = beside
