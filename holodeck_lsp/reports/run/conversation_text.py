@@ -75,7 +75,7 @@ def render(
     else:
         other_label, other_report = beside
         other = _matching_case(other_report, case, model=model, repeat=repeat)
-        head_label = "this run" if case.result.model is None else f"this run ({head_label})"
+        head_label = "this run"  # its model, if any, is in the title
     return _paired(report, _side(head_label, case), _side(other_label, other))
 
 
