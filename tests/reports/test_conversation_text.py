@@ -198,6 +198,25 @@ def test_two_models_of_one_report_side_by_side() -> None:
     assert "### openai:a" in text and "### anthropic:b" in text
 
 
+def test_beside_another_matrix_run_the_same_model_is_compared() -> None:
+    models = ["openai:a", "anthropic:b"]
+    head = report_of(
+        case_of([turn(0)], model="openai:a"),
+        case_of([turn(0, response="b now")], model="anthropic:b"),
+        models=models,
+    )
+    base = report_of(
+        case_of([turn(0)], model="openai:a"),
+        case_of([turn(0, response="b before")], model="anthropic:b"),
+        models=models[::-1],  # another first model there: still openai:a beside openai:a
+    )
+
+    assert f"**{DIFFERS}**: 0 of 1 turns differ" in render(head, 0, beside=("baseline", base))
+    text = render(head, 0, model="anthropic:b", beside=("baseline", base))
+    assert f"**{DIFFERS}**: 1 of 1 turns differ (turns 0)" in text
+    assert "**agent:** b now" in text and "**agent:** b before" in text
+
+
 def test_repeats_choose_a_session() -> None:
     first = case_of([turn(0)], repeat=1)
     second = case_of([turn(0, passed=False, response="no idea")], repeat=2)

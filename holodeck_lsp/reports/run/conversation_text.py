@@ -127,7 +127,8 @@ def _matching_case(
     ]
     if not candidates:
         return None
-    wanted_model = model if any(c.result.model == model for c in candidates) else None
+    wanted = model if model is not None else case.result.model
+    wanted_model = wanted if any(c.result.model == wanted for c in candidates) else None
     try:
         return find_case(other, candidates[0].position, model=wanted_model, repeat=repeat)
     except NoSuchCase:

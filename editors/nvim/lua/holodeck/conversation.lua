@@ -90,7 +90,9 @@ function M.open(beside, done)
         vim.notify(NAME .. ": " .. reason, vim.log.levels.WARN)
         return finish(nil)
       end
-      finish(M.show("holodeck://conversation/" .. result.case, result.markdown))
+      -- A case name is YAML text: no line break or control character in a buffer name.
+      local case_name = tostring(result.case):gsub("%c", " ")
+      finish(M.show("holodeck://conversation/" .. case_name, result.markdown))
     end, bufnr)
   end, bufnr)
 end
