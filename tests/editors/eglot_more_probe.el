@@ -9,7 +9,10 @@
 ;;                 goes on); then M-x holodeck-cancel-run (the config's snippet);
 ;;   "report":     "at": line; M-x holodeck-run-report and M-x holodeck-compare-with-baseline
 ;;                 (the config's snippets), then Run all picked from eglot-code-actions at the
-;;                 line, then both commands again: what each said, or the buffer it showed.
+;;                 line, then both commands again: what each said, or the buffer it showed;
+;;   "conversation": "at": line, "buffer": the buffer's name; M-x holodeck-conversation (the
+;;                 config's snippet), Run case picked from eglot-code-actions at the line,
+;;                 then M-x holodeck-conversation again: what it said, or the buffer.
 ;; 0-based lines and characters. Writes JSON to "out", then kills Emacs.
 (load (expand-file-name "eglot_probe_common.el" (file-name-directory load-file-name)) nil t)
 (defvar probe-received nil "Every message from the server: (time method id result), newest first.")
@@ -137,6 +140,14 @@
   (probe-put 'report (probe-show #'holodeck-run-report "*HoloDeck report*"))
   (probe-put 'compare (probe-show #'holodeck-compare-with-baseline "*HoloDeck comparison*")))
 
+(defun probe-conversation ()
+  "The conversation command before a Run case (from the code action menu) and after."
+  (probe-goto (probe-get 'at))
+  (probe-put 'conversation_before (probe-show #'holodeck-conversation (probe-get 'buffer)))
+  (let ((jsonrpc-default-request-timeout 120))
+    (probe-put 'answer (probe-pick-action "HoloDeck: Run case ")))
+  (probe-put 'conversation (probe-show #'holodeck-conversation (probe-get 'buffer))))
+
 (setq project-find-functions (list (lambda (dir) (cons 'transient dir))))
 (setq eglot-sync-connect t)
 
@@ -154,6 +165,7 @@
         ("regression" (probe-regression))
         ("cancel" (probe-cancel))
         ("report" (probe-report))
+        ("conversation" (probe-conversation))
         (step (probe-fail (format "unknown step %S" step)))))
   (error (probe-fail (format "error: %S" err))))
 (probe-finish)

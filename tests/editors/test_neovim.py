@@ -691,6 +691,8 @@ HELP_TOPICS = {
     ":HoloDeckCancel": "*:HoloDeckCancel*",
     ":HoloDeckCompare": "*:HoloDeckCompare*",
     ":HoloDeckReport": "*:HoloDeckReport*",
+    ":HoloDeckConversation": "*:HoloDeckConversation*",
+    "holodeck.conversation()": "*holodeck.conversation()*",
     "holodeck.setup()": "*holodeck.setup()*",
     "holodeck.run()": "*holodeck.run()*",
     "holodeck.cancel()": "*holodeck.cancel()*",

@@ -21,3 +21,10 @@ end, { desc = "HoloDeck: this file's results against the baseline run" })
 vim.api.nvim_create_user_command("HoloDeckReport", function()
   require("holodeck").report()
 end, { desc = "HoloDeck: the file's last run as Markdown" })
+vim.api.nvim_create_user_command("HoloDeckConversation", function(opts)
+  require("holodeck").conversation(opts.args ~= "" and opts.args or nil)
+end, {
+  nargs = "?",
+  complete = function() return { "baseline" } end,
+  desc = "HoloDeck: the case under the cursor in the last run, as its conversation",
+})

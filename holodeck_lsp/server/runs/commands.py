@@ -25,6 +25,7 @@ from holodeck_lsp.server.runs.arguments import (
     WhyNoRun,
 )
 from holodeck_lsp.server.runs.compare_baseline import compare_with_baseline
+from holodeck_lsp.server.runs.conversation import Conversation, conversation
 from holodeck_lsp.server.runs.editor_run import execute, show
 from holodeck_lsp.server.runs.hints import inlay_hints
 from holodeck_lsp.server.runs.inline_results import InlineResults
@@ -166,6 +167,7 @@ def _register_report_commands(server: HolodeckServer, runner: Runner) -> None:
 
     report_command(LastRunReport.command, LastRunReport.parse, last_report)
     report_command(CompareWithBaseline.command, CompareWithBaseline.parse, compare_with_baseline)
+    report_command(Conversation.command, Conversation.parse, conversation)
 
 
 def _baseline_watch(server: HolodeckServer) -> Callable[[], None]:

@@ -1,6 +1,7 @@
 -- holodeck-lsp for Neovim: require("holodeck").setup({...}) starts the server for agent files;
--- run(kind), cancel(), compare() and report() are what :HoloDeckRun, :HoloDeckCancel,
--- :HoloDeckCompare and :HoloDeckReport call. See :help holodeck.
+-- run(kind), cancel(), compare(), report() and conversation(beside) are what :HoloDeckRun,
+-- :HoloDeckCancel, :HoloDeckCompare, :HoloDeckReport and :HoloDeckConversation call. See
+-- :help holodeck.
 local config = require("holodeck.config")
 local lsp = require("holodeck.lsp")
 local results = require("holodeck.results")
@@ -185,6 +186,10 @@ end
 function M.report()
   markdown_command("HoloDeckReport", "holodeck.lastRunReport")
 end
+
+-- The case under the cursor in the file's last run as its conversation (holodeck.conversation
+-- module), optionally beside the baseline run or another model.
+M.conversation = require("holodeck.conversation").open
 
 M.client = lsp.client
 
