@@ -138,7 +138,8 @@ def import_tau2(path: Path, selection: Selection) -> ImportedSuite:
             warnings.append(
                 f"{name}: {user_acting} of {len(chosen)} tasks expect the user to act "
                 "(τ²'s user tools, e.g. on their phone); the simulated user has no tools, so "
-                "their DB check fails unless the reference state is reached otherwise"
+                "those tasks fail where their checks need the user's actions "
+                '(docs/importing-tau2.md, "What is not expressible")'
             )
         title = selection.name if single else f"{selection.name}-{name}"
         specs = tool_specs(name)

@@ -93,3 +93,27 @@ def test_backend_prefixes_are_taken_off_tool_names(folder: Path) -> None:
     assert grader.agent_calls(context) == []
     assert grader.tau2_state.bare_name("mcp__tools__get_user_details") == "get_user_details"
     assert grader.tau2_state.bare_name("tools-get_user_details") == "get_user_details"
+
+
+def test_a_telecom_case_starts_from_its_tasks_initial_state(folder: Path) -> None:
+    """Telecom's environment has the user's phone too (a user database), set by the task's
+    initialization actions before the first call, as τ²'s orchestrator sets it."""
+    tools = suite_module(folder, "tools_telecom")
+    grader = suite_module(folder, "tau2_grader")
+    state = grader.tau2_state
+    [case] = [name for name in _case_names(folder, "telecom.agent.yaml")][:1]
+    with entered_case(CaseScope(name=case, index=0)) as scope:
+        found = json.loads(tools.get_customer_by_phone(phone_number="555-123-2002"))
+        assert found["full_name"] == "John Smith"
+        environment = scope.state[state.STATE_KEY]
+        assert environment.user_tools.db.surroundings.phone_number == "555-123-2002"
+        verdict = grader.tau2_reward(end_context(case, []))
+    # the fix needs the user's own actions on the phone, which no simulated user can take
+    assert verdict.passed is False and "ENV_ASSERTION" in verdict.details["reward_breakdown"]
+
+
+def _case_names(folder: Path, agent_file: str) -> list[str]:
+    import yaml
+
+    agent = yaml.safe_load((folder / agent_file).read_text("utf-8"))
+    return [case["name"] for case in agent["test_cases"]]
