@@ -7,8 +7,9 @@ database, the at-end grader and judge, reports) run and be tested with no key.
 
 * The **scripted simulator** (a request that offers no tools: the simulated user never sees
   the agent's tools) is recognised by its system prompt, the case's `simulated_user.
-  instructions`. It opens with the task's reason for calling and what the user knows; once
-  the agent has answered, it thanks it and ends with `###STOP###`.
+  instructions`. It opens with a line of its own naming the case (a simulated user that
+  repeats its instructions verbatim is a simulator failure); once the agent has answered, it
+  thanks it and ends with `###STOP###`.
 * The **oracle agent** (a request offering the tools) is recognised by the simulator's
   opening line. It makes the task's reference actions (τ²'s `evaluation_criteria.actions`)
   one call at a time, then answers with a summary that names the task's `communicate_info`.
@@ -34,7 +35,7 @@ import yaml
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent
 STOP = "Thank you, that is all I needed. ###STOP###"
-STEPS = ["Read the conversation.", "Check each expected outcome.", "Score 10 if all are met."]
+STEPS = ["Read the conversation.", "Check each expected outcome.", "Score 1 if all are met."]
 
 
 class OracleError(Exception):
@@ -86,12 +87,11 @@ class Script:
     summary: str
 
 
-def _opening(task: Mapping[str, Any]) -> str:
-    instructions = task["user_scenario"]["instructions"]
-    if isinstance(instructions, str):
-        return f"Hi. {instructions.strip()}"
-    known = instructions.get("known_info") or ""
-    return f"Hi. {instructions['reason_for_call'].strip()} {known.strip()}".strip()
+def _opening(case: str) -> str:
+    """The scripted user's first message: one per case (the oracle agent tells the cases
+    apart by it), in words of its own — a simulated user repeating its instructions verbatim
+    is a simulator failure (docs/simulated-users.md)."""
+    return f"Hello, I would like some help with my orders, please. (Scripted user of {case}.)"
 
 
 def load_scripts(sample: Path = SAMPLE_DIR) -> dict[str, Script]:
@@ -106,7 +106,7 @@ def load_scripts(sample: Path = SAMPLE_DIR) -> dict[str, Script]:
         calls = tuple((a["name"], a["arguments"]) for a in criteria.get("actions") or [])
         told = " ".join(criteria.get("communicate_info") or [])
         summary = f"All done: your request is complete. {told}".strip()
-        script = Script(case["name"], _opening(task), calls, summary)
+        script = Script(case["name"], _opening(case["name"]), calls, summary)
         scripts[case["simulated_user"]["instructions"].strip()] = script
     return scripts
 
@@ -161,7 +161,7 @@ class Tau2Oracle:
             return openai_reply(self.agent_step(messages, tools), body)
         if "response_format" in body:  # a judge: steps, or a passing score
             named = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-            content = {"steps": STEPS} if named == "Steps" else {"score": 10, "reason": "met"}
+            content = {"steps": STEPS} if named == "Steps" else {"score": 1, "reason": "met"}
             return openai_reply(Answer(json.dumps(content)), body)
         return openai_reply(self.simulator_step(messages), body)
 

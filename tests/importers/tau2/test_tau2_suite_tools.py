@@ -117,3 +117,21 @@ def _case_names(folder: Path, agent_file: str) -> list[str]:
 
     agent = yaml.safe_load((folder / agent_file).read_text("utf-8"))
     return [case["name"] for case in agent["test_cases"]]
+
+
+def test_a_replayed_run_is_graded_from_its_recorded_calls(folder: Path) -> None:
+    """A cassette replay runs no tool: the grader rebuilds the agent's database from the
+    calls alone, outside any case, and notes a recorded result its replay does not give."""
+    tools = suite_module(folder, "tools_retail")
+    grader = suite_module(folder, "tau2_grader")
+    with entered_case(CaseScope(name="retail_0", index=0)):
+        calls = run_calls(tools, _reference(grader.tau2_state, "retail_0"))
+    verdict = grader.tau2_reward(end_context("retail_0", calls))
+    assert verdict.passed is True and "replay_differs" not in verdict.details
+    tampered = [calls[0].model_copy(update={"result": "something else"}), *calls[1:]]
+    verdict = grader.tau2_reward(end_context("retail_0", tampered))
+    assert verdict.passed is True
+    assert verdict.details["replay_differs"] == ["find_user_id_by_name_zip"]
+    refused = [*calls[:-1], calls[-1].model_copy(update={"call_problem": "bad_arguments"})]
+    verdict = grader.tau2_reward(end_context("retail_0", refused))
+    assert verdict.passed is False  # a refused call changed nothing

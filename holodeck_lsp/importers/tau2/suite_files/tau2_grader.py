@@ -2,12 +2,14 @@
 `grader: "tau2_grader:tau2_reward"` in `simulated_user.at_end.evaluations`, metric
 `tau2_reward`). Written by `holodeck-lsp import tau2`; docs/importing-tau2.md.
 
-Called once after the conversation, inside the case's scope, so it reads the database the
-agent's tool calls changed. As τ²'s evaluator (tau2_bench/src/tau2/evaluator/) does:
-  DB             a fresh environment set to the task's initial state replays the task's
-                 reference actions (an action that fails is passed over, as τ² does); its
-                 database hash, and the user database's where the domain has one, must equal
-                 the agent's;
+Called once after the conversation with every tool call of it. As τ²'s evaluator
+(tau2_bench/src/tau2/evaluator/) does, the agent's database is rebuilt by replaying the
+agent's calls on a fresh environment set to the task's initial state (so a replayed run,
+whose tools never ran, is graded as the live one was; a replayed result that differs from
+the recorded one is noted in `details`, as τ²'s lenient replay logs it), then:
+  DB             another fresh environment replays the task's reference actions (an action
+                 that fails is passed over, as τ² does); its database hash, and the user
+                 database's where the domain has one, must equal the agent's;
   ENV_ASSERTION  each of the task's env assertions holds on the agent's environment;
   ACTION         each reference action matches some call of the agent (same name, the
                  arguments in `compare_args`, else all of the call's);
@@ -59,15 +61,35 @@ def _result_type() -> Any:
 GRADED_HERE = ("DB", "ENV_ASSERTION", "ACTION")
 
 
-def agent_calls(context: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Every tool call of the conversation (name without a backend prefix, arguments)."""
+def invocations(context: Any) -> list[Any]:
+    """Every tool call of the conversation that ran (a call the backend refused — an unknown
+    tool, arguments that were not JSON or did not fit — changed nothing)."""
     turns: list[Iterable[Any]] = list(getattr(context, "earlier_tool_invocations", None) or ())
     turns.append(getattr(context, "tool_invocations", ()) or ())
+    return [call for made in turns for call in made if not getattr(call, "call_problem", None)]
+
+
+def agent_calls(context: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Every tool call of the conversation (name without a backend prefix, arguments)."""
     return [
         (tau2_state.bare_name(str(call.name)), tau2_state.plain(call.args or {}))
-        for made in turns
-        for call in made
+        for call in invocations(context)
     ]
+
+
+def replayed(domain: str, the_task: Any, context: Any) -> tuple[Any, list[str]]:
+    """The agent's environment: its calls replayed on a fresh one (τ²'s Environment.set_state
+    does the same with the conversation's messages), and the calls whose result differs from
+    the recorded one."""
+    environment = tau2_state.new_environment(domain, the_task)
+    differing: list[str] = []
+    for call in invocations(context):
+        name = tau2_state.bare_name(str(call.name))
+        result = tau2_state.respond(environment, name, tau2_state.plain(call.args or {}))
+        recorded = getattr(call, "result", None)
+        if recorded is not None and str(recorded) != result:
+            differing.append(name)
+    return environment, differing
 
 
 def db_check(domain: str, the_task: Any, predicted: Any) -> tuple[bool, list[str]]:
@@ -170,12 +192,13 @@ def _reason(total: float, details: dict[str, Any]) -> str:
 
 def tau2_reward(context: Any) -> Any:
     """The τ² reward of the conversation's DB, env assertions and actions (see above)."""
-    case = tau2_state.scope()
-    domain, _ = tau2_state.split_case_name(case.name)
-    the_task = tau2_state.task(case.name)
-    predicted = tau2_state.case_environment(case)
-    with case.lock:
-        total, details = reward(domain, the_task, predicted, agent_calls(context))
+    name = getattr(context, "test_case_name", None)
+    domain, _ = tau2_state.split_case_name(name)
+    the_task = tau2_state.task(name)
+    predicted, differing = replayed(domain, the_task, context)
+    total, details = reward(domain, the_task, predicted, agent_calls(context))
+    if differing:
+        details["replay_differs"] = differing
     passed = total == 1.0
     return _result_type()(
         score=total, passed=passed, reason=_reason(total, details), details=details
