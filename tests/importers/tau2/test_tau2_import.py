@@ -150,3 +150,16 @@ def test_the_console_script_imports_and_warns(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert again.returncode == 2 and "--force" in again.stderr
+
+
+def test_airline_tool_schemas_resolve_taus_model_references() -> None:
+    """Airline's booking takes lists of τ²'s models (FlightInfo, Passenger, Payment): each
+    parameter is declared alone, so its `$ref`s are written out in place."""
+    from holodeck_lsp.importers.tau2.vendored import tool_specs
+
+    specs = {spec.name: spec for spec in tool_specs("airline")}
+    flights = specs["book_reservation"].parameters["flights"]
+    assert "$ref" not in json.dumps(flights)
+    [model, _] = flights["items"]["anyOf"]  # τ² accepts the model or a plain dict
+    assert model["properties"]["flight_number"]["type"] == "string"
+    assert "title" not in flights
