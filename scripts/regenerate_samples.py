@@ -10,6 +10,11 @@ The two samples are importer output, committed so that they run from a fresh clo
 * sample/bfcl-multi-turn: everything `holodeck-lsp import bfcl` writes — `agent.yaml`,
   `tools.py` and `data/` from the bfcl-eval wheel, `bfcl_state.py`, `bfcl_grader.py` and
   `bfcl_classes/` copied from holodeck_lsp/importers/bfcl/suite_files/.
+* sample/tau2-retail: everything `holodeck-lsp import tau2` writes from the trimmed τ²-bench
+  checkout committed for the tests (tests/importers/tau2_fixture, MIT) — `agent.yaml`,
+  `tools_retail.py`, `prompts/` and `tau2_bench/data/` from it, `tau2_state.py`,
+  `tau2_grader.py` and `tau2_bench/` (τ²'s code) copied from
+  holodeck_lsp/importers/tau2/suite_files/.
 
 These files are marked `linguist-generated` in .gitattributes: edit the importer, then run
 
@@ -41,6 +46,7 @@ sys.path.insert(0, str(REPO))  # run from a checkout without installing it too
 
 from holodeck_lsp.importers.bfcl.importer import COPIED, SUITE_FILES  # noqa: E402
 from holodeck_lsp.importers.convfinqa.suite import SUPPORT_FILES  # noqa: E402
+from holodeck_lsp.importers.tau2.importer import copied_files as tau2_copied  # noqa: E402
 
 FINANCIAL = Path("sample") / "financial-assistant"
 BFCL = Path("sample") / "bfcl-multi-turn"
@@ -59,6 +65,13 @@ BFCL_FROM_WHEEL = (
     "data/possible_answer/BFCL_v4_multi_turn_base.json",
 )
 WHEEL_SOURCE = "pip download --no-deps bfcl-eval -d bfcl"
+TAU2 = Path("sample") / "tau2-retail"
+#: The τ² checkout the sample is imported from (trimmed, committed for the tests).
+TAU2_SOURCE = Path("tests") / "importers" / "tau2_fixture"
+#: The import the tau2 sample was written with (its README shows the same command).
+TAU2_OPTIONS = ("--domains", "retail", "--name", "tau2-retail")
+#: What `import tau2` writes from the checkout itself, beside the copied files.
+TAU2_FROM_CHECKOUT = ("agent.yaml", "tools_retail.py", "prompts/retail_agent.md")
 
 
 class RegenerationFailed(Exception):
@@ -138,14 +151,34 @@ def bfcl_files(wheel: Path | None, work: Path) -> tuple[dict[str, bytes], list[s
     return _files_under(out), []
 
 
+def tau2_files(work: Path) -> tuple[dict[str, bytes], list[str]]:
+    """sample/tau2-retail's generated files, and notes on what could not be regenerated."""
+    source = REPO / TAU2_SOURCE
+    if not source.is_dir():
+        note = f"{TAU2_SOURCE} absent: only the files copied from the importer regenerated"
+        return tau2_copied(), [note]
+    out = work / "tau2"
+    _run(
+        [sys.executable, "-m", "holodeck_lsp", "import", "tau2", str(source), "--out", str(out),
+         *TAU2_OPTIONS]
+    )  # fmt: skip
+    return _files_under(out), []
+
+
+def _tau2_data() -> list[str]:
+    data = REPO / TAU2 / "tau2_bench" / "data"
+    return [p.relative_to(REPO / TAU2).as_posix() for p in sorted(data.rglob("*")) if p.is_file()]
+
+
 def generated_paths() -> list[str]:
     """Every file of sample/ this script writes when it has both inputs (repository-relative,
     POSIX): exactly the paths .gitattributes marks `linguist-generated`."""
     documents = sorted(p.name for p in (REPO / FINANCIAL / DOCUMENTS).iterdir())
     financial = ["agent.yaml", SUBSET, *SUPPORT_FILES, *(f"{DOCUMENTS}/{d}" for d in documents)]
     bfcl = [*BFCL_FROM_WHEEL, *COPIED]
+    tau2 = [*TAU2_FROM_CHECKOUT, *_tau2_data(), *tau2_copied()]
     paths = [(FINANCIAL / p).as_posix() for p in financial] + [(BFCL / p).as_posix() for p in bfcl]
-    return sorted(paths)
+    return sorted(paths + [(TAU2 / p).as_posix() for p in tau2])
 
 
 def _differences(sample: Path, files: dict[str, bytes]) -> list[str]:
@@ -197,14 +230,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 convfinqa_source(args.convfinqa_source), work
             )
             bfcl, bfcl_notes = bfcl_files(wheel, work)
+            tau2, tau2_notes = tau2_files(work)
     except RegenerationFailed as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for note in convfinqa_notes + bfcl_notes:
+    for note in convfinqa_notes + bfcl_notes + tau2_notes:
         print(f"note: {note}", file=sys.stderr)
     act = _differences if args.check else _write
-    changed = act(FINANCIAL, convfinqa) + act(BFCL, bfcl)
-    checked = len(convfinqa) + len(bfcl)
+    changed = act(FINANCIAL, convfinqa) + act(BFCL, bfcl) + act(TAU2, tau2)
+    checked = len(convfinqa) + len(bfcl) + len(tau2)
     if args.check:
         for path in changed:
             print(f"{path} differs from what the importer writes")

@@ -48,11 +48,13 @@ def test_gitattributes_marks_exactly_the_generated_files() -> None:
     assert marked == listed
     assert "sample/bfcl-multi-turn/tools.py" in marked
     assert "sample/financial-assistant/data/convfinqa_subset.json" in marked
+    assert "sample/tau2-retail/tau2_bench/src/tau2/evaluator/evaluator_env.py" in marked
+    assert "sample/tau2-retail/tau2_bench/data/tau2/domains/retail/db.json" in marked
     assert not any("/cassettes/" in path or path.endswith("README.md") for path in marked)
 
 
 def test_each_sample_readme_names_the_script() -> None:
-    for sample in ("bfcl-multi-turn", "financial-assistant"):
+    for sample in ("bfcl-multi-turn", "financial-assistant", "tau2-retail"):
         readme = (ROOT / "sample" / sample / "README.md").read_text(encoding="utf-8")
         assert "scripts/regenerate_samples.py" in readme, sample
 
