@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_bytes
+from holodeck_lsp.checker.file_reading import read_file_bytes
 from holodeck_lsp.importers.tau2.errors import ImportInputError
 from holodeck_lsp.importers.tau2.source import DOMAINS, Checkout, DomainFiles, read_checkout
 from holodeck_lsp.importers.tau2.suite import CaseText, Model, agent_yaml, tools_py

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_bytes
+from holodeck_lsp.checker.file_reading import read_file_bytes
 from holodeck_lsp.importers.tau2.errors import ImportInputError
 
 #: The domains imported, in this order.

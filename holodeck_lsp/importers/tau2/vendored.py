@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from holodeck_lsp.config.file_reading import read_file_text
+from holodeck_lsp.checker.file_reading import read_file_text
 from holodeck_lsp.importers.tau2.errors import ImportInputError
 
 SUITE_FILES = Path(__file__).resolve().parent / "suite_files"
