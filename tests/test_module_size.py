@@ -20,7 +20,11 @@ MAX_FUNCTION_LINES = 80
 
 #: Vendored whole with their licence and notice (importers/bfcl/suite_files/bfcl_classes/
 #: LICENSE, NOTICE): BFCL's own classes, copied beside an imported suite, never edited here.
-VENDORED = ("importers/bfcl/suite_files/bfcl_classes/",)
+VENDORED = (
+    "importers/bfcl/suite_files/bfcl_classes/",
+    # τ²-bench's code, MIT (importers/tau2/suite_files/tau2_bench/LICENSE, NOTICE).
+    "importers/tau2/suite_files/tau2_bench/",
+)
 
 #: Temporary: the run lifecycle's modules, being rebuilt on another branch (issue 38, item 1,
 #: which splits `run_lanes` into plan / schedule / assemble). Remove each entry once that work
