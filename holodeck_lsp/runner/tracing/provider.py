@@ -64,6 +64,8 @@ class MaskingExporter(SpanExporter):
     def __init__(self, inner: SpanExporter, masking: Masking) -> None:
         self._inner = inner
         self.masking = masking
+        #: The resource masked once (a `${VAR}` in `resource_attributes` is a secret too).
+        self._resources: dict[int, tuple[Resource, Resource]] = {}
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         return self._inner.export([self._masked(span) for span in spans])
@@ -76,7 +78,7 @@ class MaskingExporter(SpanExporter):
             name=mask.text(span.name),
             context=span.context,
             parent=span.parent,
-            resource=span.resource,
+            resource=self._resource(span.resource),
             attributes=mask.attributes(span.attributes),
             events=[
                 Event(mask.text(event.name), mask.attributes(event.attributes), event.timestamp)
@@ -89,6 +91,13 @@ class MaskingExporter(SpanExporter):
             end_time=span.end_time,
             instrumentation_scope=span.instrumentation_scope,
         )
+
+    def _resource(self, resource: Resource) -> Resource:
+        known = self._resources.get(id(resource))
+        if known is None or known[0] is not resource:
+            masked = Resource(self.masking.attributes(resource.attributes), resource.schema_url)
+            known = self._resources[id(resource)] = (resource, masked)
+        return known[1]
 
     def shutdown(self) -> None:
         self._inner.shutdown()
