@@ -59,7 +59,7 @@ def _serve(out: Path) -> None:
     store = _Store(out)
 
     class TraceService(trace_service_pb2_grpc.TraceServiceServicer):  # type: ignore[misc]
-        def Export(self, request: Any, context: Any) -> Any:  # noqa: N802 (the service's name)
+        def Export(self, request: Any, context: Any) -> Any:
             store.add(to_otlp_json(request))
             return trace_service_pb2.ExportTraceServiceResponse()
 
@@ -69,7 +69,7 @@ def _serve(out: Path) -> None:
     server.start()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             if self.path.rstrip("/") != "/v1/traces":
                 self.send_error(404)
                 return
