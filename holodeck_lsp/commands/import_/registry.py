@@ -17,10 +17,11 @@ from collections.abc import Sequence
 
 from holodeck_lsp.commands.import_.bfcl import BfclImporter
 from holodeck_lsp.commands.import_.convfinqa import ConvFinQAImporter
+from holodeck_lsp.commands.import_.otel import OtelImporter
 from holodeck_lsp.commands.import_.protocol import Importer
 
 #: The datasets, in the order `import --help` lists them.
-_REGISTERED: list[Importer] = [ConvFinQAImporter(), BfclImporter()]
+_REGISTERED: list[Importer] = [ConvFinQAImporter(), BfclImporter(), OtelImporter()]
 
 
 def importers() -> Sequence[Importer]:
