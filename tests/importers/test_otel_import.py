@@ -1,6 +1,7 @@
-"""`import otel` on a production trace written by another instrumentation (tests/importers/
-otel_traces.py): conversation grouping by `gen_ai.conversation.id` across exports, the
-suite's text and the cassette, and the refusals (docs/importing-otel.md)."""
+"""`import otel` (holodeck_lsp/importers/otel; the cassette by
+commands/import_/otel_cassette.py) on a production trace written by another instrumentation
+(tests/importers/otel_traces.py): conversations grouped by `gen_ai.conversation.id` across
+exports, the suite's text and the cassette, and the refusals (docs/importing-otel.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from holodeck_lsp.commands.import_.otel_cassette import suite_cassette
 from holodeck_lsp.config.diagnostics import Severity
 from holodeck_lsp.config.loader import load_agent_text
 from holodeck_lsp.importers.otel.importer import import_otel
@@ -19,12 +21,12 @@ from tests.importers.otel_traces import CONVERSATION, TRACE_ID, production_trace
 def test_a_production_conversation_becomes_one_case(tmp_path: Path) -> None:
     suite = import_otel(production_trace(tmp_path / "trace.jsonl"), "support-regression")
     assert (suite.cases, suite.turns) == (1, 2)
-    text = suite.files["agent.yaml"]
+    text = suite.agent
     assert 'model: {provider: anthropic, name: "claude-sonnet-4-5"}' in text
     assert f"  # otel: {CONVERSATION} (service support-prod)\n" in text
     assert '          - {name: "order_status", args: {"order_id": 42}}' in text
     assert 'ground_truth: "You\'re welcome."' in text
-    cassette = json.loads(suite.files["cassettes/recorded.json"])
+    cassette = json.loads(suite_cassette(suite, "support-regression").render())
     assert cassette["model"] == "anthropic:claude-sonnet-4-5"
     [case] = cassette["cases"]
     first, second = case["turns"]

@@ -56,15 +56,22 @@ class OtelImporter:
             suite = import_otel(args.path, args.name, args.conversation)
         except OtelImportError as error:
             raise ImportRefused(str(error)) from None
+        from holodeck_lsp.commands.import_.otel_cassette import suite_cassette
+        from holodeck_lsp.importers.otel.suite import CASSETTE
+
+        files = {
+            "agent.yaml": suite.agent,
+            CASSETTE: suite_cassette(suite, args.name).render(),
+        }
         output: Path = args.output
-        clashing = sorted(name for name in suite.files if (output / name).exists())
+        clashing = sorted(name for name in files if (output / name).exists())
         if clashing and not args.force:
             raise ImportRefused(
                 f"{output} already has {clashing[0]}: pass --force to replace the files of an "
                 "earlier import, or choose another --output"
             )
         written: list[Path] = []
-        for name, text in suite.files.items():
+        for name, text in files.items():
             target = output / name
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,10 @@
 """Conversations as a suite: agent.yaml with one test case per conversation (its user turns,
 its tool calls as expected tools with literal arguments, its answers as ground truth; the
-source comment above each case, config/import_source.py) and a cassette replaying the
-recorded answers (runner/cassette/ format; docs/importing-otel.md).
+source comment above each case, config/import_source.py); the cassette replaying the recorded
+answers is made from the same conversations by commands/import_/otel_cassette.py (importers
+do not import the run core; docs/importing-otel.md).
 
-Pure: returns the files' texts; commands/import_/otel.py writes them.
+Pure: returns the text; commands/import_/otel.py writes it.
 """
 
 from __future__ import annotations
@@ -11,17 +12,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from holodeck_lsp.config.import_source import source_comment
 from holodeck_lsp.importers.otel.conversations import Conversation, ToolCall
-from holodeck_lsp.runner.cassette import Cassette
-from holodeck_lsp.runner.cassette.format import (
-    CassetteCase,
-    CassetteToolCall,
-    CassetteTurn,
-    CassetteUsage,
-)
 
 DATASET = "otel"
 CASSETTE = "cassettes/recorded.json"
@@ -39,7 +32,13 @@ _PREFIX = re.compile(r"^(?:mcp__[^_]+(?:_[^_]+)*__|tools-)")
 
 @dataclass(frozen=True, slots=True)
 class ImportedSuite:
-    files: dict[str, str]
+    #: agent.yaml's text (the cassette is the command's to write: commands/import_/otel.py).
+    agent: str
+    #: The conversations, in the order of their cases, and each case's name.
+    conversations: list[Conversation]
+    case_names: list[str]
+    #: `provider:name` of the recording.
+    model: str
     cases: int
     turns: int
 
@@ -57,9 +56,9 @@ def build_suite(conversations: list[Conversation], name: str, source: str) -> Im
         'instructions: {inline: "The instructions of the agent that was recorded."}',
         "test_cases:",
     ]
-    cases: list[CassetteCase] = []
+    case_names: list[str] = []
     names: set[str] = set()
-    for index, conversation in enumerate(conversations):
+    for conversation in conversations:
         case_name = _unique(_case_name(conversation), names)
         detail = f"service {conversation.service}" if conversation.service else "no service"
         lines.append("  " + source_comment(DATASET, conversation.key, detail))
@@ -72,10 +71,12 @@ def build_suite(conversations: list[Conversation], name: str, source: str) -> Im
             if turn.tools:
                 lines.append("        expected_tools:")
                 lines += [f"          - {_expected(call)}" for call in turn.tools]
-        cases.append(CassetteCase(name=case_name, index=index, turns=_recorded(conversation)))
-    cassette = Cassette(agent=name, model=f"{provider}:{model}", cases=cases)
+        case_names.append(case_name)
     return ImportedSuite(
-        files={"agent.yaml": "\n".join(lines) + "\n", CASSETTE: cassette.render()},
+        agent="\n".join(lines) + "\n",
+        conversations=conversations,
+        case_names=case_names,
+        model=f"{provider}:{model}",
         cases=len(conversations),
         turns=sum(len(conversation.turns) for conversation in conversations),
     )
@@ -92,39 +93,6 @@ def _expected(call: ToolCall) -> str:
         return json.dumps(tool_name(call.called))
     args = json.dumps(call.args, ensure_ascii=False)
     return f"{{name: {json.dumps(tool_name(call.called))}, args: {args}}}"
-
-
-def _recorded(conversation: Conversation) -> list[CassetteTurn]:
-    turns = []
-    for turn in conversation.turns:
-        usage = None
-        if turn.input_tokens or turn.output_tokens:
-            usage = CassetteUsage(
-                prompt_tokens=turn.input_tokens,
-                completion_tokens=turn.output_tokens,
-                total_tokens=turn.input_tokens + turn.output_tokens,
-            )
-        turns.append(
-            CassetteTurn(
-                input=turn.input,
-                response=turn.answer,
-                tool_calls=[_tool_call(call) for call in turn.tools],
-                token_usage=usage,
-                error=turn.error if turn.answer is None else None,
-            )
-        )
-    return turns
-
-
-def _tool_call(call: ToolCall) -> CassetteToolCall:
-    result: Any = call.result
-    return CassetteToolCall(
-        name=call.called,
-        args=call.args,
-        result=result,
-        error=call.error,
-        raw_arguments=call.raw_arguments,
-    )
 
 
 def _case_name(conversation: Conversation) -> str:

@@ -19,7 +19,7 @@ async def test_an_imported_conversation_shows_where_it_came_from(
     await initialize(client, root=tmp_path)
     suite = import_otel(production_trace(tmp_path / "trace.jsonl"), "support-regression")
     agent = tmp_path / "agent.yaml"
-    agent.write_text(suite.files["agent.yaml"], encoding="utf-8")
+    agent.write_text(suite.agent, encoding="utf-8")
     document = open_file(client, agent)
     await wait_for(client, document)
     text = agent.read_text(encoding="utf-8")
