@@ -155,6 +155,14 @@ class OtelRunTrace:
     def case_finished(self, ref: CaseRef, result: TestResult) -> None:
         with self._lock:
             opened = self._cases.pop(ref.key, None)
+            # Turns sent as context of `--turn N` are never graded: they end with the case.
+            context = [key for key in self._turns if key[0] == ref.key]
+            context_turns = [self._turns.pop(key) for key in context]
+        for turn in context_turns:
+            if turn.invoke is not None:
+                turn.invoke.end(end_time=turn.sent_ns)
+            turn.span.set_attribute("holodeck.turn.context", True)
+            turn.span.end(end_time=turn.sent_ns)
         if opened is None:
             return
         span, _conversation = opened
