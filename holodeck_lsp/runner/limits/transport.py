@@ -31,7 +31,7 @@ from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
-from holodeck_lsp.runner.tracing.hooks import model_call, traced_send
+from holodeck_lsp.runner.tracing.hooks import http_call, traced_send
 
 #: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
 #: they draw on the turn's retry budget like any other refusal.
@@ -242,7 +242,7 @@ def _transport_class(module: ModuleType) -> type:
             self._retrying = Retrying(limiter, retry_budget, errors, rng)
 
         async def handle_async_request(self, request: Any) -> Any:
-            call = model_call(str(request.url), request.content)  # None: not traced
+            call = http_call(request)  # None when the run is not traced
             if call is None:
                 return await self._retrying.send(self._inner.handle_async_request, request)
             return await traced_send(

@@ -92,6 +92,17 @@ def model_call(
     return None if current is None else current.model_call(url, body)
 
 
+def http_call(request: Any) -> ModelCall | None:
+    """`model_call` for an httpx request about to be sent (None at once when not traced)."""
+    if _RUN.get() is None:
+        return None
+    try:
+        body = bytes(request.content)
+    except Exception:  # a streamed body not read yet: the span goes without the request model
+        body = b""
+    return model_call(str(request.url), body)
+
+
 async def traced_send(call: ModelCall, sending: Awaitable[Any]) -> Any:
     """An HTTP send (httpx's transport API) with its `chat` span closed by the answer: a JSON
     answer is read here for its usage (as the retry loop reads one for a `tpm` limit)."""
