@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import anthropic_server as anthropic
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.judge_server import FakeJudgeServer
 from tests.fakes.openai_server import ErrorReply, FakeOpenAIServer, Reply
@@ -19,6 +20,8 @@ from tests.runner.backends.test_claude_backend import needs_cli
 from tests.runner.test_run_cli_judges import JUDGE_KEY
 from tests.runner.test_run_cli_judges import write as write_judged
 from tests.runner.test_run_cli_live import API_KEY, child_env, live_env, run_cli, write_suite
+from tests.runner.test_run_matrix_live import matrix_env
+from tests.runner.test_run_matrix_live import write_agent as write_matrix_agent
 from tests.runner.test_run_tool_loop_claude import run_cli as run_claude_cli
 from tests.runner.tracing.trace_support import by_name, children, evaluations
 
@@ -121,3 +124,36 @@ async def test_the_judges_model_calls_are_spans_of_the_turn_they_grade(
     assert verdict["gen_ai.evaluation.score.label"] == "failed"
     assert verdict["gen_ai.evaluation.explanation"]
     assert verdict["gen_ai.request.model"]
+
+
+@needs_cli
+async def test_a_matrix_runs_models_told_apart(
+    tmp_path: Path,
+    fake_openai: FakeOpenAIServer,
+    fake_anthropic: FakeAnthropicServer,
+    receiver: OtlpReceiver,
+) -> None:
+    fake_openai.script(Reply(text="7"), Reply(text="15"))
+    fake_anthropic.script(anthropic.Reply(text="7"), anthropic.Reply(text="15"))
+    path = write_matrix_agent(tmp_path)
+    env = {**matrix_env(tmp_path, fake_openai, fake_anthropic), **otel_env(receiver)}
+    args = [str(path), "--no-save", "--trace", "--parallel", "2"]
+    models = ["--model", "openai:gpt-4o", "--model", "anthropic:claude-sonnet-4-5"]
+    done = await run_claude_cli([*args, *models], env, tmp_path, 120.0)
+    assert done.status == 0, done.err
+    spans = receiver.spans(wait_for=12)
+    [run] = by_name(spans, "holodeck.run")
+    assert run["attributes"]["holodeck.run.models"] == [
+        "openai:gpt-4o",
+        "anthropic:claude-sonnet-4-5",
+    ]
+    by_model = {case["attributes"]["holodeck.case.model"]: case for case in children(spans, run)}
+    assert sorted(by_model) == ["anthropic:claude-sonnet-4-5", "openai:gpt-4o"]
+    for model, provider in (
+        ("openai:gpt-4o", "openai"),
+        ("anthropic:claude-sonnet-4-5", "anthropic"),
+    ):
+        [turn, _] = children(spans, by_model[model])
+        [invoke] = children(spans, turn)
+        assert invoke["attributes"]["gen_ai.provider.name"] == provider
+        assert invoke["attributes"]["gen_ai.request.model"] == model.split(":", 1)[1]
