@@ -5,8 +5,10 @@ a graded turn becomes (runner/tracing/evaluation_events.py)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+import pytest
 from opentelemetry.trace import StatusCode
 
 from holodeck_lsp.runner.tracing.evaluation_events import evaluation_events, turn_status
@@ -103,3 +105,19 @@ def test_skipped_errored_and_failed_turns_become_labels_and_statuses() -> None:
     [(_, verdict)] = evaluation_events(skipped, settings)
     assert verdict["gen_ai.evaluation.score.label"] == "skipped"
     assert "gen_ai.evaluation.score.value" not in verdict
+
+
+def test_tracing_without_the_sdk_cannot_start_and_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from holodeck_lsp.runner.run_request import RunCannotStart
+    from holodeck_lsp.runner.secrets import Redactor
+    from holodeck_lsp.runner.tracing.session import open_tracing
+
+    # As on an install without the `tracing` extra: the SDK cannot be imported.
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
+    monkeypatch.delitem(sys.modules, "holodeck_lsp.runner.tracing.provider", raising=False)
+    monkeypatch.delitem(sys.modules, "holodeck_lsp.runner.tracing.run_trace", raising=False)
+    with pytest.raises(RunCannotStart, match=r"pip install 'holodeck-lsp\[tracing\]'"):
+        open_tracing(agent({"enabled": True}), None, {}, Redactor(), {})
+    assert open_tracing(agent({"enabled": True}), False, {}, Redactor(), {}) is None
