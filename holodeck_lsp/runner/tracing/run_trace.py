@@ -160,6 +160,8 @@ class OtelRunTrace:
             context_turns = [self._turns.pop(key) for key in context]
         for turn in context_turns:
             if turn.invoke is not None:
+                with self._lock:
+                    self._by_invoke.pop(turn.invoke.get_span_context().span_id, None)
                 turn.invoke.end(end_time=turn.sent_ns)
             turn.span.set_attribute("holodeck.turn.context", True)
             turn.span.end(end_time=turn.sent_ns)
