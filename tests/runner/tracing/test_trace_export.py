@@ -86,3 +86,23 @@ async def test_a_traced_run_sends_its_span_tree_to_the_receiver(
     assert first["turn_verdict"]["gen_ai.evaluation.score.label"] == "passed"
     assert first["numeric"]["gen_ai.evaluation.score.label"] == "passed"
     assert first["numeric"]["gen_ai.evaluation.score.value"] == 1.0
+
+
+async def test_context_turns_of_turn_n_end_with_their_case(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, receiver: OtlpReceiver
+) -> None:
+    agent = write_suite(
+        tmp_path / "suite",
+        endpoint=f"{fake_openai.base_url}/v1",
+        execution=observability_block(receiver.grpc_endpoint),
+    )
+    fake_openai.script(*SUITE_REPLIES[:4])
+    args = [str(agent), "--no-save", "--case", "difference", "--turn", "1"]
+    done = await run_cli(args, live_env(tmp_path), tmp_path)
+    assert done.status == 0, done.err
+    spans = receiver.spans(wait_for=10)
+    [case] = by_name(spans, "holodeck.case")
+    context, graded = children(spans, case)
+    assert context["attributes"]["holodeck.turn.context"] is True
+    assert context["status"].get("code") != 2 and not context["events"]
+    assert evaluations(graded)["turn_verdict"]["gen_ai.evaluation.score.label"] == "passed"
