@@ -91,6 +91,9 @@ class RunRequest:
     journal: CaseJournal | None = None
     #: A resumed run: the case sessions it has already (from its journal), not run again.
     finished: Mapping[CaseKey, TestResult] = field(default_factory=dict)
+    #: `--trace` (True) / `--no-trace` (False); None: the agent's `observability:` block
+    #: decides (runner/tracing/settings.py).
+    trace: bool | None = None
 
 
 class RunCannotStart(Exception):

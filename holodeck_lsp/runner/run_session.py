@@ -74,6 +74,7 @@ from holodeck_lsp.runner.session_progress import (
     MaskedProgress,
     OneCaseAtATime,
 )
+from holodeck_lsp.runner.tracing import session as tracing
 from holodeck_lsp.schema.agent import Agent
 
 _log = logging.getLogger(__name__)
@@ -104,6 +105,8 @@ class RunSession:
         self.redactor = redactor
         self._environment = environment
         self._closed = False
+        #: The run's trace (runner/tracing/), None when it is not traced.
+        self.tracing: tracing.RunTracing | None = None
 
     @classmethod
     def open(cls, request: RunRequest) -> RunSession:
@@ -123,6 +126,9 @@ class RunSession:
         if not planned:
             raise RunCannotStart(f"{request.agent_path.name} has no test cases to run")
         environment = {"mode": _mode(request.answers)}
+        run = {"mode": environment["mode"], "repeat": request.repeat, "cases": len(planned)}
+        models = [ref.label for ref in request.models]
+        traced = tracing.open_tracing(agent, request.trace, env, redactor, run, models)
         answers = request.answers
         refusal = combination_refusal(
             models=len(request.models),
@@ -151,7 +157,9 @@ class RunSession:
             for opened in lanes:
                 _close_quietly(opened)
             raise RunCannotStart(refusal)
-        return cls(request, lanes, planned, redactor, environment)
+        session = cls(request, lanes, planned, redactor, environment)
+        session.tracing = traced
+        return session
 
     @property
     def notes(self) -> list[str]:
@@ -207,22 +215,26 @@ class RunSession:
             sink = stopper = FailFast(sink, cancel)
         if request.journal is not None:
             sink = Journaling(sink, request.journal, cancel, self.redactor)
+        sink = tracing.traced_progress(self.tracing, sink)
+        report = None
         try:
-            report = await run_lanes(
-                [opened.lane for opened in self._lanes],
-                request.agent_path.parent,
-                repeat=request.repeat,
-                selection=request.selection,
-                planned=self.planned,
-                options=options,
-                progress=sink,
-                cancel=cancel,
-                finished=request.finished,
-                early_stop=early_stop,
-            )
+            with tracing.tracing_active(self.tracing):
+                report = await run_lanes(
+                    [opened.lane for opened in self._lanes],
+                    request.agent_path.parent,
+                    repeat=request.repeat,
+                    selection=request.selection,
+                    planned=self.planned,
+                    options=options,
+                    progress=sink,
+                    cancel=cancel,
+                    finished=request.finished,
+                    early_stop=early_stop,
+                )
         except Exception as error:
             raise RunFailed(self.redactor.text(f"{type(error).__name__}: {error}")) from error
         finally:
+            tracing.close_tracing(self.tracing, report)
             await self.aclose()
         recording = None
         if isinstance(self.backend, RecordingBackend):

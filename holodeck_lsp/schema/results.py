@@ -67,6 +67,12 @@ class ToolInvocation(_Result):
         description="The argument text exactly as the model sent it (None: the provider sent "
         "a parsed object, or nothing).",
     )
+    call_id: str | None = Field(
+        default=None,
+        exclude=True,
+        description="The provider's id of the call, for the run's trace only (never in a "
+        "report or cassette).",
+    )
     call_problem: CallProblem | None = Field(
         default=None,
         description="Why the call could not run as sent: `unknown_tool` (no tool of that "

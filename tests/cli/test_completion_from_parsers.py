@@ -124,7 +124,7 @@ def test_every_command_of_the_table_is_completed_from_its_parser() -> None:
         assert command is not None and command.name == row.name
         assert command.options[0].names == ("-h", "--help")
     imported = find_command(cli.COMMANDS, "import")
-    assert imported is not None and imported.positional == ("convfinqa", "bfcl", "tau2")
+    assert imported is not None and imported.positional == ("convfinqa", "bfcl", "tau2", "otel")
 
 
 def test_short_help_keeps_the_first_clause_and_one_line() -> None:

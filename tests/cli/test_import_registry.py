@@ -53,7 +53,12 @@ def widgets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_built_in_importers_are_registered() -> None:
-    assert [importer.name for importer in registry.importers()] == ["convfinqa", "bfcl", "tau2"]
+    assert [importer.name for importer in registry.importers()] == [
+        "convfinqa",
+        "bfcl",
+        "tau2",
+        "otel",
+    ]
     for importer in registry.importers():
         assert importer.description and "\n" not in importer.description
         importer.add_arguments(argparse.ArgumentParser())
@@ -65,10 +70,12 @@ def test_a_registered_importer_is_in_every_help(
     assert cli.main(["import", "--help"]) == 0
     assert "  widgets    the widget benchmark as a suite" in capsys.readouterr().out
     assert cli.main(["--help"]) == 0
-    assert "(convfinqa, bfcl, tau2, widgets; docs/importing.md)" in capsys.readouterr().out
+    assert "(convfinqa, bfcl, tau2, otel, widgets; docs/importing.md)" in capsys.readouterr().out
     assert cli.main(["import", "widgest"]) == 2
     err = capsys.readouterr().err
-    assert "did you mean `widgets`?" in err and "datasets: convfinqa, bfcl, tau2, widgets" in err
+    assert (
+        "did you mean `widgets`?" in err and "datasets: convfinqa, bfcl, tau2, otel, widgets" in err
+    )
     assert cli.main(["import", "widgets", "--help"]) == 0
     assert "--widget-count" in capsys.readouterr().out
 
@@ -76,7 +83,7 @@ def test_a_registered_importer_is_in_every_help(
 def test_a_registered_importer_is_completed(widgets: None) -> None:
     command = find_command(cli.COMMANDS, "import")
     assert command is not None
-    assert command.positional == ("convfinqa", "bfcl", "tau2", "widgets")
+    assert command.positional == ("convfinqa", "bfcl", "tau2", "otel", "widgets")
     assert any(option.names == ("--widget-count",) for option in command.options)
 
 

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 
 from holodeck_lsp.commands.import_.bfcl import BfclImporter
 from holodeck_lsp.commands.import_.convfinqa import ConvFinQAImporter
+from holodeck_lsp.commands.import_.otel import OtelImporter
 from holodeck_lsp.commands.import_.protocol import Importer
 from holodeck_lsp.commands.import_.tau2 import Tau2Importer
 
 #: The datasets, in the order `import --help` lists them.
-_REGISTERED: list[Importer] = [ConvFinQAImporter(), BfclImporter(), Tau2Importer()]
+_REGISTERED: list[Importer] = [ConvFinQAImporter(), BfclImporter(), Tau2Importer(), OtelImporter()]
 
 
 def importers() -> Sequence[Importer]:

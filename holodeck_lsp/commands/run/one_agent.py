@@ -174,6 +174,7 @@ def run_agent(
         prices=prices,
         journal=journal.journal,
         finished=journal.finished,
+        trace=args.trace,
     )
     try:
         # In the main thread, before the loop: a second Ctrl-C must interrupt a slow start.

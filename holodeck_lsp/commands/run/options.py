@@ -11,6 +11,7 @@ from holodeck_lsp.argument_types import non_negative, positive_int, positive_sec
 from holodeck_lsp.commands.report_formats import REPORT_FORMATS
 from holodeck_lsp.commands.run.flag_values import PROGRESS_CHOICES
 from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags, add_resume_flags
+from holodeck_lsp.commands.run.trace_flag import add_trace_flag
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner.backends.providers import provider_names
 from holodeck_lsp.terminal import COLOR_CHOICES
@@ -165,4 +166,5 @@ def run_parser() -> argparse.ArgumentParser:
     )
     add_long_run_flags(parser)
     add_resume_flags(parser)
+    add_trace_flag(parser)
     return parser

@@ -71,6 +71,7 @@ from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.limits.weather import provider_timeout, watching_turn
 from holodeck_lsp.runner.selection import PlannedCase
+from holodeck_lsp.runner.tracing import hooks as tracing
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult
@@ -251,7 +252,8 @@ class CaseRun:
             return TurnOutcome(skipped=True, skip_reason=CANCELLED)
         files, file_errors = prepare_files(self._files_of(spec), ctx.agent_dir)
         started = time.perf_counter()
-        with watching_turn() as weather:  # the send's task reports the provider's weather
+        # The send's task reports the provider's weather; its spans go under the turn's.
+        with watching_turn() as weather, tracing.sending(self.ref, spec.index):
             outcome = await self._race(session.send(spec.input, files))
         duration_ms = round((time.perf_counter() - started) * 1000)
         if isinstance(outcome, SendResult):
@@ -330,7 +332,10 @@ class CaseRun:
         case = self.planned.case
         try:
             requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
-            verdicts = await judges.verdicts(case.name, self.planned.index, spec.index, requests)
+            with tracing.judging(self.ref, spec.index):
+                verdicts = await judges.verdicts(
+                    case.name, self.planned.index, spec.index, requests
+                )
             judging: Judging | None = judges.judging(verdicts)
         except Exception:  # a judging bug must not lose the turn: its judged metrics skip
             _log.exception("judging turn %s of %s failed", spec.index, self.ref.label)

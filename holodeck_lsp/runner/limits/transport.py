@@ -32,6 +32,7 @@ from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
+from holodeck_lsp.runner.tracing.hooks import http_call, traced_send
 
 #: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
 #: they draw on the turn's retry budget like any other refusal.
@@ -256,7 +257,12 @@ def _transport_class(module: ModuleType) -> type:
             self._retrying = Retrying(limiter, retry_budget, errors, rng)
 
         async def handle_async_request(self, request: Any) -> Any:
-            return await self._retrying.send(self._inner.handle_async_request, request)
+            call = http_call(request)  # None when the run is not traced
+            if call is None:
+                return await self._retrying.send(self._inner.handle_async_request, request)
+            return await traced_send(
+                call, self._retrying.send(self._inner.handle_async_request, request)
+            )
 
         async def aclose(self) -> None:
             await self._inner.aclose()

@@ -137,6 +137,7 @@ class RegradeOnEdit:
                 path,
                 answers=Transcript(Cassette(agent=agent.name, cases=[transcript])),
                 selection=Selection(case=index),
+                trace=False,  # a re-grade on each edit is no run to trace
             )
 
             def on_case(ref: CaseRef, result: TestResult) -> None:

@@ -29,6 +29,7 @@ import contextlib
 import json
 import secrets
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -45,6 +46,7 @@ from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.registry import limiter_for, settings
 from holodeck_lsp.runner.limits.transport import Retrying
 from holodeck_lsp.runner.limits.weather import TurnWeather, reporting_to, watched_weather
+from holodeck_lsp.runner.tracing import hooks as tracing
 
 #: Per connection, not per request: they are the CLI's and httpx's business, not the peer's.
 _HOP_BY_HOP = frozenset(
@@ -75,6 +77,8 @@ class RelaySlot:
         self.budget: RetryBudget | None = None
         #: The turn's weather record (weather.py), for its `llm_timeout` verdict.
         self.weather: TurnWeather | None = None
+        #: The run's trace and the turn's span while a traced turn is sent (tracing/hooks.py).
+        self.trace: Any = None
 
     @contextlib.contextmanager
     def turn(self, retries: int) -> Iterator[RetryBudget]:
@@ -82,11 +86,13 @@ class RelaySlot:
         weather to the turn's record (taken from the turn's task, which the relay is not)."""
         self.budget = RetryBudget(retries)
         self.weather = watched_weather()
+        self.trace = tracing.capture()  # the turn's span, for the calls' `chat` spans
         try:
             yield self.budget
         finally:
             self.budget = None
             self.weather = None
+            self.trace = None
 
 
 class LimitingRelay:
@@ -163,6 +169,7 @@ class LimitingRelay:
         retrying = Retrying(limiter, None, (httpx.TransportError, OSError))
         # A request outside a turn (the CLI's start-up calls) gets a budget of its own.
         budget = slot.budget or RetryBudget(settings().retry_budget)
+        call = tracing.model_call(self.upstream + path, request.body, slot.trace)
         try:
             with drawing_on(budget), reporting_to(slot.weather):
                 response, release = await retrying.send_held(self._attempt, upstream)
@@ -173,9 +180,12 @@ class LimitingRelay:
                 what = UNREACHABLE
             else:
                 what = "holodeck relay: the Anthropic API connection was lost"
+            if call is not None:
+                call.failed(error)
             await _error(respond, 502, "api_error", f"{what} ({type(error).__name__}: {error})")
             return
-        usage = AnswerUsage(response.headers.get("content-type", "")) if limiter.tokens else None
+        counted = limiter.tokens or call is not None
+        usage = AnswerUsage(response.headers.get("content-type", "")) if counted else None
         try:
             consumed = response.is_stream_consumed  # read by the retry loop (a refusal's body)
             await respond.start(response.status_code, _answer_headers(response.headers, consumed))
@@ -195,6 +205,8 @@ class LimitingRelay:
         finally:
             release(usage.tokens() if usage is not None else 0)
             await response.aclose()
+            if call is not None and usage is not None:
+                call.answered(response.status_code, None, *usage.split())
 
     async def _attempt(self, request: httpx.Request) -> httpx.Response:
         assert self._client is not None

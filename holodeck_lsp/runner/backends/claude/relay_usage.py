@@ -41,6 +41,11 @@ class AnswerUsage:
             self._pending.clear()
         return self._input + self._output
 
+    def split(self) -> tuple[int, int]:
+        """(input, output) tokens the answer reported, for its `chat` span."""
+        self.tokens()
+        return self._input, self._output
+
     def _count(self, raw: bytes) -> None:
         try:
             data: Any = json.loads(raw)

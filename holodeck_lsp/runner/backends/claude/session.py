@@ -133,7 +133,7 @@ class ClaudeSession:
                     last_text = "".join(texts)
                 for block in item.content:
                     if isinstance(block, ToolUseBlock) and block.id not in pending:
-                        pending[block.id] = pending_call(block.name, block.input)
+                        pending[block.id] = pending_call(block.name, block.input, block.id)
                         order.append(block.id)
             elif isinstance(item, UserMessage) and isinstance(item.content, list):
                 for block in item.content:

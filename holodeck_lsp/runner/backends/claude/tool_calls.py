@@ -34,17 +34,20 @@ class PendingCall:
     #: The argument text, when the model's input was no JSON object (else None: the CLI
     #: hands over the parsed object).
     raw_arguments: str | None = None
+    #: The tool_use block's id (the trace's `gen_ai.tool.call.id`).
+    call_id: str | None = None
     invocation: ToolInvocation | None = None
 
 
-def pending_call(name: str, sent: Any) -> PendingCall:
+def pending_call(name: str, sent: Any, call_id: str | None = None) -> PendingCall:
     """A tool_use block's call: its arguments as an object, or {} and the text as sent."""
     if isinstance(sent, dict) and set(sent) == {_UNPARSED} and isinstance(sent[_UNPARSED], dict):
         raw = sent[_UNPARSED].get("raw")
-        return PendingCall(name, {}, time.perf_counter(), raw if isinstance(raw, str) else "")
+        raw_text = raw if isinstance(raw, str) else ""
+        return PendingCall(name, {}, time.perf_counter(), raw_text, call_id)
     if isinstance(sent, dict):
-        return PendingCall(name, dict(sent), time.perf_counter())
-    return PendingCall(name, {}, time.perf_counter(), json.dumps(sent, ensure_ascii=False))
+        return PendingCall(name, dict(sent), time.perf_counter(), None, call_id)
+    return PendingCall(name, {}, time.perf_counter(), json.dumps(sent, ensure_ascii=False), call_id)
 
 
 def finished_call(
@@ -69,6 +72,7 @@ def finished_call(
             duration_ms=handled.duration_ms,
             error=handled.error,
             call_problem=handled.problem,
+            call_id=call.call_id,
         )
     text = result_text(content)
     return ToolInvocation(
@@ -79,6 +83,7 @@ def finished_call(
         error=(text or "tool failed") if is_error else None,
         raw_arguments=call.raw_arguments,
         call_problem=_problem(call, text) if is_error else None,
+        call_id=call.call_id,
     )
 
 
@@ -88,6 +93,7 @@ def unfinished_call(call: PendingCall) -> ToolInvocation:
         args=call.args,
         error="no result was returned",
         raw_arguments=call.raw_arguments,
+        call_id=call.call_id,
     )
 
 

@@ -82,6 +82,7 @@ def invocations(
                     duration_ms=record.duration_ms,
                     error=record.error,
                     raw_arguments=raw,
+                    call_id=call.id,
                 )
             )
             continue
@@ -100,6 +101,7 @@ def invocations(
                 error=str(answer) if answer is not None else "not run: no result was given",
                 raw_arguments=raw,
                 call_problem=problem,
+                call_id=call.id,
             )
         )
     return invocations

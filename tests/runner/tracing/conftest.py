@@ -1,0 +1,3 @@
+from tests.runner.tracing.trace_support import receiver
+
+__all__ = ["receiver"]
