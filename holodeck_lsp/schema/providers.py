@@ -20,3 +20,13 @@ class Provider(StrEnum):
 #: Providers with no default endpoint: `model.endpoint` is required (the schema's check and
 #: the loader's diagnostic read this; their rows' `default_endpoint` is empty).
 ENDPOINT_REQUIRED: frozenset[Provider] = frozenset({Provider.AZURE_OPENAI})
+
+#: Each provider as the OpenTelemetry GenAI conventions name it (`gen_ai.provider.name`):
+#: what a traced run writes (runner/tracing/genai.py) and `import otel` reads back
+#: (importers/otel/suite.py) — docs/observability.md. Every provider has one (a test checks).
+GENAI_PROVIDER_NAMES: dict[Provider, str] = {
+    Provider.OPENAI: "openai",
+    Provider.AZURE_OPENAI: "azure.ai.openai",
+    Provider.ANTHROPIC: "anthropic",
+    Provider.OLLAMA: "ollama",
+}

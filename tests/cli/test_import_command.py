@@ -117,10 +117,12 @@ def error_of(done: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_no_dataset_or_an_unknown_one_lists_the_datasets() -> None:
-    assert error_of(cli("import")) == "name the dataset to import: one of convfinqa, bfcl, tau2"
+    assert (
+        error_of(cli("import")) == "name the dataset to import: one of convfinqa, bfcl, tau2, otel"
+    )
     assert error_of(cli("import", "ConvFinQA", "x.json")) == (
         "unknown dataset 'ConvFinQA'; did you mean `convfinqa`? "
-        "(datasets: convfinqa, bfcl, tau2; see holodeck-lsp import --help)"
+        "(datasets: convfinqa, bfcl, tau2, otel; see holodeck-lsp import --help)"
     )
     listed = cli("import", "--help")
     assert listed.returncode == 0 and "  convfinqa  ConvFinQA dialogues" in listed.stdout

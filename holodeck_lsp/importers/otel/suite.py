@@ -15,16 +15,12 @@ from dataclasses import dataclass
 
 from holodeck_lsp.checker.import_source import source_comment
 from holodeck_lsp.importers.otel.conversations import Conversation, ToolCall
+from holodeck_lsp.schema.providers import GENAI_PROVIDER_NAMES, Provider
 
 DATASET = "otel"
 CASSETTE = "cassettes/recorded.json"
 #: The conventions' provider names as agent.yaml's `provider:` values.
-_PROVIDERS = {
-    "openai": "openai",
-    "azure.ai.openai": "azure_openai",
-    "anthropic": "anthropic",
-    "ollama": "ollama",
-}
+_PROVIDERS = {name: provider.value for provider, name in GENAI_PROVIDER_NAMES.items()}
 #: What the backends put before a tool's own name: Semantic Kernel's function-tool plugin
 #: (`tools-`) and Claude Code's MCP prefix (`mcp__<server>__`).
 _PREFIX = re.compile(r"^(?:mcp__[^_]+(?:_[^_]+)*__|tools-)")
@@ -45,7 +41,7 @@ class ImportedSuite:
 
 def build_suite(conversations: list[Conversation], name: str, source: str) -> ImportedSuite:
     first = conversations[0]
-    provider = _PROVIDERS.get(first.provider or "", "openai")
+    provider = _PROVIDERS.get(first.provider or "", Provider.OPENAI.value)
     model = first.model or "unknown-model"
     lines = [
         f"# Imported by `holodeck-lsp import otel` from {source}: the recorded answers replay",

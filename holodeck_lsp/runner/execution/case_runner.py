@@ -44,6 +44,7 @@ from holodeck_lsp.engine.turn_grading import (
     TurnSpec,
     judge_inputs,
 )
+from holodeck_lsp.runner import trace_hooks as tracing
 from holodeck_lsp.runner.agent_code.case_scope import CaseScope, entered_case
 from holodeck_lsp.runner.backends.base import (
     AgentBackend,
@@ -71,7 +72,6 @@ from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.limits.weather import provider_timeout, watching_turn
 from holodeck_lsp.runner.selection import PlannedCase
-from holodeck_lsp.runner.tracing import hooks as tracing
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult

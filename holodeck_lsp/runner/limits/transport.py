@@ -32,7 +32,7 @@ from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
 from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
-from holodeck_lsp.runner.tracing.hooks import http_call, traced_send
+from holodeck_lsp.runner.trace_hooks import http_call, traced_send
 
 #: Seconds a request may spend waiting out the limit's short 429s (the pace's probe) before
 #: they draw on the turn's retry budget like any other refusal.

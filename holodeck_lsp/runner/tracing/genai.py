@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from holodeck_lsp.schema.providers import GENAI_PROVIDER_NAMES
+
 #: The conventions' release whose names are emitted; `gen_ai.evaluation.result` is from 1.38.
 SEMCONV_VERSION = "1.38.0"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
@@ -56,12 +58,9 @@ CASE_REPEAT = "holodeck.case.repeat"
 TURN_INDEX = "holodeck.turn.index"
 CALL_ROLE = "holodeck.call.role"
 
-#: The agent's providers in the conventions' `gen_ai.provider.name` values.
-PROVIDER_NAMES = {
-    "openai": "openai",
-    "azure_openai": "azure.ai.openai",
-    "anthropic": "anthropic",
-    "ollama": "ollama",
+#: The agent's providers in the conventions' `gen_ai.provider.name` values, by `provider:` value.
+PROVIDER_NAMES: dict[str, str] = {
+    provider.value: name for provider, name in GENAI_PROVIDER_NAMES.items()
 }
 
 

@@ -75,7 +75,7 @@ class OtelRunTrace:
 
     @contextlib.contextmanager
     def running(self, attributes: Mapping[str, Any]) -> Iterator[None]:
-        from holodeck_lsp.runner.tracing.hooks import tracing_run
+        from holodeck_lsp.runner.trace_hooks import tracing_run
 
         self._run = self._tracer.start_span(
             "holodeck.run", kind=SpanKind.INTERNAL, attributes=dict(attributes)

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from holodeck_lsp.runner import trace_hooks as tracing
 from holodeck_lsp.runner.backends.claude.provider_errors import UNREACHABLE
 from holodeck_lsp.runner.backends.claude.relay_http import (
     IncomingRequest,
@@ -46,7 +47,6 @@ from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.registry import limiter_for, settings
 from holodeck_lsp.runner.limits.transport import Retrying
 from holodeck_lsp.runner.limits.weather import TurnWeather, reporting_to, watched_weather
-from holodeck_lsp.runner.tracing import hooks as tracing
 
 #: Per connection, not per request: they are the CLI's and httpx's business, not the peer's.
 _HOP_BY_HOP = frozenset(
@@ -77,7 +77,7 @@ class RelaySlot:
         self.budget: RetryBudget | None = None
         #: The turn's weather record (weather.py), for its `llm_timeout` verdict.
         self.weather: TurnWeather | None = None
-        #: The run's trace and the turn's span while a traced turn is sent (tracing/hooks.py).
+        #: The run's trace and the turn's span while a traced turn is sent (runner/trace_hooks.py).
         self.trace: Any = None
 
     @contextlib.contextmanager

@@ -1,6 +1,9 @@
-"""The few calls the run makes into tracing, each a no-op when the run is not traced.
+"""The few calls the run makes into tracing (runner/tracing/), each a no-op when the run is not
+traced. Beside the tracing package rather than in it: the run (execution/, backends/, limits/)
+calls these, and the tracing package reads the run's progress events, so neither folder imports
+the other.
 
-The run's tracer (run_trace.py) sits in a context variable for the length of the run
+The run's tracer (tracing/run_trace.py) sits in a context variable for the length of the run
 (`tracing_run`); the executor's case tasks, the backends' sends and the judges' calls inherit
 it. Code that runs outside those tasks (the Claude relay's connections) takes it with
 `capture()` in the send and hands it back to `model_call`. Importing this module imports no
