@@ -45,8 +45,9 @@ RUN_EXIT_CODES: Codes = (
     (
         EXIT_ERRORED,
         "no case failed, but some errored: the provider could not answer (429 after the "
-        "retry budget, 5xx, connection lost), or Ctrl-C / --max-cost / --max-turns stopped "
-        "the run before every case finished (not run): not measured, run them again",
+        "retry budget, 5xx, connection lost), a simulated user failed, or Ctrl-C / "
+        "--max-cost / --max-turns stopped the run before every case finished (not run): not "
+        "measured, run them again",
     ),
 )
 COMPARE_EXIT_CODES: Codes = (
