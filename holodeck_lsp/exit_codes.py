@@ -55,7 +55,8 @@ COMPARE_EXIT_CODES: Codes = (
     (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
     (
         EXIT_BAD_INPUT,
-        "bad arguments, an unreadable side, nothing to compare, or --output not writable",
+        "bad arguments, an unreadable side, nothing to compare, --output not writable, or "
+        "(--strict-simulator) the simulated users differ",
     ),
 )
 REPORT_EXIT_CODES: Codes = (

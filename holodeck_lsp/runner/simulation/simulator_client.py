@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import httpx
-
 from holodeck_lsp.runner.backends.providers import PROVIDERS
 from holodeck_lsp.runner.limits.registry import limiter_for
 from holodeck_lsp.runner.limits.transport import limited_transport
@@ -61,7 +59,9 @@ class SimulatorClient:
         self._base = self._dialect.base(row.endpoint(model.endpoint, env))
         self._url = self._dialect.url(model, self._base, env)
         self._headers = self._dialect.headers(key)
-        self._client: httpx.AsyncClient | None = None
+        #: An httpx.AsyncClient once the first message is asked for (httpx is imported then:
+        #: the judges' extra and every backend extra bring it, the core does not).
+        self._client: Any = None
 
     def body(self, instructions: str, messages: list[dict[str, str]]) -> dict[str, Any]:
         body = self._dialect.body(self.model, "", None, "simulated_user")
@@ -84,6 +84,13 @@ class SimulatorClient:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> tuple[str, TokenUsage]:
         """The simulator's next message. Raises SimulatorError saying what went wrong."""
+        try:
+            import httpx
+        except ImportError:
+            raise SimulatorError(
+                "a simulated user needs httpx: pip install 'holodeck-lsp[judges]' (every "
+                "backend extra brings it too)"
+            ) from None
         if self._client is None:
             transport = limited_transport(httpx, limiter_for(self._base, self.label))
             self._client = httpx.AsyncClient(trust_env=False, transport=transport)
