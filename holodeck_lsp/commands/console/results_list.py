@@ -71,12 +71,19 @@ def _failure_lines(result: TestResult) -> list[str]:
     # view and a grader's view shows both, not just the first.
     if result.turns is None:
         return [f"      {reason}" for reason in _reasons(Block.of_case(result))]
-    return [
+    lines = [
         f"      turn {turn.turn_index}: {reason}"
         for turn in result.turns
         if not turn.passed
         for reason in _reasons(Block.of_turn(turn))
     ]
+    simulation = result.simulation  # a simulated user's at_end checks and failure
+    if simulation is not None and simulation.at_end is not None and not simulation.at_end.passed:
+        lines += [f"      at end: {r}" for r in _reasons(Block.of_turn(simulation.at_end))]
+    if simulation is not None and simulation.failure is not None:
+        detail = _one_line(f"{simulation.failure}: {simulation.failure_detail}")
+        lines.append(f"      simulated user: {detail}")
+    return lines
 
 
 def _reasons(block: Block) -> list[str]:
