@@ -88,8 +88,15 @@ class SimulatedCaseRun(CaseRun):
                     await asyncio.wait(self._judged)
                 self._at_end = await self._grade_at_end()
         except Exception as crash:  # a bug must not lose the turns already graded
+            # Ours, neither the agent's nor the simulator's: the case fails saying so, as a
+            # scripted case that crashes does (execution/case_runner.py).
             _log.exception("simulated case %s crashed", self.ref.label)
-            self._fail("provider_error", f"the conversation crashed: {type(crash).__name__}")
+            reason = f"skipped: the case crashed: {type(crash).__name__}: {crash}"
+            seen = {t.turn_index for t in self.turns} | self._judging
+            index = max(seen, default=-1) + 1
+            self.turns.append(
+                TurnResult(turn_index=index, input="-", errors=[reason], skipped=True)
+            )
         finally:
             if session is not None:
                 await close_session(session)
