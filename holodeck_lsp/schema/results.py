@@ -191,6 +191,11 @@ class SimulationResult(_Result):
     final_message: str | None = Field(
         default=None, description="Its last message (the one with the stop marker; not sent)."
     )
+    token_usage: TokenUsage | None = Field(
+        default=None,
+        description="Tokens the simulator's model spent (apart from the agent's and the "
+        "judges'); None on a replay, which asks no model.",
+    )
     failure: SimulatorFailure | None = Field(
         default=None, description="The simulator's own failure, when it failed (not the agent's)."
     )

@@ -153,7 +153,11 @@ class SimulatedCaseRun(CaseRun):
             detail = str(outcome) if isinstance(outcome, SimulatorError) else repr(outcome)
             self._fail("provider_error", f"the simulated user's model failed: {detail}")
             return None
-        message, _usage = outcome
+        message, usage = outcome
+        if usage is not None:
+            spent = self.simulation.token_usage
+            total = usage if spent is None else spent + usage
+            self.simulation = self.simulation.model_copy(update={"token_usage": total})
         marker = stop_marker_in(message, simulated.stop_markers)
         if marker is not None:
             self.simulation = self.simulation.model_copy(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,6 +93,8 @@ async def test_a_conversation_graded_per_turn_and_at_end_then_replayed(
     assert len(simulation.fingerprint) == 64
     assert (simulation.scripted_turns, simulation.simulated_turns) == (1, 1)
     assert simulation.stop_marker == "###STOP###"
+    # The fake Anthropic server's usage (10 in, 5 out) per simulator call: two calls.
+    assert simulation.token_usage is not None and simulation.token_usage.total_tokens == 30
     assert simulation.at_end is not None and simulation.at_end.passed
     assert {m.metric_name for m in simulation.at_end.metric_results} == {"communicate_info"}
     # The simulator saw its instructions as the system prompt and the roles flipped; the
@@ -131,10 +134,13 @@ async def test_a_conversation_graded_per_turn_and_at_end_then_replayed(
     assert strip(comparable(again)["results"]) == strip(comparable(report)["results"])
 
 
-def _without_user_source(results: list[dict[str, object]]) -> list[dict[str, object]]:
-    """A replay's simulated turns are `recorded`, the live run's `simulated`: all else equal."""
+def _without_user_source(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A replay's simulated turns are `recorded`, the live run's `simulated`, and a replay asks
+    no simulator (no tokens spent): all else equal."""
     text = json.dumps(results).replace('"user_source": "recorded"', '"user_source": "simulated"')
-    loaded: list[dict[str, object]] = json.loads(text)
+    loaded: list[dict[str, Any]] = json.loads(text)
+    for result in loaded:
+        result["simulation"].pop("token_usage")
     return loaded
 
 
