@@ -153,6 +153,13 @@ def leaked_instructions(message: str, instructions: str) -> str | None:
     return None
 
 
+def broke_persona(message: str, never_says: Sequence[str] | None) -> str | None:
+    """Why `message` breaks the persona (it says what `never_says` forbids), or None."""
+    lowered = message.lower()
+    said = next((text for text in never_says or () if text.lower() in lowered), None)
+    return None if said is None else f"it wrote {said!r}, which its never_says forbids"
+
+
 # -- at the end --------------------------------------------------------------------------------
 
 

@@ -14,8 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 MetricKind = Literal["standard", "rag", "geval", "code"]
 #: How a simulated user's part of a conversation went wrong (docs/simulated-users.md,
 #: "Trust"): its provider failed, it never wrote a stop marker within `max_turns`, it wrote
-#: as the agent (role prefix, tool-call syntax), or it repeated its instructions verbatim.
-SimulatorFailure = Literal["provider_error", "never_stopped", "answered_as_agent", "leaked"]
+#: as the agent (role prefix, tool-call syntax), it repeated its instructions verbatim, or it
+#: wrote what its `never_says` forbids.
+SimulatorFailure = Literal[
+    "provider_error", "never_stopped", "answered_as_agent", "leaked", "broke_persona"
+]
 #: Who wrote a turn's user message: the case's script, the simulator, or a recording.
 UserSource = Literal["scripted", "simulated", "recorded"]
 #: Why a tool call could not run as the model sent it (docs/running.md, "Tool loop").

@@ -111,6 +111,11 @@ class SimulatedUser(StrictModel):
         description="A simulator message containing one of these ends the conversation (the "
         "message is not sent). Default: " + ", ".join(f"`{m}`" for m in DEFAULT_STOP_MARKERS),
     )
+    never_says: list[NonBlankStr] | None = Field(
+        default=None,
+        description="What the persona must never write (case-insensitive), e.g. what it "
+        "does not know: a message containing one breaks persona, the simulator's failure.",
+    )
     every_turn: EveryTurnChecks | None = Field(
         default=None, description="Checks applied to every agent turn."
     )

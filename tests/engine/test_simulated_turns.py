@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from holodeck_lsp.engine.simulated_turns import (
+    broke_persona,
     conversation_turn_metrics,
     conversation_turn_spec,
     grade_at_end,
@@ -129,3 +130,12 @@ def test_at_end_over_the_whole_conversation() -> None:
     assert missed is not None and not missed.passed
     [info] = missed.metric_results
     assert info.metric_name == "communicate_info" and "'refunded'" in (info.reasoning or "")
+
+
+def test_breaking_persona_where_a_check_says_so() -> None:
+    case = _case(never_says=["PostCode", "19104"])
+    simulated = case.simulated_user
+    assert simulated is not None
+    assert broke_persona("My postcode is 19104.", simulated.never_says) is not None
+    assert broke_persona("I live in Philadelphia.", simulated.never_says) is None
+    assert broke_persona("anything", None) is None

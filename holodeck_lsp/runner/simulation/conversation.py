@@ -21,6 +21,7 @@ from holodeck_lsp.engine.judging import Judging, turn_judge_requests
 from holodeck_lsp.engine.rollup import multi_turn_result
 from holodeck_lsp.engine.simulated_turns import (
     at_end_spec,
+    broke_persona,
     conversation_turn_metrics,
     conversation_turn_spec,
     grade_at_end,
@@ -180,6 +181,10 @@ class SimulatedCaseRun(CaseRun):
         leak = leaked_instructions(message, simulated.instructions)
         if leak is not None:
             self._fail("leaked", f"the simulated user leaked its instructions: {leak}")
+            return None
+        broke = broke_persona(message, simulated.never_says)
+        if broke is not None:
+            self._fail("broke_persona", f"the simulated user broke persona: {broke}")
             return None
         if not message.strip():
             self._fail("provider_error", "the simulated user's model answered nothing")
