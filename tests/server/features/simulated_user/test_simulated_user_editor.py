@@ -94,8 +94,8 @@ async def test_hover_and_completion_come_from_the_schema(
     assert {"stop_markers", "every_turn"} <= set(items)
     assert "max_turns" not in items and "instructions" not in items
     documentation = items["stop_markers"].documentation
-    assert isinstance(documentation, types.MarkupContent)
-    assert "ends the conversation" in documentation.value
+    text = documentation.value if isinstance(documentation, types.MarkupContent) else documentation
+    assert text is not None and "ends the conversation" in text
 
 
 async def test_quick_fix_of_a_misspelt_provider(client: LanguageClient, tmp_path: Path) -> None:
