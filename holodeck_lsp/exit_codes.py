@@ -45,8 +45,9 @@ RUN_EXIT_CODES: Codes = (
     (
         EXIT_ERRORED,
         "no case failed, but some errored: the provider could not answer (429 after the "
-        "retry budget, 5xx, connection lost), or Ctrl-C / --max-cost / --max-turns stopped "
-        "the run before every case finished (not run): not measured, run them again",
+        "retry budget, 5xx, connection lost), a simulated user failed, or Ctrl-C / "
+        "--max-cost / --max-turns stopped the run before every case finished (not run): not "
+        "measured, run them again",
     ),
 )
 COMPARE_EXIT_CODES: Codes = (
@@ -54,7 +55,8 @@ COMPARE_EXIT_CODES: Codes = (
     (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
     (
         EXIT_BAD_INPUT,
-        "bad arguments, an unreadable side, nothing to compare, or --output not writable",
+        "bad arguments, an unreadable side, nothing to compare, --output not writable, or "
+        "(--strict-simulator) the simulated users differ",
     ),
 )
 REPORT_EXIT_CODES: Codes = (

@@ -69,8 +69,11 @@ class Palette:
     def verdict(self, passed: bool, text: str) -> str:
         return self.paint(text, "green" if passed else "red", "bold")
 
-    def case_verdict(self, passed: bool, errored: bool) -> str:
-        """PASSED / FAILED, or ERRORED (yellow: the provider's error, not a verdict)."""
+    def case_verdict(self, passed: bool, errored: bool, simulator_failed: bool = False) -> str:
+        """PASSED / FAILED, ERRORED (yellow: the provider's error, not a verdict), or
+        SIMULATOR FAILED (blue: the simulated user's failure, not the agent's)."""
+        if simulator_failed and not passed:
+            return self.paint("SIMULATOR FAILED", "blue", "bold")
         if errored and not passed:
             return self.paint("ERRORED", "yellow", "bold")
         return self.verdict(passed, "PASSED" if passed else "FAILED")

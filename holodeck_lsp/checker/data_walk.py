@@ -39,12 +39,27 @@ def iter_cases(data: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
 
 
 def iter_turn_like(data: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Every mapping that can carry expected_tools / evaluations: cases and their turns."""
+    """Every mapping that can carry expected_tools / evaluations: cases, their turns and
+    their simulated user's checks."""
     for case_path, case in iter_cases(data):
         yield case_path, case
         for index, turn in _items(case.get("turns")):
             if isinstance(turn, dict):
                 yield (*case_path, "turns", index), turn
+        yield from _simulated_checks(case_path, case.get("simulated_user"))
+
+
+def _simulated_checks(case_path: Path, simulated: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """A simulated user's check holders: `every_turn`, each `at_turn` entry, `at_end`."""
+    if not isinstance(simulated, dict):
+        return
+    here = (*case_path, "simulated_user")
+    for key in ("every_turn", "at_end"):
+        if isinstance(simulated.get(key), dict):
+            yield (*here, key), simulated[key]
+    for index, checks in _items(simulated.get("at_turn")):
+        if isinstance(checks, dict):
+            yield (*here, "at_turn", index), checks
 
 
 def iter_metrics(data: Any) -> Iterator[tuple[Path, dict[str, Any]]]:

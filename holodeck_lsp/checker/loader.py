@@ -30,6 +30,7 @@ from holodeck_lsp.checker.incremental_parse import parse_edited
 from holodeck_lsp.checker.judge_checks import check_judged_metrics
 from holodeck_lsp.checker.lints import run_lints
 from holodeck_lsp.checker.prompt_files import check_prompt_files
+from holodeck_lsp.checker.simulated_user_checks import check_simulated_users
 from holodeck_lsp.checker.structure_checks import check_shapes
 from holodeck_lsp.checker.suite_locator import cases_node
 from holodeck_lsp.checker.text_positions import (
@@ -200,6 +201,10 @@ class _Load:
         if self.options.lints:
             lints += check_judged_metrics(case_sources, data)
         self.diagnostics.extend(lints)
+        simulated, setting = check_simulated_users(sources, self.agent_dir, self.options.home)
+        self.diagnostics.extend(simulated)
+        if setting is not None and setting.source is not None:
+            self.dependencies.append(setting.source)
         result.clean_cases = clean_cases(data, context, self.file, [*shapes, *lints])
         return self.finish(result)
 

@@ -60,7 +60,7 @@ def _case_shapes(source: CheckedSource) -> Iterator[Diagnostic]:
     for path, case in iter_cases(source.data):
         if path[: len(source.prefix)] != source.prefix:
             continue
-        if case.get("turns") is not None:
+        if case.get("turns") is not None or case.get("simulated_user") is not None:
             mixed = [name for name in LEGACY_FIELDS if case.get(name) is not None]
             for name in mixed:
                 yield _error(

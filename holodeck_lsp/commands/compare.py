@@ -19,6 +19,7 @@ from pathlib import Path
 
 from holodeck_lsp.commands._common import fail, warn, write_output
 from holodeck_lsp.commands.run.baseline import status
+from holodeck_lsp.engine.simulator_drift import simulator_differences
 from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.reports.run.comparison import (
     counts_line,
@@ -52,6 +53,15 @@ def main(argv: Sequence[str]) -> int:
         base, head = _sides(args)
     except SideError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    differ = _simulators_differ(base, head)
+    for line in differ:
+        warn(line + "; the two runs did not talk to the same user")
+    if differ and args.strict_simulator:
+        return fail(
+            EXIT_BAD_INPUT,
+            f"--strict-simulator: the simulated users differ in {len(differ)} case(s), so the "
+            "runs are not comparable; run both with the same simulated users",
+        )
     try:
         comparison = compared(base, head, args.threshold, warn)
     except SideError as error:
@@ -113,6 +123,15 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
     return side_named(named[0], agent), side_named(named[1], agent)
 
 
+def _simulators_differ(base: Side, head: Side) -> list[str]:
+    """The cases whose simulated user (model, prompt fingerprint) differs between the sides;
+    a side that cannot be read is left to the comparison to report."""
+    try:
+        return simulator_differences(base.data(), head.data())
+    except (OSError, ValueError, SideError):
+        return []
+
+
 def _agent(given: Path | None) -> Path:
     """The agent whose stored runs are meant: the one with stored runs under --agent (a file
     or a folder), else under the current folder (run_history/which_agent.py, which every
@@ -170,6 +189,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write HEAD's HTML report with the changes marked and BASE's conversations "
         "beside HEAD's",
+    )
+    parser.add_argument(
+        "--strict-simulator",
+        action="store_true",
+        help="refuse (exit 2) when a simulated user's model or instructions differ between "
+        "the runs, instead of warning",
     )
     parser.add_argument(
         "--allow-regressions",

@@ -166,9 +166,10 @@ def not_run(result: TestResult) -> bool:
 
 def summarize(results: Sequence[TestResult]) -> ReportSummary:
     passed = sum(1 for result in results if result.passed)
-    errored = sum(1 for result in results if result.errored and not result.passed)
-    never = sum(1 for result in results if not_run(result))
-    measured = len(results) - errored - never
+    simulator = sum(1 for result in results if result.simulator_failed and not result.passed)
+    errored = sum(1 for r in results if r.errored and not r.passed and not r.simulator_failed)
+    never = sum(1 for result in results if not_run(result) and not result.simulator_failed)
+    measured = len(results) - errored - never - simulator
     counts: dict[str, int] = {}
     scores: dict[str, list[float]] = {}
     turns_total = turns_passed = turns_errored = 0
@@ -189,6 +190,7 @@ def summarize(results: Sequence[TestResult]) -> ReportSummary:
         failed=measured - passed,
         errored=errored,
         not_run=never,
+        simulator_failed=simulator,
         pass_rate=100.0 * passed / measured if measured else 0.0,
         total_duration_ms=sum(result.execution_time_ms for result in results),
         total_turns=turns_total,

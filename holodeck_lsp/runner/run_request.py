@@ -27,6 +27,9 @@ class Live:
     `record`: also keep what it answered, as a cassette."""
 
     record: bool = False
+    #: "Replay the user, live agent": a recording whose simulated users' messages are sent
+    #: to the live agent (docs/simulated-users.md, "Replay the user to a new agent").
+    replay_user: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ status 3 and handles Ctrl-C; the server reads its settings and shows the message
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections.abc import Mapping
@@ -74,6 +75,7 @@ from holodeck_lsp.runner.session_progress import (
     MaskedProgress,
     OneCaseAtATime,
 )
+from holodeck_lsp.runner.simulation.recording import add_simulations, recorded_users
 from holodeck_lsp.runner.tracing import session as tracing
 from holodeck_lsp.schema.agent import Agent
 
@@ -107,6 +109,8 @@ class RunSession:
         self._closed = False
         #: The run's trace (runner/tracing/), None when it is not traced.
         self.tracing: tracing.RunTracing | None = None
+        #: `--replay-user`'s recording (docs/simulated-users.md).
+        self.replay_user: Cassette | None = None
 
     @classmethod
     def open(cls, request: RunRequest) -> RunSession:
@@ -152,6 +156,7 @@ class RunSession:
                 _close_quietly(opened)
             raise
         environment["judges"] = lanes[0].judges.mode.value
+        replay_user = _replay_user(answers, redactor, lanes)
         refusal = budget_refusal(request, [opened.label for opened in lanes])
         if refusal is not None:
             for opened in lanes:
@@ -159,6 +164,7 @@ class RunSession:
             raise RunCannotStart(refusal)
         session = cls(request, lanes, planned, redactor, environment)
         session.tracing = traced
+        session.replay_user = replay_user
         return session
 
     @property
@@ -198,6 +204,7 @@ class RunSession:
             config_path=request.agent_path,
             environment=self._environment,
         )
+        options = dataclasses.replace(options, replay_user=self.replay_user)
         sink: ProgressSink | None = (
             MaskedProgress(progress, self.redactor) if progress is not None else None
         )
@@ -240,6 +247,7 @@ class RunSession:
         if isinstance(self.backend, RecordingBackend):
             cassette = self.backend.cassette()
             _add_judgements(cassette, self.judges)
+            add_simulations(cassette, report.results, self.judges.made)
             recording = self.redactor.model(cassette)
         unreachable = _unreachable(self._lanes, self.redactor)
         stopped = early_stop.stopped
@@ -386,6 +394,19 @@ def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
         providers = load_global_providers(path.parent, env=env).providers
         found += [str(entry["api_key"]) for entry in providers.values() if entry.get("api_key")]
     return found
+
+
+def _replay_user(answers: Answers, redactor: Redactor, lanes: list[_OpenLane]) -> Cassette | None:
+    """`--replay-user`'s recording, read before the run starts (RunCannotStart otherwise)."""
+    path = answers.replay_user if isinstance(answers, Live) else None
+    if path is None:
+        return None
+    try:
+        return recorded_users(path)
+    except (CassetteFormatError, ValueError) as error:
+        for opened in lanes:
+            _close_quietly(opened)
+        raise RunCannotStart(redactor.text(str(error))) from None
 
 
 def _judged_metrics(agent: Agent, planned: list[PlannedCase]) -> list[JudgedMetric]:

@@ -74,6 +74,12 @@ def plan_cases(agent: Agent, selection: Selection | None = None) -> list[Planned
         )
     index = chosen[0]
     case = cases[index]
+    if case.simulated_user is not None:
+        label = case.name or f"test_cases[{index}]"
+        raise SelectionError(
+            f"case {label!r} has a simulated user: its conversation runs as a whole "
+            "(docs/simulated-users.md); run the case without --turn"
+        )
     count = len(case.turns) if case.turns is not None else 1
     if not 0 <= turn < count:
         label = case.name or f"test_cases[{index}]"

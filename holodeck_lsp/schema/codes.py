@@ -61,6 +61,9 @@ class Code(StrEnum):
     ENDPOINT_REQUIRED = "HD152"
     EXCLUSIVE_FIELDS = "HD153"
 
+    #: A warning, or an error where holodeck-lsp.yaml sets `upstream_loadable: true`.
+    EXTENDS_UPSTREAM = "HD160"
+
     UNDECLARED_TOOL = "HD201"
     UNKNOWN_TOOL_PARAMETER = "HD202"
     NON_STRING_ARG_NAME = "HD204"
@@ -107,6 +110,7 @@ TITLES: dict[Code, str] = {
     Code.DUPLICATE_TOOL_NAME: "Duplicate tool name",
     Code.ENDPOINT_REQUIRED: "model.endpoint required for this provider",
     Code.EXCLUSIVE_FIELDS: "Mutually exclusive fields",
+    Code.EXTENDS_UPSTREAM: "Extends upstream HoloDeck (simulated_user): upstream cannot load it",
     Code.UNDECLARED_TOOL: "Expected tool matches no declared tool",
     Code.UNKNOWN_TOOL_PARAMETER: "Asserted argument is not a parameter of the tool",
     Code.NON_STRING_ARG_NAME: "Asserted argument name is not a string",

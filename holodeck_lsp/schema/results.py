@@ -12,6 +12,15 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MetricKind = Literal["standard", "rag", "geval", "code"]
+#: How a simulated user's part of a conversation went wrong (docs/simulated-users.md,
+#: "Trust"): its provider failed, it never wrote a stop marker within `max_turns`, it wrote
+#: as the agent (role prefix, tool-call syntax), it repeated its instructions verbatim, or it
+#: wrote what its `never_says` forbids.
+SimulatorFailure = Literal[
+    "provider_error", "never_stopped", "answered_as_agent", "leaked", "broke_persona"
+]
+#: Who wrote a turn's user message: the case's script, the simulator, or a recording.
+UserSource = Literal["scripted", "simulated", "recorded"]
 #: Why a tool call could not run as the model sent it (docs/running.md, "Tool loop").
 CallProblem = Literal["unknown_tool", "invalid_json", "bad_arguments"]
 
@@ -170,6 +179,45 @@ class TurnResult(_Result):
         '"Tool loop"): the response is what the model said once no more rounds were allowed.',
     )
     grader_details: dict[str, Any] | None = None
+    user_source: UserSource | None = Field(
+        default=None,
+        description="In a simulated conversation: who wrote this turn's input (None: a "
+        "scripted case's turn).",
+    )
+
+
+class SimulationResult(_Result):
+    """What the simulated user did in one case (docs/simulated-users.md)."""
+
+    model: str = Field(description="The simulator's model, `provider:name`.")
+    fingerprint: str = Field(
+        description="sha256 of the simulator's model and instructions: two runs with the same "
+        "fingerprint had the same simulated user."
+    )
+    scripted_turns: int = Field(default=0, ge=0, description="Scripted opening turns sent.")
+    simulated_turns: int = Field(default=0, ge=0, description="User messages it wrote and sent.")
+    stop_marker: str | None = Field(default=None, description="The marker that ended it.")
+    final_message: str | None = Field(
+        default=None, description="Its last message (the one with the stop marker; not sent)."
+    )
+    token_usage: TokenUsage | None = Field(
+        default=None,
+        description="Tokens the simulator's model spent (apart from the agent's and the "
+        "judges'); None on a replay, which asks no model.",
+    )
+    failure: SimulatorFailure | None = Field(
+        default=None, description="The simulator's own failure, when it failed (not the agent's)."
+    )
+    failure_detail: str | None = None
+    at_end: TurnResult | None = Field(
+        default=None, description="The `at_end` checks, graded over the whole conversation."
+    )
+    diverged_at_turn: int | None = Field(
+        default=None,
+        description="Replaying recorded user turns to a live agent: the first turn (0-based) "
+        "whose answer diverged from the recording; later recorded user turns may not fit.",
+    )
+    divergence: str | None = Field(default=None, description="How that turn diverged.")
 
 
 class TestResult(_Result):
@@ -215,6 +263,14 @@ class TestResult(_Result):
     )
     cost_usd: float | None = Field(
         default=None, ge=0.0, description="The agent's tokens at the price list (None: no price)."
+    )
+    simulation: SimulationResult | None = Field(
+        default=None, description="A simulated-user case: what the simulator did."
+    )
+    simulator_failed: bool = Field(
+        default=False,
+        description="The simulated user failed (see `simulation.failure`) and no answered turn "
+        "failed: no verdict on the agent, counted in neither passed, failed nor errored.",
     )
 
     def turn_results(self) -> list[TurnResult]:
@@ -281,10 +337,20 @@ class ReportSummary(_Result):
         "Older reports leave it 0.",
     )
 
+    simulator_failed: int = Field(
+        default=0,
+        ge=0,
+        description="Cases whose simulated user failed (its provider, never stopping, writing "
+        "as the agent, leaking its instructions): no verdict on the agent.",
+    )
+
     @model_validator(mode="after")
     def _counts_add_up(self) -> Self:
-        if self.passed + self.failed + self.errored + self.not_run != self.total_tests:
-            raise ValueError("passed + failed + errored + not_run must equal total_tests")
+        counted = self.passed + self.failed + self.errored + self.not_run + self.simulator_failed
+        if counted != self.total_tests:
+            raise ValueError(
+                "passed + failed + errored + not_run + simulator_failed must equal total_tests"
+            )
         return self
 
 

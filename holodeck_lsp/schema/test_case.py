@@ -1,72 +1,23 @@
 """Test cases: legacy single-turn (`input` / `ground_truth` / `expected_tools`) or
-multi-turn (`turns:`), with expected tools, argument matchers and file inputs."""
+multi-turn (`turns:`), with expected tools, argument matchers and file inputs; a multi-turn
+case may go on with a simulated user (schema/simulated_user.py)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Self
+from typing import Any, Self
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault, name_or_mapping
+from holodeck_lsp.schema.base import NonBlankStr, StrictModel, fault
 from holodeck_lsp.schema.codes import Code
-from holodeck_lsp.schema.matchers import ArgMatcher
+from holodeck_lsp.schema.expected_tools import ExpectedTool as ExpectedTool
+from holodeck_lsp.schema.expected_tools import ExpectedToolEntry as ExpectedToolEntry
 from holodeck_lsp.schema.messages import no_input_or_turns, too_many, turns_mixed
 from holodeck_lsp.schema.metrics import CaseMetric
+from holodeck_lsp.schema.simulated_user import SimulatedUser
 
 FILE_TYPES = ("image", "pdf", "text", "excel", "word", "powerpoint", "csv")
 MAX_FILES = 10
-
-
-class ExpectedTool(StrictModel):
-    """An assertion that the agent called a tool in this turn, optionally with arguments."""
-
-    name: NonBlankStr = Field(
-        description="Tool name, matched as a case-sensitive substring of the called tool's "
-        "name (so `subtract` also matches `mcp__tools__subtract`)."
-    )
-    # Keys are not forced to be strings: HoloDeck keeps `{1: 2}` as it is (such an argument
-    # can never match a call, whose arguments are named by strings; HD204 says so).
-    args: dict[Any, ArgMatcher] | None = Field(
-        default=None,
-        description="Asserted arguments by name. Each value is a literal (exact; 206588 "
-        'equals 206588.0), `{fuzzy: "206588"}` or `{regex: "^2009.*$"}`. Arguments '
-        "not listed are ignored.",
-    )
-    count: int = Field(
-        default=1,
-        strict=True,
-        description="At least this many calls in the turn must match. Default 1.",
-        json_schema_extra={"minimum": 1},
-    )
-
-    @field_validator("count", mode="before")
-    @classmethod
-    def _bool_is_an_int(cls, value: Any) -> Any:
-        # HoloDeck checks `isinstance(count, int)`, which a YAML boolean passes.
-        return int(value) if isinstance(value, bool) else value
-
-    @field_validator("count")
-    @classmethod
-    def _at_least_one(cls, value: int) -> int:
-        if value < 1:
-            raise fault(
-                Code.BAD_COUNT,
-                f"count must be at least 1 (got {value}); asserting that a tool is not "
-                "called is not supported",
-            )
-        return value
-
-
-#: One `expected_tools` entry: a bare tool name or an object with `args` / `count`.
-ExpectedToolEntry = Annotated[
-    Annotated[str, Tag("<name>")] | Annotated[ExpectedTool, Tag("<mapping>")],
-    Discriminator(
-        name_or_mapping,
-        custom_error_type=Code.BAD_EXPECTED_TOOL.value,
-        custom_error_message="an expected_tools entry is a tool name or a mapping with "
-        "`name` (and optional `args`, `count`)",
-    ),
-]
 
 
 class FileInput(StrictModel):
@@ -185,6 +136,12 @@ class TestCase(StrictModel):
         description="Multi-turn conversation, sent in order in one session. Excludes "
         "input, ground_truth, expected_tools, files and retrieval_context at case level.",
     )
+    simulated_user: SimulatedUser | None = Field(
+        default=None,
+        description="A simulated user who goes on with the conversation after the scripted "
+        "`turns` (if any): a model with its own instructions writes each next user message. "
+        "Extends upstream HoloDeck (docs/simulated-users.md).",
+    )
 
     @field_validator("files")
     @classmethod
@@ -204,7 +161,7 @@ class TestCase(StrictModel):
 
     @model_validator(mode="after")
     def _one_shape(self) -> Self:
-        if self.turns is not None:
+        if self.turns is not None or self.simulated_user is not None:
             mixed = [name for name in LEGACY_FIELDS if getattr(self, name) is not None]
             if mixed:
                 raise fault(Code.TURNS_MIXED_WITH_LEGACY, turns_mixed(mixed), at=mixed[0])
@@ -215,3 +172,7 @@ class TestCase(StrictModel):
     @property
     def is_multi_turn(self) -> bool:
         return self.turns is not None
+
+    @property
+    def is_simulated(self) -> bool:
+        return self.simulated_user is not None

@@ -171,7 +171,7 @@ async def test_cases_match_by_name_before_position(tmp_path: Path) -> None:
     [
         ("not json", "is not JSON"),
         ('{"format": "other"}', "is not a holodeck cassette"),
-        ('{"format": "holodeck-cassette", "version": 7}', "has version 7"),
+        ('{"format": "holodeck-cassette", "version": 8}', "has version 8"),
         ('{"format": "holodeck-cassette", "version": 1, "agent": "a", "cases": [{}]}', "cases.0"),
     ],
 )

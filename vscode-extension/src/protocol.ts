@@ -96,6 +96,20 @@ export interface TurnResultJson {
   execution_time_ms: number;
   errors: string[];
   skipped: boolean;
+  /** In a simulated conversation: who wrote the input (docs/simulated-users.md). */
+  user_source?: "scripted" | "simulated" | "recorded" | null;
+}
+
+/** A simulated user's record of one case (docs/simulated-users.md). */
+export interface SimulationJson {
+  model: string;
+  fingerprint: string;
+  simulated_turns: number;
+  stop_marker: string | null;
+  failure: string | null;
+  failure_detail: string | null;
+  diverged_at_turn?: number | null;
+  divergence?: string | null;
 }
 
 export interface TestResultJson {
@@ -113,6 +127,9 @@ export interface TestResultJson {
   execution_time_ms: number;
   errors: string[];
   turns: TurnResultJson[] | null;
+  simulation?: SimulationJson | null;
+  /** The simulated user failed: no verdict on the agent. */
+  simulator_failed?: boolean;
 }
 
 export interface ReportSummaryJson {

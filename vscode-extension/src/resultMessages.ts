@@ -97,6 +97,24 @@ export function turnOutcome(turn: TurnResultJson): TurnOutcome {
   return { ...base, state: "failed", messages: failureMessages(turn) };
 }
 
+/** A simulated conversation as the case's output shows it: the turns the simulator generated
+ *  are written nowhere in the file, so the Testing view has no item of their own for them. */
+export function conversationLines(result: TestResultJson): string[] {
+  const simulation = result.simulation;
+  if (!simulation) return [];
+  const lines = [`simulated user ${simulation.model} (prompt ${simulation.fingerprint.slice(0, 12)})`];
+  for (const turn of result.turns ?? []) {
+    const mark = turn.skipped ? "–" : turn.passed ? "✓" : "✗";
+    lines.push(`turn ${turn.turn_index} ${mark} [${turn.user_source ?? "scripted"}] user: ${turn.input}`);
+    lines.push(`    agent: ${turn.response ?? "(no response)"}`);
+  }
+  if (simulation.stop_marker) lines.push(`ended: ${simulation.stop_marker}`);
+  if (simulation.diverged_at_turn !== undefined && simulation.diverged_at_turn !== null) {
+    lines.push(`diverged from the recording at turn ${simulation.diverged_at_turn}: ${simulation.divergence ?? ""}`);
+  }
+  return lines;
+}
+
 export function caseOutcomes(result: TestResultJson): TurnOutcome[] {
   return turnsOf(result).map(turnOutcome);
 }
@@ -115,6 +133,11 @@ export function caseSummary(result: TestResultJson): { state: TurnState; text: s
   const outcomes = caseOutcomes(result);
   const passed = outcomes.filter((o) => o.state === "passed").length;
   const text = `${passed}/${outcomes.length} turns passed`;
+  const simulation = result.simulation;
+  if (result.simulator_failed && simulation) {
+    // The simulated user's failure, not the agent's: no verdict (docs/simulated-users.md).
+    return { state: "errored", text: `${text}; the simulated user failed (${simulation.failure}): ${simulation.failure_detail ?? ""}` };
+  }
   if (outcomes.length > 0 && outcomes.every((o) => o.state === "skipped")) return { state: "skipped", text };
   if (result.passed) return { state: "passed", text };
   if (outcomes.some((o) => o.state === "errored")) return { state: "errored", text };

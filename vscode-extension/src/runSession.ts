@@ -2,7 +2,13 @@
 // then maps each server answer (RunResponse) onto the items. Generic over the item type so
 // the unit tests can drive it with plain objects.
 import { isRunResponse, type TestResultJson } from "./protocol";
-import { caseOutcomes, caseSummary, type MessageSpec, type TurnOutcome } from "./resultMessages";
+import {
+  caseOutcomes,
+  caseSummary,
+  conversationLines,
+  type MessageSpec,
+  type TurnOutcome,
+} from "./resultMessages";
 import type { RunStep } from "./runPlan";
 import { covers } from "./runPlan";
 import type { TestRef } from "./testIds";
@@ -124,6 +130,8 @@ export class RunSession<I> {
     const item = this.lookup.item({ kind: "case", uri, caseIndex });
     if (item === undefined) return;
     this.sink.output(`${caseSummary(result).text}\r\n`, item);
+    // A simulated conversation's generated turns: in the case's output (no item of their own).
+    for (const line of conversationLines(result)) this.sink.output(`${line}\r\n`, item);
   }
 
   private erroredAll(turns: TestRef[], text: string): void {

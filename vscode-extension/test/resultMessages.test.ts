@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caseOutcomes, caseSummary, turnCounts, turnOutcome, turnsOf } from "../src/resultMessages";
+import { caseOutcomes, caseSummary, conversationLines, turnCounts, turnOutcome, turnsOf } from "../src/resultMessages";
 import { metric, multiTurn, singleTurn, turn } from "./fixtures";
 
 test("a single-turn result is its one turn 0, from the case-level fields", () => {
@@ -90,4 +90,31 @@ test("turnCounts: the turns the status bar and the Testing view both count", () 
   const result = multiTurn(1, [turn({ turn_index: 0 }), turn({ turn_index: 1, passed: false }), turn({ turn_index: 2, passed: false, skipped: true })]);
   assert.deepEqual(turnCounts({ ...result, passed: false }), { passed: 1, failed: 1 });
   assert.deepEqual(turnCounts(singleTurn(0, { passed: false, errors: ["HTTP 500"] })), { passed: 0, failed: 1 });
+});
+
+test("a simulated conversation: its generated turns in the case's output, its simulator's failure not a failure", () => {
+  const simulation = {
+    model: "anthropic:claude-haiku-4-5",
+    fingerprint: "f".repeat(64),
+    simulated_turns: 1,
+    stop_marker: null,
+    failure: "never_stopped",
+    failure_detail: "no stop marker within max_turns (1 messages)",
+  };
+  const base = multiTurn(0, [
+    turn({ turn_index: 0, input: "Hi", response: "Hello", user_source: "scripted" }),
+    turn({ turn_index: 1, input: "Order W1?", response: "Found it", user_source: "simulated" }),
+  ]);
+  const result = { ...base, passed: false, simulator_failed: true, simulation };
+  assert.deepEqual(conversationLines(result), [
+    "simulated user anthropic:claude-haiku-4-5 (prompt ffffffffffff)",
+    "turn 0 ✓ [scripted] user: Hi",
+    "    agent: Hello",
+    "turn 1 ✓ [simulated] user: Order W1?",
+    "    agent: Found it",
+  ]);
+  const summary = caseSummary(result);
+  assert.equal(summary.state, "errored");
+  assert.match(summary.text, /the simulated user failed \(never_stopped\)/);
+  assert.deepEqual(conversationLines(base), []);
 });

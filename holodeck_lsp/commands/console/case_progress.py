@@ -71,7 +71,7 @@ class TerminalProgress:
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         self._running.pop(case.key, None)
-        verdict = self.palette.case_verdict(result.passed, result.errored)
+        verdict = self.palette.case_verdict(result.passed, result.errored, result.simulator_failed)
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else int(result.passed)
         count = len(turns) if turns is not None else 1

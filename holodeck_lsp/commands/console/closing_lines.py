@@ -56,6 +56,8 @@ def totals_line(
         palette.paint(f", {summary.errored} errored", "yellow", "bold") if summary.errored else ""
     )
     errored += palette.paint(f", {summary.not_run} not run", "yellow") if summary.not_run else ""
+    if summary.simulator_failed:  # no verdict on the agent (docs/simulated-users.md)
+        errored += palette.paint(f", {summary.simulator_failed} simulator failed", "blue", "bold")
     return (
         f"{passed}, {failed}{errored} of {summary.total_tests} test cases"
         # Wall time: the command's, from the process's start — start-up (imports, the backend)

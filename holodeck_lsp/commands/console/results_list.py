@@ -34,7 +34,7 @@ def results_lines(
         label = result.test_name or f"test_cases[{result.test_index}]"
         turns = result.turns or []
         row = " ".join(marks.of(turn) for turn in turns) if turns else ""
-        verdict = palette.case_verdict(result.passed, result.errored)
+        verdict = palette.case_verdict(result.passed, result.errored, result.simulator_failed)
         lines.append(f"  {verdict}  {label}" + (f"  [{row}]" if row else ""))
         if not result.passed:
             lines += _failure_lines(result)
@@ -56,7 +56,8 @@ def _matrix_failures(report: TestReport, palette: Palette) -> list[str]:
         label = result.test_name or f"test_cases[{result.test_index}]"
         where = f" [{result.model}]" if result.model and len(report.models) > 1 else ""
         again = f" #{result.repeat}" if result.repeat is not None else ""
-        lines.append(f"  {palette.case_verdict(False, result.errored)}  {label}{where}{again}")
+        verdict = palette.case_verdict(False, result.errored, result.simulator_failed)
+        lines.append(f"  {verdict}  {label}{where}{again}")
         lines += _failure_lines(result)
     hidden = len(failed) - MATRIX_FAILURES_SHOWN
     if hidden > 0:
@@ -70,12 +71,19 @@ def _failure_lines(result: TestResult) -> list[str]:
     # view and a grader's view shows both, not just the first.
     if result.turns is None:
         return [f"      {reason}" for reason in _reasons(Block.of_case(result))]
-    return [
+    lines = [
         f"      turn {turn.turn_index}: {reason}"
         for turn in result.turns
         if not turn.passed
         for reason in _reasons(Block.of_turn(turn))
     ]
+    simulation = result.simulation  # a simulated user's at_end checks and failure
+    if simulation is not None and simulation.at_end is not None and not simulation.at_end.passed:
+        lines += [f"      at end: {r}" for r in _reasons(Block.of_turn(simulation.at_end))]
+    if simulation is not None and simulation.failure is not None:
+        detail = _one_line(f"{simulation.failure}: {simulation.failure_detail}")
+        lines.append(f"      simulated user: {detail}")
+    return lines
 
 
 def _reasons(block: Block) -> list[str]:

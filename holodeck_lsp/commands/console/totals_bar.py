@@ -167,7 +167,7 @@ class AggregateProgress(TerminalProgress):
         turns = result.turns
         passed = sum(t.passed for t in turns) if turns is not None else 0
         count = len(turns) if turns is not None else 1
-        verdict = self.palette.case_verdict(False, result.errored)
+        verdict = self.palette.case_verdict(False, result.errored, result.simulator_failed)
         self._above(f"{case_prefix(case)} {verdict} ({passed}/{count} turns passed)")
 
     def finish(self, report: TestReport) -> None:

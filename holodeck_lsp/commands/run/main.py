@@ -60,6 +60,12 @@ def _main(argv: list[str], ctrl_c: CtrlC) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     if args.record and args.replay:
         return fail(EXIT_BAD_INPUT, "--record and --replay cannot be used together")
+    if args.replay_user is not None and args.replay:
+        return fail(
+            EXIT_BAD_INPUT,
+            "--replay-user drives a live agent with recorded users; --replay replays both "
+            "sides: use one of them",
+        )
     if args.rejudge and not args.replay:
         return fail(EXIT_BAD_INPUT, "--rejudge re-judges a replay: use it with --replay FILE")
     if args.last_failed and (args.case or args.keyword):

@@ -145,7 +145,8 @@ def run_agent(
 
     _configure_logs(args.verbose)
     started_at = datetime.now().astimezone()
-    answers: Answers = Replay(replay) if replay else Live(record=bool(args.record))
+    live = Live(record=bool(args.record), replay_user=args.replay_user)
+    answers: Answers = Replay(replay) if replay else live
     # Before the backend starts (an SDK import takes seconds): the run has visibly begun.
     if not args.quiet:
         note = matrix_note(matrix, model_label(agent))

@@ -121,6 +121,13 @@ def run_parser() -> argparse.ArgumentParser:
         help="answer from a cassette, no backend (several agent files: a folder --record wrote)",
     )
     parser.add_argument(
+        "--replay-user",
+        type=Path,
+        metavar="FILE",
+        help="send the simulated users' recorded messages (a --record cassette) to the live "
+        "agent, and mark where its answers diverge from the recording",
+    )
+    parser.add_argument(
         "--rejudge",
         action="store_true",
         help="with --replay: call the judges again instead of reusing recorded verdicts",

@@ -13,6 +13,7 @@ from holodeck_lsp.schema.results import ReportSummary
 def run_status(summary: ReportSummary, *, stopped_early: bool = False) -> int:
     if summary.failed:
         return EXIT_TEST_FAILED
-    if summary.errored or summary.not_run or stopped_early:
+    # A simulated user that failed leaves its case without a verdict (docs/simulated-users.md).
+    if summary.errored or summary.not_run or summary.simulator_failed or stopped_early:
         return EXIT_ERRORED
     return EXIT_OK

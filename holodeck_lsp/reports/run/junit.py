@@ -97,6 +97,15 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
         usage = agent_usage([case.result])
         agent = usage.total_tokens if usage is not None else 0
         listed += [("agent_tokens", str(agent)), ("judge_tokens", str(judge.total_tokens))]
+    simulation = case.result.simulation
+    if simulation is not None:
+        # Which simulated user produced the conversation (docs/simulated-users.md).
+        listed += [
+            ("simulator_model", simulation.model),
+            ("simulator_prompt", simulation.fingerprint),
+        ]
+        if simulation.diverged_at_turn is not None:
+            listed.append(("diverged_at_turn", str(simulation.diverged_at_turn)))
     if case.result.cost_usd is not None:
         # The agent's tokens at the price list, in USD (the JSON report's `cost_usd`).
         listed.append(("cost_usd", f"{case.result.cost_usd:.6f}"))
@@ -106,7 +115,9 @@ def _suite(case: Case) -> tuple[ET.Element, _Counts]:
             ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     for block in case.blocks:
         suite.append(_testcase(case, block, counts))
+    suite.extend(_simulation_testcases(case, counts))
     failed_case = not case.result.passed and not case.result.errored
+    failed_case = failed_case and not case.result.simulator_failed
     if case.multi_turn and failed_case and counts.failures == 0:
         reasons = case.case_errors or ["test case failed"]
         suite.append(_case_failure(case, reasons, counts))
@@ -160,6 +171,38 @@ def _add_verdicts(element: ET.Element, block: Block) -> None:
         properties = ET.SubElement(element, "properties")
         for name, value in listed:
             ET.SubElement(properties, "property", {"name": _clean(name), "value": _clean(value)})
+
+
+def _simulation_testcases(case: Case, counts: _Counts) -> list[ET.Element]:
+    """A simulated-user case's `at end` checks (a failure when they failed) and its
+    simulator's failure (an `<error type="simulator">`: not the agent's, not a failure)."""
+    simulation = case.result.simulation
+    if simulation is None:
+        return []
+    elements: list[ET.Element] = []
+    at_end = simulation.at_end
+    if at_end is not None:
+        counts.tests += 1
+        element = ET.Element("testcase", {"classname": _clean(case.label), "name": "at end"})
+        if not at_end.passed:
+            counts.failures += 1
+            failing = [m.metric_name for m in at_end.metric_results if m.passed is False]
+            reasons = [*at_end.errors, *(f"metric {name} failed" for name in failing)]
+            if at_end.tools_matched is False:
+                reasons.append("expected tools not called")
+            _add_failure(element, reasons or ["the at_end checks failed"])
+        elements.append(element)
+    if simulation.failure is not None:
+        counts.tests += 1
+        counts.errors += 1
+        element = ET.Element(
+            "testcase", {"classname": _clean(case.label), "name": "simulated user"}
+        )
+        reason = f"{simulation.failure}: {simulation.failure_detail or ''}".rstrip(": ")
+        error = ET.SubElement(element, "error", {"type": "simulator", "message": _clean(reason)})
+        error.text = _clean(reason)
+        elements.append(element)
+    return elements
 
 
 def _case_failure(case: Case, reasons: list[str], counts: _Counts) -> ET.Element:

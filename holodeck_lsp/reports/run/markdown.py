@@ -47,12 +47,14 @@ _FAILED = "❌ failed"
 _SKIPPED = "⏭ skipped"
 _ERRORED = "⚠ errored"
 _NOT_RUN = "⏸ not run"
+_SIMULATOR_FAILED = "🤖 simulator failed"
 _STATUS = {
     "passed": _PASSED,
     "failed": _FAILED,
     "skipped": _SKIPPED,
     "errored": _ERRORED,
     "not run": _NOT_RUN,
+    "simulator failed": _SIMULATOR_FAILED,
 }
 _METRIC_MARK = {
     "passed": "✓ passed",
@@ -119,7 +121,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     total = len(ordered)
     passed = sum(1 for case in ordered if case.result.passed)
     errored = sum(1 for case in ordered if case_status(case.result) == "errored")
-    never = sum(1 for case in ordered if case_status(case.result) == "not run")
+    never = sum(
+        1 for case in ordered if case_status(case.result) in ("not run", "simulator failed")
+    )
     measured = total - errored - never
     verdict = "Passed" if passed == measured else "Failed"
     # Errored cases are not measured: the rate is over the cases that were.

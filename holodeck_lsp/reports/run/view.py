@@ -252,10 +252,13 @@ def _metric_reasons(block: Block) -> list[str]:
 
 
 def case_status(result: TestResult) -> str:
-    """A case's status: `passed`, `errored` (not measured), `not run` (the run stopped before
-    it finished, engine/rollup.py) or `failed`."""
+    """A case's status: `passed`, `errored` (not measured), `simulator failed` (its simulated
+    user failed: no verdict on the agent, docs/simulated-users.md), `not run` (the run stopped
+    before it finished, engine/rollup.py) or `failed`."""
     if result.passed:
         return "passed"
+    if result.simulator_failed:
+        return "simulator failed"
     if result.errored:
         return "errored"
     return "not run" if not_run(result) else "failed"

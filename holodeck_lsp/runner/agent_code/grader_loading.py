@@ -16,6 +16,7 @@ from pathlib import Path
 
 from holodeck_lsp.engine.code_graders import DEFAULT_GRADER_TIMEOUT, GraderContext
 from holodeck_lsp.engine.metric_selection import metrics_for
+from holodeck_lsp.engine.simulated_turns import every_simulated_metric
 from holodeck_lsp.engine.turn_grading import GraderFn
 from holodeck_lsp.runner.agent_code.grader_import import load_grader
 from holodeck_lsp.runner.selection import PlannedCase
@@ -36,10 +37,10 @@ def grader_specs(agent: Agent, planned: Iterable[PlannedCase]) -> list[str]:
     specs: dict[str, None] = {}
     for item in planned:
         turns = item.case.turns if item.case.turns is not None else [None]
-        for turn in turns:
-            for metric in metrics_for(agent, item.case, turn):
-                if isinstance(metric, CodeMetric) and metric.enabled:
-                    specs.setdefault(metric.grader, None)
+        metrics = [m for turn in turns for m in metrics_for(agent, item.case, turn)]
+        for metric in [*metrics, *every_simulated_metric(agent, item.case)]:
+            if isinstance(metric, CodeMetric) and metric.enabled:
+                specs.setdefault(metric.grader, None)
     return list(specs)
 
 

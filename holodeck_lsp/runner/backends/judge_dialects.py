@@ -55,6 +55,9 @@ class JudgeDialect:
     reply: Callable[[Any], ReplyParts]
     #: Said after "set VARIABLE or the judge's `model.api_key`" when the key is missing.
     key_hint: str = ""
+    #: A system prompt goes in the body's `system` (Messages API), not as a first message
+    #: with the role `system` (a simulated user's instructions, runner/simulation/).
+    system_at_top: bool = False
 
 
 def _chat_body(
@@ -172,4 +175,5 @@ ANTHROPIC_MESSAGES = JudgeDialect(
     },
     body=_messages_body,
     reply=_messages_reply,
+    system_at_top=True,
 )

@@ -9,6 +9,7 @@ from holodeck_lsp.runner.cassette.format import (
     STALE_PREFIXES,
     CassetteCase,
     CassetteJudgement,
+    CassetteSimulation,
     CassetteToolCall,
     CassetteTurn,
     cassette_usage,
@@ -39,7 +40,25 @@ def transcript_of(result: TestResult, index: int) -> CassetteCase:
                 tool_limit_reached=turn.tool_limit_reached,
             )
         )
-    return CassetteCase(name=None, index=index, turns=turns)
+    return CassetteCase(name=None, index=index, turns=turns, simulated_user=simulation_of(result))
+
+
+def simulation_of(result: TestResult) -> CassetteSimulation | None:
+    """A simulated-user case's simulator side (format version 7), with the verdicts its
+    `at_end` checks were graded from; None for a scripted case."""
+    simulation = result.simulation
+    if simulation is None:
+        return None
+    at_end = simulation.at_end
+    return CassetteSimulation(
+        model=simulation.model,
+        fingerprint=simulation.fingerprint,
+        scripted_turns=simulation.scripted_turns,
+        final_message=simulation.final_message,
+        failure=simulation.failure,
+        failure_detail=simulation.failure_detail,
+        at_end_judgements=judgements_of(at_end.metric_results) if at_end is not None else [],
+    )
 
 
 def judgements_of(results: list[MetricResult]) -> list[CassetteJudgement]:

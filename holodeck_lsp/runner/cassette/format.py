@@ -27,6 +27,10 @@ Version 6 added what the tool loop did (docs/running.md, "Tool loop"): each call
 `raw_arguments` (the text the model sent) and `call_problem` (why it could not run; `error`
 is what the model was given), and the turn's `tool_limit_reached`; older files read them as
 null.
+Version 7 added a case's `simulated_user` (docs/simulated-users.md, "Record and replay"):
+the simulator's model and prompt fingerprint, how many turns were scripted (the turns' inputs
+after them are the simulator's messages), its last message (the one that ended the
+conversation, never sent) and its failure; null for a scripted case and in older files.
 """
 
 from __future__ import annotations
@@ -43,9 +47,11 @@ from holodeck_lsp.runner.backends.base import BackendError
 from holodeck_lsp.schema.results import CallProblem, TokenUsage, ToolInvocation
 
 FORMAT: Final = "holodeck-cassette"
-VERSION: Final = 6
+VERSION: Final = 7
+#: The version a cassette without a simulated-user case is written as (nothing of 7 in it).
+WITHOUT_SIMULATION: Final = 6
 #: Versions this holodeck-lsp reads (1: before judgements were recorded).
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7)
 #: How a judged metric without a usable recording starts its error (not a verdict).
 STALE_PREFIXES = ("judge recording is stale", "no judge recording")
 
@@ -125,15 +131,30 @@ class CassetteTurn(_Strict):
     tool_limit_reached: int | None = Field(default=None, ge=1)
 
 
+class CassetteSimulation(_Strict):
+    """The simulated user's side of a case beyond its turns' inputs (version 7)."""
+
+    model: str
+    fingerprint: str
+    scripted_turns: int = Field(default=0, ge=0)
+    final_message: str | None = None
+    failure: str | None = None
+    failure_detail: str | None = None
+    #: The judges' verdicts on the `at_end` checks (the turn after the last one).
+    at_end_judgements: list[CassetteJudgement] = Field(default_factory=list)
+
+
 class CassetteCase(_Strict):
     name: str | None
     index: int = Field(ge=0)
     turns: list[CassetteTurn] = Field(default_factory=list)
+    #: A simulated-user case: the simulator's side (version 7); None for a scripted case.
+    simulated_user: CassetteSimulation | None = None
 
 
 class Cassette(_Strict):
     format: Literal["holodeck-cassette"] = FORMAT
-    version: Literal[1, 2, 3, 4, 5, 6] = VERSION
+    version: Literal[1, 2, 3, 4, 5, 6, 7] = VERSION
     agent: str
     #: Who answered, `provider:name` (version 3); a replay answers as that model, so its
     #: results and its judges' defaults are that model's. None: not known (older files).
@@ -141,8 +162,16 @@ class Cassette(_Strict):
     cases: list[CassetteCase] = Field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        # Written as the current version, whatever version it was read as.
-        return {**self.model_dump(mode="json"), "version": VERSION}
+        # Written as the current version, whatever version it was read as; a recording
+        # without a simulated user stays version 6, as every reader of 6 reads it.
+        data = self.model_dump(mode="json")
+        simulated = False
+        for case in data["cases"]:
+            if case.get("simulated_user") is None:
+                case.pop("simulated_user", None)
+            else:
+                simulated = True
+        return {**data, "version": VERSION if simulated else WITHOUT_SIMULATION}
 
     def render(self, redact: Callable[[Any], Any] | None = None) -> str:
         data = self.to_json()

@@ -103,6 +103,10 @@ class ReplayBackend:
         case = self._by_name.get(name) if name is not None else None
         return case if case is not None else self._by_index.get(index)
 
+    def recorded_case(self, name: str | None, index: int) -> CassetteCase | None:
+        """The recording of a case (its simulated user's messages, say), or None."""
+        return self._find(name, index)
+
     async def create_case_session(self, name: str | None, index: int) -> AgentSession:
         case = self._find(name, index)
         label = repr(name) if name is not None else f"test_cases[{index}]"
@@ -137,7 +141,11 @@ class RecordedJudgements:
         case = self._by_name.get(name) if name is not None else None
         if case is None:
             case = self._by_index.get(index)
-        if case is None or turn >= len(case.turns):
+        if case is None:
+            return []
+        if turn == len(case.turns) and case.simulated_user is not None:
+            return case.simulated_user.at_end_judgements  # a simulated case's at_end checks
+        if turn >= len(case.turns):
             return []
         return case.turns[turn].judgements
 

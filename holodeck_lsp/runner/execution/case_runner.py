@@ -302,7 +302,7 @@ class CaseRun:
     async def _record(self, spec: TurnSpec, outcome: TurnOutcome) -> str | None:
         """Grade and keep one turn; returns why the case stops here (fail_on_error), if so."""
         self._order.expect(spec.index)
-        metrics = turn_metrics(self.context.agent, self.planned.case, spec.index)
+        metrics = self._metrics_of(spec)
         judges = self.context.judges
         if judges is not None and not outcome.skipped:
             requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
@@ -387,6 +387,10 @@ class CaseRun:
         return roll_up_case(case, self.planned.index, turns, timestamp)
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _metrics_of(self, spec: TurnSpec) -> list[AnyMetric]:
+        """The metrics grading turn `spec` (a simulated conversation chooses its own)."""
+        return turn_metrics(self.context.agent, self.planned.case, spec.index)
 
     def _graded(self, specs: list[TurnSpec]) -> list[TurnSpec]:
         first = self.planned.graded_turn or 0

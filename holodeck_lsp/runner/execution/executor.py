@@ -30,13 +30,15 @@ from holodeck_lsp.runner.agent_code.grader_loading import (
     load_graders,
 )
 from holodeck_lsp.runner.backends.base import AgentBackend
-from holodeck_lsp.runner.execution.case_runner import CaseRun, RunContext
+from holodeck_lsp.runner.cassette.format import Cassette
+from holodeck_lsp.runner.execution.case_runner import RunContext
 from holodeck_lsp.runner.execution.case_sessions import CANCELLED
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import CaseKey, CaseRef, ProgressSink
 from holodeck_lsp.runner.execution.start_order import start_order
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
+from holodeck_lsp.runner.simulation.case_runs import case_run_for
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import model_label
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
@@ -70,6 +72,8 @@ class RunOptions:
     #: runner/run_budget/), else None. A case not started is left out of the report (the run
     #: is stopped early, and resumable), the cases in flight finish.
     may_start: Callable[[CaseRef], str | None] | None = None
+    #: `--replay-user`: the recording whose simulated users' messages drive the live agent.
+    replay_user: Cassette | None = None
 
     @classmethod
     def for_agent(
@@ -233,7 +237,7 @@ async def run_lanes(
     async def one(
         context: RunContext, item: PlannedCase, ref: CaseRef, lane: int
     ) -> TestResult | None:
-        case_run = CaseRun(context, item, ref)
+        case_run = case_run_for(context, item, ref, options.replay_user)
         async with gate:
             if options.may_start is not None:
                 refusal = options.may_start(ref)  # a budget (runner/run_budget/)

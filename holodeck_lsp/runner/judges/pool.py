@@ -99,6 +99,11 @@ class JudgePool:
         #: Live verdicts by (case index, turn index), for the recording.
         self.made: dict[tuple[int, int], list[CassetteJudgement]] = {}
 
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The run's environment (a simulated user's model reads its key from it)."""
+        return self._env
+
     # -- what grading needs ------------------------------------------------------------------
 
     def model_of(self, metric: JudgedMetric) -> str | None:

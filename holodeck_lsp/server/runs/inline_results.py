@@ -33,6 +33,11 @@ from lsprotocol import types
 from holodeck_lsp.server.core import HolodeckServer
 from holodeck_lsp.server.documents.parsed import Parsed
 from holodeck_lsp.server.documents.positions import PositionConverter
+from holodeck_lsp.server.runs.simulated_results import (
+    SIMULATOR_FAILED,
+    simulation_diagnostics,
+    simulation_hints,
+)
 
 if TYPE_CHECKING:
     # Not at run time: building the pydantic result models and importing the YAML reader
@@ -337,7 +342,7 @@ class InlineResults:
             for where, turn, record in _turns_with_results(suite, cases)
             if not turn.passed
             for span, message in turn_failures(turn, where, suite)
-        ]
+        ] + simulation_diagnostics(suite, _full(cases), converter, SOURCE)
 
     @staticmethod
     def inlay_hints(
@@ -351,7 +356,11 @@ class InlineResults:
                 padding_left=True,
             )
             for where, turn, record in _turns_with_results(suite, cases)
-        ]
+        ] + simulation_hints(suite, _full(cases), converter)
+
+
+def _full(cases: dict[int, CaseRecord]) -> dict[int, TestResult | None]:
+    return {index: record.result for index, record in cases.items()}
 
 
 def _turns_with_results(
@@ -377,6 +386,8 @@ def case_status(record: CaseRecord | None) -> tuple[str, str] | None:
     regraded = " (re-graded)" if record.regraded else ""
     if record.result.passed:
         return PASSED, regraded
+    if record.result.simulator_failed:  # no verdict on the agent (simulated_results.py)
+        return SIMULATOR_FAILED, f" (simulator failed){regraded}"
     turns: Sequence[TurnResult] = record.result.turn_results()
     if len(turns) > 1:
         passed = sum(turn.passed for turn in turns)

@@ -71,6 +71,9 @@ class CaseLocation:
     end: Point = (0, 0)
     #: The case's `name:` when it is a plain scalar.
     name: str | None = None
+    #: The `simulated_user` key, when the case has a simulated user (its generated turns and
+    #: the simulator's outcome are shown there: they are written nowhere in the file).
+    simulated: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +184,10 @@ def locate_suite(root: Node | None, only: Collection[int] | None = None) -> Suit
         case_metrics = _metric_spans(evaluations[1] if evaluations else None)
         start, end = span_of(case)
         turn_items = turn_nodes(case)
-        if turn_items is not None:
+        simulated = entry(case, "simulated_user")
+        if turn_items is None and simulated is not None:
+            turns: tuple[TurnLocation, ...] = ()  # every turn is generated
+        elif turn_items is not None:
             turns = tuple(
                 _turn(n, turn, span_of(turn)[0], case_metrics, span_of(turn)[1])
                 for n, turn in enumerate(turn_items)
@@ -198,6 +204,7 @@ def locate_suite(root: Node | None, only: Collection[int] | None = None) -> Suit
                 turns,
                 end,
                 None if named is None else named[1],
+                span_of(simulated[0]) if simulated is not None else None,
             )
         )
     return SuiteLocation((key.start_mark.line, key.start_mark.column), tuple(cases), suite_metrics)

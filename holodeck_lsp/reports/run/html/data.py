@@ -116,6 +116,10 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "errored": sum(1 for c in found if case_status(c.result) == "errored"),
             # Never finished (the run stopped first): neither passed nor failed.
             "not_run": sum(1 for c in found if case_status(c.result) == "not run"),
+            # Its simulated user failed: no verdict on the agent (docs/simulated-users.md).
+            "simulator_failed": sum(
+                1 for c in found if case_status(c.result) == "simulator failed"
+            ),
             "turns_errored": sum(1 for c in found for b in c.blocks if b.status == "errored"),
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),
@@ -162,6 +166,16 @@ def _case(case: Case, where: Locations) -> dict[str, Any]:
     out: dict[str, Any] = {"i": case.position, "name": case.name, "passed": case.result.passed}
     if case.result.errored:
         out["errored"] = True
+    simulation = case.result.simulation
+    if simulation is not None:
+        # The simulated user: who it was, and its failure or where a live agent diverged.
+        out["sim"] = {
+            "model": simulation.model,
+            "fingerprint": simulation.fingerprint[:12],
+            "failure": simulation.failure,
+            "detail": simulation.failure_detail,
+            "diverged": simulation.diverged_at_turn,
+        }
     if case.multi_turn:
         out["multi"] = True
     if case.case_errors:

@@ -226,6 +226,7 @@
         tile("sum-turns-skipped", "turns skipped", skipped, ""),
         errored ? tile("sum-cases-errored", what + " errored (not measured)", total("errored") || 0, "errored") : null,
         errored ? tile("sum-turns-errored", "turns errored", errored, "errored") : null,
+        total("simulator_failed") ? tile("sum-cases-simulator", what + " simulator failed (no verdict)", total("simulator_failed"), "errored") : null,
         repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
         tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
         cost !== null ? tile("sum-cost", "cost", fmtUsd(cost), "", COST + (env.prices_as_of ? " (prices as of " + env.prices_as_of + ")" : "")) : null,
@@ -531,6 +532,11 @@
     if (t.calls) parts.push(section("Tool calls", el("ol", { start: 0, class: "calls" }, t.calls.map(callItem))));
     if (t.metrics) parts.push(section("Metrics, graders and judges", metricTable(t.metrics)));
     if (t.errors) parts.push(section("Errors", el("ul", null, t.errors.map(function (x) { return el("li", { dir: "auto" }, x); }))));
+    if (e.sim) parts.push(section("Simulated user", el("p", { class: "meta" }, [
+      e.sim.model + " · prompt " + e.sim.fingerprint,
+      e.sim.failure ? "failed: " + e.sim.failure + (e.sim.detail ? " (" + e.sim.detail + ")" : "") : null,
+      e.sim.diverged !== null && e.sim.diverged !== undefined ? "diverged from the recording at turn " + e.sim.diverged : null,
+    ].filter(Boolean).join(" · "))));
     if (e.errors) parts.push(section("Case errors", el("ul", null, e.errors.map(function (x) { return el("li", { dir: "auto" }, x); }))));
     var facts = [t.ms !== undefined ? fmtMs(t.ms) : null, t.tokens ? t.tokens.toLocaleString("en-US") + " tokens" : null].filter(Boolean);
     if (facts.length) parts.push(el("p", { class: "meta" }, facts.join(" · ")));
