@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from holodeck_lsp.engine.repeat_rates import model_rates
+from holodeck_lsp.engine.reports.statistics_tables import statistics_markdown
 from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
@@ -34,6 +35,7 @@ from holodeck_lsp.engine.reports.view import (
     tool_reason,
     usd,
 )
+from holodeck_lsp.engine.statistics.wilson import wilson_interval
 from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
@@ -67,6 +69,7 @@ def render(report: TestReport) -> str:
     ordered = cases(report)
     lines = [f"# Test report: {_text(report.agent_name)}", "", _summary_line(ordered), ""]
     lines += [_meta_line(report), ""]
+    lines += statistics_markdown(report)
     if len(report.models) > 1 or report.repeats > 1:
         lines += ["## Models", ""]
         lines += _model_table(report)
@@ -127,7 +130,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     turns = sum(len(case.blocks) for case in ordered)
     turns_passed = sum(case.turns_passed for case in ordered)
     elapsed = sum(case.result.execution_time_ms for case in ordered)
+    interval = wilson_interval(passed, measured).percent() if measured else "[-]"
     headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
+    headline += f", 95% interval {interval}"
     if errored:
         headline += f", {errored} errored (not measured)"
     if never:

@@ -21,6 +21,7 @@ from typing import Any
 from holodeck_lsp.engine.reports.html.baseline import baseline_data
 from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.engine.reports.html.matrix import Column, columns
+from holodeck_lsp.engine.reports.html.page_statistics import add_statistics
 from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
@@ -76,6 +77,7 @@ def page_data(
         "metrics": share_metric_definitions(runs),
     }
     share_turn_text(runs)
+    add_statistics(report, found, runs)
     return data
 
 
