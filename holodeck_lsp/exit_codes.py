@@ -50,8 +50,12 @@ RUN_EXIT_CODES: Codes = (
     ),
 )
 COMPARE_EXIT_CODES: Codes = (
-    (EXIT_OK, "no turn regressed (or --allow-regressions)"),
-    (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
+    (EXIT_OK, "no turn regressed (or --allow-regressions); a flaky turn is not a regression"),
+    (
+        EXIT_REGRESSED,
+        "some turn regressed: passed (or passed more often) in BASE, fails in HEAD; with "
+        "--gate significant: HEAD is significantly worse (paired test, p < 0.05)",
+    ),
     (
         EXIT_BAD_INPUT,
         "bad arguments, an unreadable side, nothing to compare, or --output not writable",

@@ -4,7 +4,8 @@ gate "no new failures against the baseline". See docs/running.md, "Comparing run
 BASE and HEAD are report files (`run --report-json`) or stored runs of the agent (id, unique
 id prefix, tag, `latest`, `previous`); by default the previous and the latest stored run.
 `--baseline NAME` is BASE by its tag. Exit status: 0 no regression (or `--allow-regressions`),
-1 some turn regressed, 2 bad arguments or nothing to compare.
+1 some turn regressed (not a flaky one; `--gate significant`: the paired test finds head
+significantly worse), 2 bad arguments or nothing to compare.
 
 `run … --baseline NAME` ends with the same comparison: commands/run/baseline.py. Reading the
 sides (report files, stored runs) and comparing them is runner/run_history/comparison_sides.py.
@@ -38,6 +39,8 @@ from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 FORMATS = ("text", "markdown", "json")
+#: `--gate`: docs/running.md, "Flaky turns and the significance gate".
+GATES = ("any", "significant")
 
 
 def main(argv: Sequence[str]) -> int:
@@ -65,7 +68,7 @@ def main(argv: Sequence[str]) -> int:
         if written != EXIT_OK:
             return written
         print(f"comparison written to {args.output}: {counts_line(comparison)}")
-    return status(comparison, allow_regressions=args.allow_regressions)
+    return status(comparison, allow_regressions=args.allow_regressions, gate=args.gate)
 
 
 def rendered(comparison: Comparison, form: str, palette: Palette) -> str:
@@ -145,6 +148,13 @@ def _parser() -> argparse.ArgumentParser:
         help="list a metric's score change larger than X (default 0.05)",
     )
     parser.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE")
+    parser.add_argument(
+        "--gate",
+        choices=GATES,
+        default="any",
+        help="what fails: any turn that regressed (not a flaky one; default), or only a "
+        "significant regression — the paired test over the cases says head is worse at p < 0.05",
+    )
     parser.add_argument(
         "--allow-regressions",
         action="store_true",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
 from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.run_statistics import latency_text, pass_k_text, rate_text, run_statistics
@@ -101,7 +102,10 @@ def matrix_lines(
     )
     title = _title(len(models), repeats)
     table = _render([[title, *models], *rows, *totals], header_rows=1, rule_before=len(rows) + 1)
-    return ["", *(_paint(line, palette, marks) for line in table)]
+    paired = [f"  {figures.summary}" for figures in matrix_comparisons(report)]
+    if paired:
+        paired.insert(0, f"Paired against {models[0]} (docs/reports.md, Paired comparison):")
+    return ["", *(_paint(line, palette, marks) for line in table), *paired]
 
 
 def _title(models: int, repeats: int) -> str:

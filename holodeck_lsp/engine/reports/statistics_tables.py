@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
 from holodeck_lsp.engine.reports.view import usd
 from holodeck_lsp.engine.run_statistics import (
     latency_text,
@@ -34,6 +35,12 @@ def statistics_markdown(report: TestReport) -> list[str]:
         'sessions of a case pass (docs: reports.md, "Statistics").'
     )
     lines.append("")
+    paired = matrix_comparisons(report)
+    if paired:
+        first = report.models[0] if report.models else models[0].model
+        lines += [f"### Paired against `{first}`", ""]
+        lines += [f"- {figures.summary}" for figures in paired]
+        lines.append("")
     indexes = sorted({t.turn_index for model in models for t in model.by_turn_index})
     if indexes:
         lines += ["### Pass rate by turn", ""]

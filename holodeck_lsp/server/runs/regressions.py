@@ -75,7 +75,10 @@ class BaselineView:
         return [c for c in found if c.head is not None and c.head.input_hash == written]
 
     def regressed(self, case: CaseLocation, turn: TurnLocation) -> bool:
-        return any(change.kind == "regression" for change in self.changes_of(case, turn))
+        return any(
+            change.kind == "regression" and not change.flaky
+            for change in self.changes_of(case, turn)
+        )
 
 
 def case_label(case: CaseLocation) -> str:
