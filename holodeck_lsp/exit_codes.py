@@ -71,6 +71,15 @@ RUNS_EXIT_CODES: Codes = (
     (EXIT_BAD_INPUT, "bad arguments or an unknown run"),
     (EXIT_CANNOT_RUN, "the history cannot be written"),
 )
+MERGE_EXIT_CODES: Codes = (
+    (EXIT_OK, "merged (and stored, unless --no-save)"),
+    (
+        EXIT_BAD_INPUT,
+        "bad arguments, an unknown run, a file that is not a report, or parts that are not "
+        "one run's shards (another agent file, other repeats, a case in two parts)",
+    ),
+    (EXIT_CANNOT_RUN, "the merged run or --report-json cannot be written"),
+)
 IMPORT_EXIT_CODES: Codes = (
     (EXIT_OK, "the suite was written"),
     (
