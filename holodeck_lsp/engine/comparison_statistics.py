@@ -127,7 +127,7 @@ def worded(figures: PairedStatistics, names: tuple[str, str]) -> str:
             f"{figures.cases_base_better} in {base})"
         )
     measured = f"{head} passes {points:.1f} points {way} {units} than {base} {interval}"
-    p_text = f"p = {_p(figures.p_value)}"
+    p_text = _p(figures.p_value)
     if figures.significant:
         return f"{measured}; {split}; {p_text}"
     found = f"no difference this suite can detect ({measured}; {split}; {p_text})"
@@ -140,8 +140,8 @@ def worded(figures: PairedStatistics, names: tuple[str, str]) -> str:
 
 def _p(value: float) -> str:
     if value < 0.001:
-        return "< 0.001" if value >= 1e-300 else "< 1e-300"
-    return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
+        return "p < 0.001"
+    return f"p = {value:.3f}" if value < 0.1 else f"p = {value:.2f}"
 
 
 def side_figures(turns: Iterable[Turn]) -> SideFigures:
