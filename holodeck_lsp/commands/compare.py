@@ -35,6 +35,7 @@ from holodeck_lsp.runner.run_history.comparison_sides import (
     side_named,
     stored_runs,
 )
+from holodeck_lsp.runner.run_history.flaky_history import with_history_flakiness
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
@@ -59,6 +60,9 @@ def main(argv: Sequence[str]) -> int:
         comparison = compared(base, head, args.threshold, warn)
     except SideError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    history = _history_agent(args, base, head)
+    if history is not None:
+        comparison = with_history_flakiness(comparison, history)
     palette = Palette(args.output is None and wants_color(args.color, sys.stdout))
     text = rendered(comparison, args.format, palette)
     if args.output is None:
@@ -95,6 +99,17 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
         named = named or ["previous"]
         named.append("latest")
     return side_named(named[0], agent), side_named(named[1], agent)
+
+
+def _history_agent(args: argparse.Namespace, base: Side, head: Side) -> Path | None:
+    """Whose stored runs say which turns are flaky: the agent of a stored side, or --agent;
+    two report files alone consult no history (they may come from anywhere)."""
+    if base.run is None and head.run is None and args.agent is None:
+        return None
+    try:
+        return _agent(args.agent)
+    except SideError:
+        return None
 
 
 def _agent(given: Path | None) -> Path:
