@@ -143,11 +143,11 @@ def pass_k_text(values: Sequence[float]) -> str:
 
 
 def latency_text(model: ModelStatistics) -> str:
-    """`p50 1.2s · p95 3.4s` of the model's turns, or `-`."""
+    """`p50 1.20 s · p95 3.40 s` of the model's turns, or `-`."""
     if model.latency_p50_ms is None or model.latency_p95_ms is None:
         return "-"
     return f"p50 {_seconds(model.latency_p50_ms)} · p95 {_seconds(model.latency_p95_ms)}"
 
 
 def _seconds(ms: float) -> str:
-    return f"{ms / 1000:.2f}s" if ms < 10_000 else f"{ms / 1000:.1f}s"
+    return f"{ms / 1000:.2f} s" if ms < 10_000 else f"{ms / 1000:.1f} s"

@@ -32,7 +32,7 @@ def test_a_significant_improvement_in_words_and_both_gates(tmp_path: Path) -> No
     assert "head passes 23.0 points more cases than base [" in done.stdout, done.stdout
     assert f"37 cases only head passed, 14 only base; p = {p:.3f}" in done.stdout
     assert "cost and speed: base 12,000 tokens, 0.1000 USD" in done.stdout
-    assert "turn p50 1.00s, p95 1.00s; head 12,000 tokens" in done.stdout
+    assert "turn p50 1.00 s, p95 1.00 s; head 12,000 tokens" in done.stdout
     # The significance gate: head is better, so nothing fails.
     assert cli("compare", base, head, "--gate", "significant").returncode == EXIT_OK
     # The other way round head is significantly worse: both gates fail.

@@ -25,5 +25,5 @@ def figures_text(figures: SideFigures) -> str:
     parts.append(usd(figures.cost_usd) if figures.cost_usd is not None else "cost unknown")
     p50, p95 = figures.latency_p50_ms, figures.latency_p95_ms
     if p50 is not None and p95 is not None:
-        parts.append(f"turn p50 {p50 / 1000:.2f}s, p95 {p95 / 1000:.2f}s")
+        parts.append(f"turn p50 {p50 / 1000:.2f} s, p95 {p95 / 1000:.2f} s")
     return ", ".join(parts)
