@@ -108,3 +108,19 @@ def test_html_page_data(report: TestReport) -> None:
     runs = page_data(report)["runs"]
     assert runs[0]["summary"]["stats"]["rate"].startswith("75.0% [")
     assert runs[1]["summary"]["stats"]["pass_hat_k"] == "25% · 25% · 25%"
+
+
+def test_html_page_states_paired_comparisons(report: TestReport) -> None:
+    from holodeck_lsp.engine.run_comparison import compare_reports
+    from holodeck_lsp.schema.comparison import RunRef
+
+    [paired] = page_data(report)["report"]["paired"]
+    # 4 cases: the exact test cannot tell (p = 0.25), whatever the normal interval says.
+    assert paired.startswith("no difference this suite can detect (anthropic:claude-b passes ")
+    assert "fewer turns than openai:gpt-a" in paired and "p = 0.25" in paired
+    comparison = compare_reports(
+        report, report, base_ref=RunRef(label="base"), head_ref=RunRef(label="head")
+    )
+    lines = page_data(report, None, comparison)["baseline"]["statistics"]
+    assert any("the runs agree on every case" in line for line in lines)
+    assert any(line.startswith("cost and speed: base ") for line in lines)

@@ -21,7 +21,7 @@ from typing import Any
 from holodeck_lsp.engine.reports.html.baseline import baseline_data
 from holodeck_lsp.engine.reports.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.engine.reports.html.matrix import Column, columns
-from holodeck_lsp.engine.reports.html.page_statistics import add_statistics
+from holodeck_lsp.engine.reports.html.page_statistics import add_statistics, paired_lines
 from holodeck_lsp.engine.reports.view import (
     Block,
     Case,
@@ -70,6 +70,7 @@ def page_data(
             "repeats": report.repeats,
             "duration_ms": report.summary.total_duration_ms,
             "interrupted": report.interrupted,
+            "paired": paired_lines(report),
         },
         "runs": runs,
         # Before share_turn_text: it finds cases by position and turn, not by text.

@@ -232,6 +232,7 @@
         tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME),
         !multi && runs[0].summary.stats && runs[0].summary.stats.p50_ms !== null ? tile("sum-latency", "turn time", runs[0].summary.stats.latency, "", TURN_TIME) : null),
       multi || repeats > 1 ? modelTable() : null,
+      (data.report.paired || []).length ? el("ul", { id: "paired", class: "notes" }, data.report.paired.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
       models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
       // Turns stopped at the tool-round limit (engine/tool_loop.py words it), per run.
       runs.some(function (r) { return r.summary.tool_limit; }) ? el("p", { class: "meta", id: "tool-limit" },
@@ -274,6 +275,7 @@
         (others.length ? " · " + others.map(function (k) { return c[k] + " " + kindWord(k, c[k]); }).join(", ") : "") +
         " · unchanged: " + base.unchanged_passing + " passing, " + base.unchanged_failing + " failing"),
       base.notes.length ? el("ul", { class: "notes" }, base.notes.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
+      (base.statistics || []).length ? el("ul", { id: "baseline-statistics", class: "notes" }, base.statistics.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
       off.length ? el("details", { id: "baseline-elsewhere" }, el("summary", null, off.length + " change(s) to turns not in this run's grid"),
         el("ul", null, off.map(function (ch) {
           return el("li", { dir: "auto", "data-kind": ch.k }, kindWord(ch.k, 1) + ": " + ch.case + " · turn " + ch.t + (ch.model ? " · " + ch.model : "") + sideWords(ch));

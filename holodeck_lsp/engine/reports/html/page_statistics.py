@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
 from holodeck_lsp.engine.reports.html.matrix import Column
 from holodeck_lsp.engine.run_statistics import (
     latency_text,
@@ -33,3 +34,8 @@ def add_statistics(report: TestReport, found: list[Column], runs: list[dict[str,
             "p50_ms": model.latency_p50_ms,
             "p95_ms": model.latency_p95_ms,
         }
+
+
+def paired_lines(report: TestReport) -> list[str]:
+    """A model matrix's paired comparisons, each model against the first, in words."""
+    return [figures.summary for figures in matrix_comparisons(report)]
