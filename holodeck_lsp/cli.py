@@ -72,6 +72,11 @@ COMMANDS = (
         "holodeck_lsp.commands.compare", "holodeck_lsp.commands.compare:_parser",
     ),
     Command(
+        "merge", "merge RUN…",
+        "join the runs of a suite's shards (run --shard K/N) into one stored run",
+        "holodeck_lsp.commands.merge", "holodeck_lsp.commands.merge:merge_parser",
+    ),
+    Command(
         "import", "import DATASET SOURCE",
         "a public benchmark's records as a test suite (convfinqa, bfcl; see docs/importing.md)",
         "holodeck_lsp.commands.import_.main", "holodeck_lsp.commands.import_.main:import_parser",

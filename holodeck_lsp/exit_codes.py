@@ -51,8 +51,12 @@ RUN_EXIT_CODES: Codes = (
     ),
 )
 COMPARE_EXIT_CODES: Codes = (
-    (EXIT_OK, "no turn regressed (or --allow-regressions)"),
-    (EXIT_REGRESSED, "some turn regressed: passed (or passed more often) in BASE, fails in HEAD"),
+    (EXIT_OK, "no turn regressed (or --allow-regressions); a flaky turn is not a regression"),
+    (
+        EXIT_REGRESSED,
+        "some turn regressed: passed (or passed more often) in BASE, fails in HEAD; with "
+        "--gate significant: HEAD is significantly worse (paired test, p < 0.05)",
+    ),
     (
         EXIT_BAD_INPUT,
         "bad arguments, an unreadable side, nothing to compare, --output not writable, or "
@@ -68,6 +72,15 @@ RUNS_EXIT_CODES: Codes = (
     (EXIT_OK, "done"),
     (EXIT_BAD_INPUT, "bad arguments or an unknown run"),
     (EXIT_CANNOT_RUN, "the history cannot be written"),
+)
+MERGE_EXIT_CODES: Codes = (
+    (EXIT_OK, "merged (and stored, unless --no-save)"),
+    (
+        EXIT_BAD_INPUT,
+        "bad arguments, an unknown run, a file that is not a report, or parts that are not "
+        "one run's shards (another agent file, other repeats, a case in two parts)",
+    ),
+    (EXIT_CANNOT_RUN, "the merged run or --report-json cannot be written"),
 )
 IMPORT_EXIT_CODES: Codes = (
     (EXIT_OK, "the suite was written"),

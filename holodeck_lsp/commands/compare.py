@@ -4,7 +4,8 @@ gate "no new failures against the baseline". See docs/running.md, "Comparing run
 BASE and HEAD are report files (`run --report-json`) or stored runs of the agent (id, unique
 id prefix, tag, `latest`, `previous`); by default the previous and the latest stored run.
 `--baseline NAME` is BASE by its tag. Exit status: 0 no regression (or `--allow-regressions`),
-1 some turn regressed, 2 bad arguments or nothing to compare.
+1 some turn regressed (not a flaky one; `--gate significant`: the paired test finds head
+significantly worse), 2 bad arguments or nothing to compare.
 
 `run … --baseline NAME` ends with the same comparison: commands/run/baseline.py. Reading the
 sides (report files, stored runs) and comparing them is runner/run_history/comparison_sides.py.
@@ -35,10 +36,13 @@ from holodeck_lsp.runner.run_history.comparison_sides import (
     side_named,
     stored_runs,
 )
+from holodeck_lsp.runner.run_history.flaky_history import with_history_flakiness
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.terminal import COLOR_CHOICES, Palette, wants_color
 
 FORMATS = ("text", "markdown", "json")
+#: `--gate`: docs/running.md, "Flaky turns and the significance gate".
+GATES = ("any", "significant")
 
 
 def main(argv: Sequence[str]) -> int:
@@ -66,6 +70,9 @@ def main(argv: Sequence[str]) -> int:
         comparison = compared(base, head, args.threshold, warn)
     except SideError as error:
         return fail(EXIT_BAD_INPUT, str(error))
+    history = _history_agent(args, base, head)
+    if history is not None:
+        comparison = with_history_flakiness(comparison, history)
     palette = Palette(args.output is None and wants_color(args.color, sys.stdout))
     text = rendered(comparison, args.format, palette)
     if args.output is None:
@@ -79,7 +86,7 @@ def main(argv: Sequence[str]) -> int:
         written = _write_page(args.html, base, head, comparison)
         if written != EXIT_OK:
             return written
-    return status(comparison, allow_regressions=args.allow_regressions)
+    return status(comparison, allow_regressions=args.allow_regressions, gate=args.gate)
 
 
 def _write_page(path: Path, base: Side, head: Side, comparison: Comparison) -> int:
@@ -130,6 +137,17 @@ def _simulators_differ(base: Side, head: Side) -> list[str]:
         return simulator_differences(base.data(), head.data())
     except (OSError, ValueError, SideError):
         return []
+
+
+def _history_agent(args: argparse.Namespace, base: Side, head: Side) -> Path | None:
+    """Whose stored runs say which turns are flaky: the agent of a stored side, or --agent;
+    two report files alone consult no history (they may come from anywhere)."""
+    if base.run is None and head.run is None and args.agent is None:
+        return None
+    try:
+        return _agent(args.agent)
+    except SideError:
+        return None
 
 
 def _agent(given: Path | None) -> Path:
@@ -195,6 +213,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="refuse (exit 2) when a simulated user's model or instructions differ between "
         "the runs, instead of warning",
+    )
+    parser.add_argument(
+        "--gate",
+        choices=GATES,
+        default="any",
+        help="what fails: any turn that regressed (not a flaky one; default), or only a "
+        "significant regression — the paired test over the cases says head is worse at p < 0.05",
     )
     parser.add_argument(
         "--allow-regressions",

@@ -12,6 +12,7 @@ import fnmatch
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.keyword_expression import KeywordError, compile_keyword
+from holodeck_lsp.runner.shards import Shard, case_key
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.test_case import TestCase
 
@@ -31,10 +32,18 @@ class Selection:
     cases: tuple[str, ...] = ()
     #: `-k EXPR` over case names; combined with the selectors above, both must match.
     keyword: str | None = None
+    #: `--shard K/N`: of the cases chosen above, those whose key hashes to shard K
+    #: (runner/shards.py).
+    shard: Shard | None = None
 
     @property
     def narrows(self) -> bool:
-        return self.case is not None or bool(self.cases) or self.keyword is not None
+        return (
+            self.case is not None
+            or bool(self.cases)
+            or self.keyword is not None
+            or self.shard is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +119,9 @@ def _chosen(cases: list[TestCase], selection: Selection) -> list[int]:
             raise SelectionError(
                 f"-k {selection.keyword!r} matches no case (names: {_names(cases)})"
             )
+    shard = selection.shard
+    if shard is not None:
+        chosen = {i for i in chosen if shard.holds(case_key(cases[i].name, i))}
     return sorted(chosen)
 
 

@@ -61,6 +61,53 @@ class TurnChange(_Frozen):
     base: SideOfTurn | None = None
     head: SideOfTurn | None = None
     metric_deltas: list[MetricDelta] = Field(default_factory=list)
+    flaky: bool = Field(
+        default=False,
+        description="A regression of a turn that both passed and failed in one side's repeats "
+        "or in the stored history: listed, never a regression on its own (the gate skips it).",
+    )
+
+
+class PairedStatistics(_Frozen):
+    """Head against base on the turns both ran, per model (docs/reports.md, "Paired
+    comparison"). Rates and the difference are percent points; `unit` says what the interval
+    is over: `case` (one pass / fail per case: Newcombe's paired interval) or `turn` (turn pass
+    rates, several turns or repeats per case: clustered by case)."""
+
+    model: str | None = None
+    unit: Literal["case", "turn"]
+    cases: int = Field(ge=0, description="Cases with a turn both sides measured.")
+    turns: int = Field(ge=0, description="Turns both sides measured.")
+    base_rate: float
+    head_rate: float
+    difference: float = Field(description="head − base, percent points.")
+    low: float
+    high: float
+    only_head: int = Field(ge=0, description="Turns head passed (more often) and base did not.")
+    only_base: int = Field(ge=0, description="Turns base passed (more often) and head did not.")
+    cases_head_better: int = Field(ge=0)
+    cases_base_better: int = Field(ge=0)
+    p_value: float = Field(ge=0.0, le=1.0, description="McNemar's exact test over the cases.")
+    alpha: float = 0.05
+    cases_needed: int | None = Field(
+        default=None, description="About how many cases would tell, when this difference is not."
+    )
+    interval_method: str
+    summary: str = Field(description="The finding in words.")
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < self.alpha
+
+
+class SideFigures(_Frozen):
+    """A side's cost and speed over all its measured turns."""
+
+    turns: int = Field(ge=0)
+    tokens: int | None = None
+    cost_usd: float | None = None
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
 
 
 class RunRef(_Frozen):
@@ -87,10 +134,19 @@ class Comparison(_Frozen):
         default_factory=list,
         description="Stated before the changes: different agent files, models, interrupted runs.",
     )
+    statistics: list[PairedStatistics] = Field(default_factory=list)
+    base_figures: SideFigures | None = None
+    head_figures: SideFigures | None = None
 
     def of_kind(self, kind: ChangeKind) -> list[TurnChange]:
         return [change for change in self.changes if change.kind == kind]
 
     @property
     def has_regressions(self) -> bool:
-        return any(change.kind == "regression" for change in self.changes)
+        """Some turn regressed that is not flaky (a flaky turn is never one on its own)."""
+        return any(change.kind == "regression" and not change.flaky for change in self.changes)
+
+    @property
+    def has_significant_regression(self) -> bool:
+        """Some model's paired difference is negative and significant."""
+        return any(s.significant and s.difference < 0 for s in self.statistics)

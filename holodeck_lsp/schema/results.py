@@ -357,6 +357,15 @@ class ReportSummary(_Result):
 class TestReport(_Result):
     __test__ = False
 
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_statistics_dropped(cls, data: Any) -> Any:
+        # The JSON report writes `statistics` (schema/statistics.py), derived from the results:
+        # recomputed whenever it is shown, so a file's copy is not read back.
+        if isinstance(data, dict) and "statistics" in data:
+            return {key: value for key, value in data.items() if key != "statistics"}
+        return data
+
     agent_name: str
     agent_config_path: str
     results: list[TestResult] = Field(default_factory=list)

@@ -35,6 +35,7 @@ from holodeck_lsp.server.features.diagnostics.engine import DiagnosticsEngine
 from holodeck_lsp.server.idle_gc import IdleCollector
 from holodeck_lsp.server.runs import commands as run_commands
 from holodeck_lsp.server.runs import test_discovery
+from holodeck_lsp.server.runs.rate_hover import RateHover
 from holodeck_lsp.server.runs.regressions import regressions_of
 from holodeck_lsp.server.runs.run_actions import run_actions
 
@@ -66,6 +67,7 @@ def create_server(prechecked: dict[str, Analysis] | None = None) -> HolodeckServ
     semantic_tokens.register(server)  # matcher kinds, tool, grader and metric names
     runner = run_commands.register(server, engine)  # code lenses, inlay hints, run commands
     result_hovers.append(runner.results.hover_text)
+    result_hovers.append(RateHover(runner.results).hover_text)  # pass rates, 95% intervals
     more_actions.append(functools.partial(run_actions, runner))  # editors without lenses
     result_hovers.append(regressions_of(runner).hover_text)  # what changed vs the baseline
     test_discovery.register(server, runner)  # holodeck/discoverTests

@@ -4,7 +4,7 @@ the committed cassette (the oracle with 20% mistakes, seed 1) replayed, and the 
 are real ones, and the oracle's own plans say which they must be. Also edited turns, an agent
 file with a case dropped, an interrupted run, stored runs (`.holodeck/runs/`), bad arguments.
 
-The engine's rules on hand-built reports are tests/reports/test_run_comparison.py.
+The engine's rules on hand-built reports are tests/engine/test_run_comparison.py.
 """
 
 from __future__ import annotations

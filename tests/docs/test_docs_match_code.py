@@ -86,6 +86,7 @@ def test_the_exit_status_table_lists_every_status_of_every_command() -> None:
         "report": exit_codes.REPORT_EXIT_CODES,
         "runs": exit_codes.RUNS_EXIT_CODES,
         "import": exit_codes.IMPORT_EXIT_CODES,
+        "merge": exit_codes.MERGE_EXIT_CODES,
     }
     assert set(tables) <= set(columns)
     for command, codes in tables.items():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from holodeck_lsp.engine.run_comparison import compare_reports
 from holodeck_lsp.reports.run.comparison import render_markdown, render_text
-from holodeck_lsp.reports.run.run_comparison import compare_reports
 from holodeck_lsp.schema.comparison import RunRef
 from holodeck_lsp.schema.results import ReportSummary, TestReport, TestResult
 

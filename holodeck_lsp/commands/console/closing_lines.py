@@ -6,6 +6,7 @@ way; each line is its own function so a new total (the judges' tokens, say) is o
 
 from __future__ import annotations
 
+from holodeck_lsp.engine.run_statistics import pass_k_text, rate_text, run_statistics
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, stopped_turns
 from holodeck_lsp.reports.run.view import usd
@@ -32,6 +33,7 @@ def closing_lines(
     limited = limit_summary(stopped_turns(report))
     if limited is not None:
         lines.append(palette.paint(limited, "yellow"))
+    lines += rate_lines(report)
     lines.append(totals_line(report, elapsed, stopped_early, palette))
     if unreachable is not None:
         lines.append(palette.paint(f"the backend is down: {unreachable}", "red", "bold"))
@@ -65,6 +67,26 @@ def totals_line(
         # measure (the agent's answers, summed over turns): each is named.
         f" ({summary.passed_turns}/{summary.total_turns} turns) in {elapsed:.1f}s wall time{note}"
     )
+
+
+def rate_lines(report: TestReport) -> list[str]:
+    """`pass rate 60.0% [35.7, 80.2] (95% interval, 15 cases)`, and with `--repeat N` the
+    suite's pass^k and pass@k (docs/reports.md, "Statistics")."""
+    figures = run_statistics(report)
+    if not figures.suite.measured:
+        return []
+    lines = [
+        f"pass rate {rate_text(figures.suite)} (95% interval, "
+        f"{figures.suite.measured:,} measured case sessions)"
+    ]
+    for model in figures.models:
+        if model.pass_hat_k:
+            whose = f"{model.model}: " if model.model and len(figures.models) > 1 else ""
+            lines.append(
+                f"{whose}pass^k {pass_k_text(model.pass_hat_k)}, "
+                f"pass@k {pass_k_text(model.pass_at_k)} (k = 1…{len(model.pass_hat_k)})"
+            )
+    return lines
 
 
 def agent_tokens(report: TestReport) -> TokenUsage | None:

@@ -1,6 +1,7 @@
 """The terminal summary of a model matrix or a `--repeat N` run: one row per case (and per
 turn with `-v`), one column per model, then per-model totals — cases passed, turns, pass@1 and
-"passed in all N" with repeats, tokens, wall time.
+"passed in all N" with repeats, the pass rate with its 95 % interval and pass^k
+(docs/reports.md, "Statistics"), tokens, cost, wall time, turn time p50 / p95.
 
     Matrix (2 models):   openai:gpt-4o-mini   anthropic:claude-sonnet-4-5
       difference         ✓                    ✗
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import unicodedata
 
+from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
+from holodeck_lsp.engine.run_statistics import latency_text, pass_k_text, rate_text, run_statistics
 from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.runner.execution.executor import WALL_TIME_KEY
@@ -82,12 +85,27 @@ def matrix_lines(
         totals.append(
             ["flaky turns"] + [str(rates[m].flaky_turns) if m in rates else "-" for m in models]
         )
+    figures = {figure.model or "": figure for figure in run_statistics(report).models}
+    totals.append(
+        ["pass rate [95%]"] + [rate_text(figures[m].cases) if m in figures else "-" for m in models]
+    )
+    if repeats > 1:
+        totals.append(
+            [f"pass^k (k=1…{repeats})"]
+            + [pass_k_text(figures[m].pass_hat_k) if m in figures else "-" for m in models]
+        )
     totals.append(["agent tokens"] + [_tokens(report.results, m) for m in models])
     totals.append(["cost"] + [_cost(report, m) for m in models])
     totals.append(["wall time"] + [_wall(report, m) for m in models])
+    totals.append(
+        ["turn time"] + [latency_text(figures[m]) if m in figures else "-" for m in models]
+    )
     title = _title(len(models), repeats)
     table = _render([[title, *models], *rows, *totals], header_rows=1, rule_before=len(rows) + 1)
-    return ["", *(_paint(line, palette, marks) for line in table)]
+    paired = [f"  {figures.summary}" for figures in matrix_comparisons(report)]
+    if paired:
+        paired.insert(0, f"Paired against {models[0]} (docs/reports.md, Paired comparison):")
+    return ["", *(_paint(line, palette, marks) for line in table), *paired]
 
 
 def _title(models: int, repeats: int) -> str:

@@ -18,8 +18,15 @@ from holodeck_lsp.terminal import Palette
 THIS_RUN = "this run"
 
 
-def status(comparison: Comparison, *, allow_regressions: bool = False) -> int:
-    return EXIT_REGRESSED if comparison.has_regressions and not allow_regressions else EXIT_OK
+def status(comparison: Comparison, *, allow_regressions: bool = False, gate: str = "any") -> int:
+    """`gate="any"`: any turn that regressed and is not flaky; `"significant"`: only a
+    regression the paired test finds significant (docs/running.md, "Flaky turns and the
+    significance gate")."""
+    if allow_regressions:
+        return EXIT_OK
+    if gate == "significant":
+        return EXIT_REGRESSED if comparison.has_significant_regression else EXIT_OK
+    return EXIT_REGRESSED if comparison.has_regressions else EXIT_OK
 
 
 def print_comparison(comparison: Comparison, *, out: TextStream, palette: Palette) -> int:

@@ -14,6 +14,7 @@ from holodeck_lsp.commands.run.long_run_flags import add_long_run_flags, add_res
 from holodeck_lsp.commands.run.trace_flag import add_trace_flag
 from holodeck_lsp.exit_codes import RUN_EXIT_CODES, epilog
 from holodeck_lsp.runner.backends.providers import provider_names
+from holodeck_lsp.runner.shards import Shard, ShardError, parse_shard
 from holodeck_lsp.terminal import COLOR_CHOICES
 
 #: Options that name one agent's cases (flag, attribute): refused when several agents run —
@@ -22,6 +23,13 @@ PER_AGENT_OPTIONS: tuple[tuple[str, str], ...] = (
     ("--case", "case"),
     ("--turn", "turn"),
 )
+
+
+def shard_argument(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--shard {text}: ")) from None
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -51,6 +59,13 @@ def run_parser() -> argparse.ArgumentParser:
         dest="keyword",
         metavar="EXPR",
         help="run the cases whose name matches EXPR: words with and / or / not, as pytest -k",
+    )
+    parser.add_argument(
+        "--shard",
+        type=shard_argument,
+        metavar="K/N",
+        help="run only shard K of N: the cases whose name hashes to K (stable across runs and "
+        "machines); join the shards' runs with `holodeck-lsp merge`",
     )
     parser.add_argument(
         "--turn",

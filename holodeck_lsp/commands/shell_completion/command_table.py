@@ -74,6 +74,7 @@ DYNAMIC_VALUES: dict[tuple[str, str], tuple[str, str | None]] = {
     ("report", "--baseline"): (RUN_OR_FILE, None),
     ("compare", POSITIONAL): (RUN_OR_FILE, None),
     ("compare", "--baseline"): (RUN_OR_FILE, None),
+    ("merge", POSITIONAL): (RUN_OR_FILE, None),
     ("runs", "--tag"): (TEXT, RUN),  # `runs --tag NAME [RUN]`
     ("runs", "--untag"): (TAG, None),
 }

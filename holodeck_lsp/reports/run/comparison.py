@@ -11,6 +11,7 @@ the end.
 from __future__ import annotations
 
 from holodeck_lsp.engine.time_text import shown_time
+from holodeck_lsp.reports.run.comparison_figures import statistics_lines
 from holodeck_lsp.reports.run.markdown import _text as markdown_text
 from holodeck_lsp.reports.run.view import number
 from holodeck_lsp.schema.comparison import ChangeKind, Comparison, RunRef, SideOfTurn, TurnChange
@@ -46,6 +47,9 @@ def counts_line(comparison: Comparison) -> str:
         found = len(comparison.of_kind(kind))
         if found or kind in ("regression", "fix"):
             parts.append(f"{found} {one if found == 1 else many}")
+            flaky = sum(change.flaky for change in comparison.of_kind(kind))
+            if flaky:
+                parts[-1] += f" ({flaky} flaky, not counted)"
     unchanged = comparison.unchanged_passing + comparison.unchanged_failing
     return (
         ", ".join(parts)
@@ -63,6 +67,7 @@ def render_text(comparison: Comparison, palette: Palette = PLAIN) -> str:
         f"head: {_ref(comparison.head)}",
     ]
     lines += [palette.paint(f"note: {note}", "yellow") for note in comparison.notes]
+    lines += statistics_lines(comparison)
     for kind, heading, _, _ in GROUPS:
         found = comparison.of_kind(kind)
         if not found:
@@ -94,6 +99,10 @@ def render_markdown(comparison: Comparison) -> str:
     ]
     if comparison.notes:
         lines += [f"> **Note:** {markdown_text(note)}" for note in comparison.notes]
+        lines.append("")
+    stated = [line for line in statistics_lines(comparison) if line]
+    if stated:
+        lines += ["### Statistics", ""] + [f"- {markdown_text(line)}" for line in stated]
         lines.append("")
     for kind, heading, _, _ in GROUPS:
         found = comparison.of_kind(kind)
@@ -131,7 +140,8 @@ def _ref(ref: RunRef) -> str:
 
 def _where(change: TurnChange) -> str:
     model = f" [{change.model}]" if change.model else ""
-    return f"{change.case} turn {change.turn_index}{model}"
+    flaky = " (flaky: not counted)" if change.flaky else ""
+    return f"{change.case} turn {change.turn_index}{model}{flaky}"
 
 
 def _short(text: str) -> str:

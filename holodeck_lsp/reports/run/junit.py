@@ -25,6 +25,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from holodeck_lsp.engine.run_statistics import run_statistics
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.reports.run.view import (
     Block,
@@ -68,6 +69,7 @@ class _Counts:
 
 def render(report: TestReport) -> str:
     root = ET.Element("testsuites", {"name": _clean(report.agent_name)})
+    _add_statistics(root, report)
     total = _Counts()
     for case in cases(report):
         suite, counts = _suite(case)
@@ -77,6 +79,32 @@ def render(report: TestReport) -> str:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _add_statistics(root: ET.Element, report: TestReport) -> None:
+    """The run's pass rate with its 95 % interval, per model with pass^k over repeats
+    (docs/reports.md, "Statistics"), as `<properties>` of `<testsuites>`: JUnit has no field
+    for them, and readers skip properties they do not know."""
+    figures = run_statistics(report)
+    listed = [
+        ("pass_rate", f"{figures.suite.rate:.2f}"),
+        ("pass_rate_low_95", f"{figures.suite.low:.2f}"),
+        ("pass_rate_high_95", f"{figures.suite.high:.2f}"),
+    ]
+    several = len(figures.models) > 1
+    for model in figures.models:
+        prefix = f"{model.model}:" if several and model.model else ""
+        if several:
+            listed += [
+                (f"{prefix}pass_rate", f"{model.cases.rate:.2f}"),
+                (f"{prefix}pass_rate_low_95", f"{model.cases.low:.2f}"),
+                (f"{prefix}pass_rate_high_95", f"{model.cases.high:.2f}"),
+            ]
+        for k, share in enumerate(model.pass_hat_k, start=1):
+            listed.append((f"{prefix}pass^{k}", f"{share:.4f}"))
+    properties = ET.SubElement(root, "properties")
+    for name, text in listed:
+        ET.SubElement(properties, "property", {"name": _clean(name), "value": text})
 
 
 def _suite(case: Case) -> tuple[ET.Element, _Counts]:

@@ -18,9 +18,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from holodeck_lsp.engine.repeat_rates import model_rates
+from holodeck_lsp.engine.statistics.wilson import wilson_interval
 from holodeck_lsp.engine.time_text import shown_time
 from holodeck_lsp.engine.token_totals import agent_usage, judge_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
+from holodeck_lsp.reports.run.statistics_tables import statistics_markdown
 from holodeck_lsp.reports.run.view import (
     Block,
     Case,
@@ -69,6 +71,7 @@ def render(report: TestReport) -> str:
     ordered = cases(report)
     lines = [f"# Test report: {_text(report.agent_name)}", "", _summary_line(ordered), ""]
     lines += [_meta_line(report), ""]
+    lines += statistics_markdown(report)
     if len(report.models) > 1 or report.repeats > 1:
         lines += ["## Models", ""]
         lines += _model_table(report)
@@ -131,7 +134,9 @@ def _summary_line(ordered: Sequence[Case]) -> str:
     turns = sum(len(case.blocks) for case in ordered)
     turns_passed = sum(case.turns_passed for case in ordered)
     elapsed = sum(case.result.execution_time_ms for case in ordered)
+    interval = wilson_interval(passed, measured).percent() if measured else "[-]"
     headline = f"**{verdict}**: {passed} of {measured} test cases passed ({rate:.1f}%)"
+    headline += f", 95% interval {interval}"
     if errored:
         headline += f", {errored} errored (not measured)"
     if never:

@@ -3,7 +3,7 @@ history (`.holodeck/runs/`, holodeck_lsp/runner/run_history/) by id, id prefix, 
 or `previous`. Each resolves to its report file and a `RunRef` saying where it came from.
 
 A side is read twice over only when it has to be: first as parsed JSON, which the engine
-compares without validating all of it (the fast path, reports/run/comparison_rows.py); if that
+compares without validating all of it (the fast path, engine/comparison_rows.py); if that
 data is not shaped like a report, as a TestReport — whose reader says what is wrong.
 
 Compare's only contact with the run history: `runs_folder`, `list_runs`, `resolve` and
@@ -21,7 +21,7 @@ from pydantic_core import from_json
 
 from holodeck_lsp.checker.file_reading import read_file_bytes
 from holodeck_lsp.checker.gc_pause import gc_paused
-from holodeck_lsp.reports.run.run_comparison import compare_report_data, compare_reports
+from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
 from holodeck_lsp.schema.comparison import Comparison, RunRef
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from holodeck_lsp.runner.execution.events import CaseKey
 from holodeck_lsp.runner.run_history.layout import JOURNAL_FILE, RUNS, new_run_id, state_folder
 from holodeck_lsp.runner.run_history.run_index import remember
 from holodeck_lsp.runner.selection import Selection
+from holodeck_lsp.runner.shards import parse_shard
 from holodeck_lsp.schema.results import TestResult
 
 JOURNAL_VERSION = 1
@@ -58,6 +59,8 @@ class JournalHeader(BaseModel):
     turn: int | None = None
     cases: list[str] = Field(default_factory=list)
     keyword: str | None = None
+    #: `--shard K/N` as given (runner/shards.py); None: every case.
+    shard: str | None = None
     #: `--model` values as given (empty: the agent's own model).
     models: list[str] = Field(default_factory=list)
     #: The agent's own model (`provider:name`): what `runs` shows for a run killed before it
@@ -76,7 +79,11 @@ class JournalHeader(BaseModel):
     @property
     def selection(self) -> Selection:
         return Selection(
-            case=self.case, turn=self.turn, cases=tuple(self.cases), keyword=self.keyword
+            case=self.case,
+            turn=self.turn,
+            cases=tuple(self.cases),
+            keyword=self.keyword,
+            shard=parse_shard(self.shard) if self.shard else None,
         )
 
     def with_selection(self, selection: Selection) -> JournalHeader:
@@ -86,6 +93,7 @@ class JournalHeader(BaseModel):
                 "turn": selection.turn,
                 "cases": list(selection.cases),
                 "keyword": selection.keyword,
+                "shard": str(selection.shard) if selection.shard is not None else None,
             }
         )
 

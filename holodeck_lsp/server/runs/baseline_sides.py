@@ -84,7 +84,7 @@ def compared(
     agent_path: Path, baseline: str | None, session: SessionHead | None, threshold: float = 0.05
 ) -> Sides | str:
     """The comparison of head against base for the agent file, or why there is none."""
-    from holodeck_lsp.reports.run.run_comparison import compare_reports
+    from holodeck_lsp.engine.run_comparison import compare_reports
     from holodeck_lsp.runner.run_history import (
         RunNotFound,
         RunUnreadable,

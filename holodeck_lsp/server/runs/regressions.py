@@ -68,7 +68,7 @@ class BaselineView:
 
     def changes_of(self, case: CaseLocation, turn: TurnLocation) -> list[TurnChange]:
         """The turn's changes, only when the document's input is the one head ran."""
-        from holodeck_lsp.reports.run.run_comparison import input_hash
+        from holodeck_lsp.engine.run_comparison import input_hash
 
         found = self.by_turn.get((case_label(case), turn.index), [])
         if not found or turn.input_text is None:
@@ -77,11 +77,14 @@ class BaselineView:
         return [c for c in found if c.head is not None and c.head.input_hash == written]
 
     def regressed(self, case: CaseLocation, turn: TurnLocation) -> bool:
-        return any(change.kind == "regression" for change in self.changes_of(case, turn))
+        return any(
+            change.kind == "regression" and not change.flaky
+            for change in self.changes_of(case, turn)
+        )
 
 
 def case_label(case: CaseLocation) -> str:
-    """How the comparison names a case: its name, else `#index` (reports/run/comparison_rows)."""
+    """How the comparison names a case: its name, else `#index` (engine/comparison_rows)."""
     return case.name or f"#{case.index}"
 
 

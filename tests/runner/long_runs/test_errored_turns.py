@@ -16,9 +16,9 @@ from typing import Any
 from holodeck_lsp.checker.loader import LoadOptions, load_agent_text
 from holodeck_lsp.commands.console.closing_lines import totals_line
 from holodeck_lsp.commands.run.run_status import run_status
+from holodeck_lsp.engine.run_comparison import compare_reports
 from holodeck_lsp.exit_codes import EXIT_ERRORED, EXIT_TEST_FAILED
 from holodeck_lsp.reports.run import html, junit, markdown
-from holodeck_lsp.reports.run.run_comparison import compare_reports
 from holodeck_lsp.runner.agent_code.function_tools import load_function_tools
 from holodeck_lsp.runner.backends.semantic_kernel_backend import SemanticKernelBackend
 from holodeck_lsp.runner.execution.executor import RunOptions, run_suite

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from holodeck_lsp.reports.run.comparison_figures import statistics_lines
 from holodeck_lsp.schema.comparison import Comparison, SideOfTurn, TurnChange
 
 
@@ -32,6 +33,9 @@ def baseline_data(
         "unchanged_failing": comparison.unchanged_failing,
         "threshold": comparison.score_threshold,
         "notes": list(comparison.notes),
+        # The paired statistics and each side's cost and speed, in words (docs/reports.md,
+        # "Paired comparison").
+        "statistics": [line for line in statistics_lines(comparison) if line],
         "changes": [_change(change, runs) for change in comparison.changes],
     }
 

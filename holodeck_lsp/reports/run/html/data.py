@@ -24,6 +24,7 @@ from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.reports.run.html.baseline import baseline_data
 from holodeck_lsp.reports.run.html.compact import share_metric_definitions, share_turn_text
 from holodeck_lsp.reports.run.html.matrix import Column, columns
+from holodeck_lsp.reports.run.html.page_statistics import add_statistics, paired_lines
 from holodeck_lsp.reports.run.view import (
     Block,
     Case,
@@ -77,6 +78,7 @@ def page_data(
             "repeats": report.repeats,
             "duration_ms": report.summary.total_duration_ms,
             "interrupted": report.interrupted,
+            "paired": paired_lines(report),
         },
         "runs": runs,
         # Before share_turn_text: it finds cases by position and turn, not by text.
@@ -86,6 +88,7 @@ def page_data(
     if base_runs:
         data["base_runs"] = base_runs
     share_turn_text(runs + base_runs)
+    add_statistics(report, found, runs)
     return data
 
 

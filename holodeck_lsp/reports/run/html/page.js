@@ -94,6 +94,8 @@
   function fmtUsd(amount) {
     return (amount >= 10 ? amount.toFixed(2) : amount >= 0.01 || amount === 0 ? amount.toFixed(4) : amount.toFixed(6)) + " USD";
   }
+  var PASS_RATE = "cases passed of those measured, with the 95% Wilson interval: where the true rate plausibly lies given this many cases";
+  var TURN_TIME = "the time of one turn, median (p50) and 95th percentile (p95), over the turns that were answered";
   var AGENT_TIME = "the agent's answering time, summed over turns (judging, grading and start-up not included; turns run in parallel add up)";
   function fmtMs(ms) { return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(2) + " s"; }
   function turnLabel(turn) { return turn.t === undefined ? "case" : "turn " + turn.t; }
@@ -221,6 +223,7 @@
       el("div", { class: "tiles" },
         tile("sum-cases-passed", what + " passed", total("passed"), "passed"),
         tile("sum-cases-failed", what + " failed", total("failed"), total("failed") ? "failed" : ""),
+        !multi && runs[0].summary.stats ? tile("sum-pass-rate", "pass rate, 95% interval", runs[0].summary.stats.rate, "", PASS_RATE) : null,
         tile("sum-turns-passed", "turns passed", passed, "passed"),
         tile("sum-turns-failed", "turns failed", failedTurns, failedTurns ? "failed" : ""),
         tile("sum-turns-skipped", "turns skipped", skipped, ""),
@@ -230,8 +233,10 @@
         repeats > 1 ? tile("sum-flaky", "flaky turns", flaky, flaky ? "flaky" : "") : null,
         tile("sum-tokens", "tokens", total("tokens").toLocaleString("en-US"), ""),
         cost !== null ? tile("sum-cost", "cost", fmtUsd(cost), "", COST + (env.prices_as_of ? " (prices as of " + env.prices_as_of + ")" : "")) : null,
-        tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME)),
+        tile("sum-time", "agent time", fmtMs(data.report.duration_ms || total("duration_ms")), "", AGENT_TIME),
+        !multi && runs[0].summary.stats && runs[0].summary.stats.p50_ms !== null ? tile("sum-latency", "turn time", runs[0].summary.stats.latency, "", TURN_TIME) : null),
       multi || repeats > 1 ? modelTable() : null,
+      (data.report.paired || []).length ? el("ul", { id: "paired", class: "notes" }, data.report.paired.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
       models.length ? el("p", { class: "meta", id: "models" }, "Models: " + models.join(", ")) : null,
       // Turns stopped at the tool-round limit (engine/tool_loop.py words it), per run.
       runs.some(function (r) { return r.summary.tool_limit; }) ? el("p", { class: "meta", id: "tool-limit" },
@@ -242,12 +247,16 @@
     // [heading, data-field (the summary's key where it is one)]
     var cols = [["model", "model"], ["cases passed", "passed"], ["cases failed", "failed"], ["turns passed", "turns_passed"],
       ["turns failed", "turns_failed"], ["turns skipped", "turns_skipped"], ["flaky turns", "flaky"], ["pass rate (turns)", "turn_pass_rate"],
-      ["tokens", "tokens"], ["agent time", "duration_ms"]];
+      ["pass rate [95%]", "stat_rate"], ["pass^k", "stat_hat"], ["tokens", "tokens"], ["cost", "cost"], ["agent time", "duration_ms"],
+      ["turn time", "stat_latency"]];
     var body = el("tbody");
     runs.forEach(function (r, m) {
       var s = r.summary, ran = s.turns - s.turns_skipped - (s.turns_errored || 0);
       var values = { model: modelLetter(m) + " " + r.label, turns_failed: ran - s.turns_passed, turn_pass_rate: pct(s.turns_passed, ran) + "%",
-        tokens: s.tokens.toLocaleString("en-US"), duration_ms: fmtMs(s.duration_ms) };
+        tokens: s.tokens.toLocaleString("en-US"), duration_ms: fmtMs(s.duration_ms),
+        cost: typeof s.cost_usd === "number" ? fmtUsd(s.cost_usd) : "-",
+        stat_rate: s.stats ? s.stats.rate : "-", stat_hat: s.stats && s.stats.pass_hat_k ? s.stats.pass_hat_k : "-",
+        stat_latency: s.stats ? s.stats.latency : "-" };
       body.appendChild(el("tr", { "data-model": m }, cols.map(function (col) {
         var v = col[1] in values ? values[col[1]] : s[col[1]];
         return el(col[1] === "model" ? "th" : "td", { "data-field": col[1], dir: "auto", scope: col[1] === "model" ? "row" : null }, String(v));
@@ -270,6 +279,7 @@
         (others.length ? " · " + others.map(function (k) { return c[k] + " " + kindWord(k, c[k]); }).join(", ") : "") +
         " · unchanged: " + base.unchanged_passing + " passing, " + base.unchanged_failing + " failing"),
       base.notes.length ? el("ul", { class: "notes" }, base.notes.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
+      (base.statistics || []).length ? el("ul", { id: "baseline-statistics", class: "notes" }, base.statistics.map(function (n) { return el("li", { dir: "auto" }, n); })) : null,
       off.length ? el("details", { id: "baseline-elsewhere" }, el("summary", null, off.length + " change(s) to turns not in this run's grid"),
         el("ul", null, off.map(function (ch) {
           return el("li", { dir: "auto", "data-kind": ch.k }, kindWord(ch.k, 1) + ": " + ch.case + " · turn " + ch.t + (ch.model ? " · " + ch.model : "") + sideWords(ch));

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from holodeck_lsp.reports.run.view import Block, failure_reasons, skip_reason
+from holodeck_lsp.engine.verdict_reasons import Block, failure_reasons, skip_reason
 from holodeck_lsp.schema.comparison import SideOfTurn
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 
@@ -53,6 +53,11 @@ class Attempt:
     skipped: bool
     scores: Scores
     turn: Callable[[], TurnResult]  # the full turn, for its reasons (built when needed)
+    #: Cost and speed (docs/reports.md, "Paired comparison"): the turn's time, the agent's
+    #: tokens (None: not reported) and cost (None: no price).
+    ms: int = 0
+    tokens: int | None = None
+    cost: float | None = None
 
     def reason(self) -> str:
         return one_line(failure_reasons(Block.of_turn(self.turn())))
@@ -142,7 +147,16 @@ def turns_of_report(report: TestReport, *, ignore_model: bool) -> dict[TurnKey, 
     for model, label, result in _labelled(report.results, ignore_model, _result_fields):
         for turn in _result_turns(result):
             measured = not (turn.skipped or turn.errored)
-            attempt = Attempt(turn.passed, not measured, _scores(turn), _given(turn))
+            usage = turn.token_usage
+            attempt = Attempt(
+                turn.passed,
+                not measured,
+                _scores(turn),
+                _given(turn),
+                turn.execution_time_ms,
+                usage.total_tokens if usage is not None else None,
+                turn.cost_usd if result.turns is not None else result.cost_usd,
+            )
             _add(turns, (model, label, turn.turn_index), turn.input, attempt)
     return turns
 
@@ -213,6 +227,7 @@ def turns_of_data(data: Mapping[str, Any], *, ignore_model: bool) -> dict[TurnKe
                 bool(_opt(raw, "skipped", bool)) or bool(_opt(raw, "errored", bool)),
                 _data_scores(raw),
                 _validated(raw),
+                *_cost_and_speed(raw),
             )
             _add(
                 turns,
@@ -238,8 +253,27 @@ def _single_turn(result: Mapping[str, Any]) -> tuple[int, str, Attempt]:
         return only.model_copy(update={"skipped": never_sent})
 
     unmeasured = never_sent or bool(_opt(result, "errored", bool))
-    attempt = Attempt(bool(_opt(result, "passed", bool)), unmeasured, _data_scores(result), turn)
+    attempt = Attempt(
+        bool(_opt(result, "passed", bool)),
+        unmeasured,
+        _data_scores(result),
+        turn,
+        *_cost_and_speed(result),
+    )
     return 0, _opt(result, "test_input", str) or "-", attempt
+
+
+def _cost_and_speed(raw: Mapping[str, Any]) -> tuple[int, int | None, float | None]:
+    """(time in ms, the agent's total tokens, cost) of a turn or a single-turn case."""
+    ms = raw.get("execution_time_ms") or 0
+    usage = raw.get("token_usage")
+    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
+    cost = raw.get("cost_usd")
+    if type(ms) is not int or (tokens is not None and type(tokens) is not int):
+        raise ReportDataError("a turn's time or tokens has the wrong type")
+    if cost is not None and type(cost) not in (int, float):
+        raise ReportDataError("a turn's cost_usd is not a number")
+    return ms, tokens, None if cost is None else float(cost)
 
 
 def _data_fields(

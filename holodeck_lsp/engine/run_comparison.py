@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from holodeck_lsp.reports.run.comparison_rows import (
+from holodeck_lsp.engine.comparison_rows import (
     ReportDataError,
     RunFacts,
     Turn,
@@ -27,6 +27,7 @@ from holodeck_lsp.reports.run.comparison_rows import (
     turns_of_data,
     turns_of_report,
 )
+from holodeck_lsp.engine.comparison_statistics import paired_statistics, side_figures
 from holodeck_lsp.schema.comparison import (
     ChangeKind,
     Comparison,
@@ -66,7 +67,7 @@ def compare_report_data(
     score_threshold: float = 0.05,
 ) -> Comparison:
     """`compare_reports` over two reports' parsed JSON, without validating all of it first
-    (reports/run/comparison_rows.py). Raises ReportDataError (or pydantic's ValidationError, for a
+    (engine/comparison_rows.py). Raises ReportDataError (or pydantic's ValidationError, for a
     failing turn) when the data is not a report's: read the files as TestReports then."""
     base_facts, head_facts = facts_of_data(base), facts_of_data(head)
     ignore = _ignore_model(base_facts, head_facts)
@@ -129,6 +130,11 @@ def _compare(base: _Side, head: _Side, ignore_model: bool, threshold: float) -> 
             "run on one side only shows as added or removed"
         )
     notes += _interrupted_notes(base_ref, head_ref, changes)
+    names = (
+        (base_models[0], head_models[0])
+        if ignore_model and base_models and head_models
+        else ("base", "head")
+    )
     return Comparison(
         base=base_ref,
         head=head_ref,
@@ -137,6 +143,9 @@ def _compare(base: _Side, head: _Side, ignore_model: bool, threshold: float) -> 
         unchanged_failing=unchanged_failing,
         score_threshold=threshold,
         notes=notes,
+        statistics=paired_statistics(base_turns, head_turns, names=names),
+        base_figures=side_figures(base_turns.values()),
+        head_figures=side_figures(head_turns.values()),
     )
 
 
@@ -190,7 +199,10 @@ def _change(
     deltas = _deltas(before, after, threshold)
     # Pass rates compared without division: head/head_runs against base/base_runs.
     if head_passes * base_runs < base_passes * head_runs:
-        return made("regression", deltas)
+        # A turn that passed and failed in one side's repeats is flaky: listed, never a
+        # regression on its own (docs/running.md, "Flaky turns and the significance gate").
+        flaky = 0 < head_passes < head_runs or 0 < base_passes < base_runs
+        return made("regression", deltas).model_copy(update={"flaky": flaky})
     if head_passes * base_runs > base_passes * head_runs:
         return made("fix", deltas)
     if base_passes == 0 and before.first_reason() != after.first_reason():

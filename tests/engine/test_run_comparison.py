@@ -1,4 +1,4 @@
-"""reports/run/run_comparison.py on hand-built reports: each kind of change, repeats as rates,
+"""engine/run_comparison.py on hand-built reports: each kind of change, repeats as rates,
 models, unnamed cases, different agent files, interrupted runs. (Real runs of the sample are
 compared in tests/cli/test_compare_command.py.)"""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from holodeck_lsp.reports.run.run_comparison import (
+from holodeck_lsp.engine.run_comparison import (
     ReportDataError,
     compare_report_data,
     compare_reports,

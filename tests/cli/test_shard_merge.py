@@ -1,0 +1,93 @@
+"""`run --shard K/N` and `merge`, through the console script on the financial-assistant sample
+replayed from its cassette (real stored runs): three shards cover the suite once, their merge
+is one stored run that `runs`, `report` and `compare` read like any other and that compares
+equal to the whole suite run at once; report files merge too; overlapping parts are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from holodeck_lsp.checker.loader import load_agent_file
+from holodeck_lsp.exit_codes import EXIT_BAD_INPUT, EXIT_OK
+from holodeck_lsp.runner.shards import shard_of
+from holodeck_lsp.schema.comparison import Comparison
+from holodeck_lsp.schema.results import TestReport
+from tests.cli.built_reports import cli
+from tests.sample.sample_support import copy_sample
+
+pytestmark = pytest.mark.slow  # four replays of the sample and the commands on them
+
+
+def _run(folder: Path, *flags: str) -> int:
+    done = cli("run", folder, "--replay", folder / "cassettes" / "oracle.json", "--quiet", *flags)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode
+
+
+def test_three_shards_merged_are_the_whole_run(tmp_path: Path) -> None:
+    folder = copy_sample(tmp_path)
+    agent = folder / "agent.yaml"
+    _run(folder)
+    assert cli("runs", folder, "--tag", "whole").returncode == EXIT_OK  # tags the latest run
+    shard_files = []
+    for k in (1, 2, 3):
+        shard_file = tmp_path / f"shard{k}.json"
+        _run(folder, "--shard", f"{k}/3", "--report-json", str(shard_file))
+        shard_files.append(shard_file)
+    names = [
+        {r.test_name for r in TestReport.model_validate_json(f.read_text("utf-8")).results}
+        for f in shard_files
+    ]
+    assert all(names) and sum(map(len, names)) == len(set().union(*names))  # disjoint
+
+    # The three stored shard runs, by id: the three newest runs.
+    runs = json.loads(cli("runs", folder, "--json").stdout)["runs"]
+    ids = [run["id"] for run in runs][-3:]
+    done = cli("merge", *ids, "--agent", agent)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert done.stdout.startswith("merged 3 runs as run ")
+    merged_id = done.stdout.split("as run ")[1].split(":")[0]
+
+    runs = json.loads(cli("runs", folder, "--json").stdout)["runs"]
+    assert runs[-1]["id"] == merged_id  # the merged run is `latest`
+    compared = cli("compare", "--agent", agent, "whole", "latest", "--format", "json")
+    assert compared.returncode == EXIT_OK, compared.stderr
+    comparison = Comparison.model_validate_json(compared.stdout)
+    assert comparison.changes == []  # the same verdicts as the whole run, turn for turn
+    [figures] = comparison.statistics
+    assert figures.p_value == 1.0 and figures.difference == 0.0
+    page = tmp_path / "merged.md"
+    assert cli("report", "latest", "--agent", agent, "--md", page).returncode == EXIT_OK
+    assert "## Statistics" in page.read_text("utf-8")
+
+    # Report files merge the same way, without storing.
+    out = tmp_path / "merged.json"
+    done = cli("merge", *shard_files, "--no-save", "--report-json", out)
+    assert done.returncode == EXIT_OK, done.stderr
+    merged = TestReport.model_validate_json(out.read_text("utf-8"))
+    assert {r.test_name for r in merged.results} == set().union(*names)
+    assert "merged_from" in merged.environment
+
+
+def test_parts_that_overlap_or_do_not_fit_are_refused(tmp_path: Path) -> None:
+    folder = copy_sample(tmp_path)
+    one = tmp_path / "one.json"
+    _run(folder, "--shard", "1/2", "--report-json", str(one), "--no-save")
+    done = cli("merge", one, one, "--no-save", "--report-json", tmp_path / "x.json")
+    assert done.returncode == EXIT_BAD_INPUT
+    assert "is in both" in done.stderr and "--shard 1/N" in done.stderr
+    done = cli("merge", one)
+    assert done.returncode == EXIT_BAD_INPUT and "two or more" in done.stderr
+    done = cli("merge", one, tmp_path / "missing.json", "--no-save", "--report-json", "x.json")
+    assert done.returncode == EXIT_BAD_INPUT and "no such report file" in done.stderr
+    # An empty shard (more shards than the hash gives cases) runs nothing and succeeds.
+    loaded = load_agent_file(folder / "agent.yaml")
+    assert loaded.agent is not None
+    held = {shard_of(case.name or "", 200) for case in loaded.agent.test_cases or []}
+    empty = min(set(range(1, 201)) - held)
+    done = cli("run", folder, "--shard", f"{empty}/200", "--no-save", "--quiet")
+    assert done.returncode == EXIT_OK, done.stderr
+    assert f"shard {empty}/200 holds none of agent.yaml's cases" in done.stdout
