@@ -48,14 +48,19 @@ COOL_DOWN = 1.0
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
-#: The share below a measured limit an overrun paces at (`overrun`), and the shortest span
-#: it measures over.
+#: The share below a window limiter's measured rate the pace starts at (`after_block`).
 OVERRUN_MARGIN = 0.1
-OVERRUN_MIN_SPAN = 0.05
-#: The most one 429 widens a measured spacing by.
-MAX_WIDENING = 2.0
+#: The most one limit 429 widens a measured spacing by (TCP's decrease, on the rate).
+DECREASE = 0.1
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
 MEASURED_AFTER = 5
+#: A gate that refused at least this many probes was a window limiter's (`after_block`);
+#: the probe then holds the spacing at or over the measured limit's, less `HOLD_MARGIN`,
+#: for `PLATEAU` seconds after it was measured, and narrows past it by at most
+#: `PROBE_PER_SECOND` a second after that (a raised limit is found again).
+WINDOW_PROBES = 2
+HOLD_MARGIN = 0.04
+PLATEAU = 10.0
 
 
 class Pace:
@@ -68,6 +73,11 @@ class Pace:
         self._guessed = False
         self._first_answer = float("inf")
         self._anchor = 0.0  # the spacing the last widening set
+        #: The spacing of the limit's measured rate, and when it was measured: the probe
+        #: holds at it for `PLATEAU` (a limit that counts refusals punishes every overshoot
+        #: with a shut window).
+        self._floor = 0.0
+        self._floor_at = float("-inf")
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
         self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
@@ -101,6 +111,10 @@ class Pace:
                 self._waiters.remove(entry)
                 heapq.heapify(self._waiters)
             raise
+
+    def sent_now(self) -> None:
+        """A send let go outside the turns (the probe gate's): the next turn counts from it."""
+        self._last, self._before = time.monotonic(), self._last
 
     def _schedule(self) -> None:
         if self._timer is not None or not self._waiters:
@@ -154,6 +168,9 @@ class Pace:
                 self.spacing = min(self.spacing * (1.0 - PROBE), self._anchor * 0.5**since)
             else:
                 reach = self._anchor * (1.0 - PROBE_PER_SECOND * since)
+                if self._floor:
+                    held = max(0.0, now - self._floor_at - PLATEAU)
+                    reach = max(reach, self._floor * (1.0 - PROBE_PER_SECOND * held))
                 self.spacing = max(self.spacing * (1.0 - PROBE), reach)
             if self.spacing < FLOOR:
                 self.spacing = 0.0
@@ -175,32 +192,35 @@ class Pace:
         counted = sum(1 for t in self._answers if t > now - MEASURE_SPAN)
         return span / max(1, counted), False
 
-    def overrun(self, window: float, idle: float = 0.0) -> None:
-        """A limit overrun: most sends refused, the 429 asking `window` seconds. What the
-        limit let through in its last `window` seconds is its rate (a window limiter lets
-        its window's worth through in a burst, so only a whole window measures it), less
-        `OVERRUN_MARGIN`: right at the limit, one early send is refused and, counted by a
-        limit that counts refusals, keeps the window full. `idle`: seconds of that window
-        the endpoint was paused (it looks back further by as much)."""
+    def after_block(self, window: float, blocked_at: float, refused_probes: int) -> None:
+        """The probe gate (gate.py) opened after refusing `refused_probes` probes. Several
+        refused, the limit is a window that let its worth through and then refused
+        everything until it moved on: its rate is the answers of the `window` before the
+        gate shut, and the probe holds at it (`PLATEAU`). The first probe or the second
+        answered, the limit refills steadily (a token bucket): its rate is the interval
+        between the answers it let through amid the refusals before the gate shut
+        (docs/running.md, "Long runs")."""
         now = time.monotonic()
-        # Overrun before a whole window was sent (the run's first burst): the window's worth
-        # is at least what came through so far, a first estimate that answers speed up
-        # until a limit 429 measures the rate (`answered`).
-        span = min(window, max(now - self._first_answer, OVERRUN_MIN_SPAN))
-        counted = sum(1 for t in self._answers if t >= now - span - idle)
-        if counted == 0:
-            return
-        spacing = window / counted * (1.0 + OVERRUN_MARGIN)
-        if self.spacing and not self._guessed:
-            spacing = min(spacing, self.spacing * MAX_WIDENING)
-            spacing = max(self.spacing, spacing)
-        self.spacing = self._anchor = min(CEILING, spacing)
+        before = [t for t in self._answers if blocked_at - window <= t <= blocked_at]
+        if refused_probes >= WINDOW_PROBES:
+            if not before:
+                return
+            limit = window / len(before)
+            spacing = limit * (1.0 + OVERRUN_MARGIN)
+            self._floor, self._floor_at = limit * (1.0 + HOLD_MARGIN), now
+        else:
+            steady = [t for t in before if t >= blocked_at - RATE_SPAN]
+            if len(steady) < 2:
+                return
+            spacing = (steady[-1] - steady[0]) / (len(steady) - 1)
+        self.spacing = self._anchor = min(CEILING, max(spacing, FLOOR))
         self._widened_at = now
-        self._guessed = span < window
+        self._guessed = False
 
-    def limited(self, idle: float = 0.0) -> None:
+    def limited(self, idle: float = 0.0, *, saturated: bool = False) -> None:
         """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`).
-        `idle`: seconds of the last `RATE_SPAN` the endpoint was paused."""
+        `idle`: seconds of the last `RATE_SPAN` the endpoint was paused; `saturated`: most
+        of the last second's sends were refused."""
         now = time.monotonic()
         recent = [t for t in self._answers if t >= now - HORIZON]
         # A guessed spacing (nothing measured yet) is replaced as soon as answers measure
@@ -214,12 +234,25 @@ class Pace:
             if found is None:  # just out of a pause: nothing to measure the rate by yet
                 return
             measured, early = found
-            if self._guessed or not self.spacing:
-                spacing = measured  # the first measure, or a guess replaced either way
+            if not self.spacing or saturated or self._guessed:
+                # The first measure, a guess replaced; or most sends refused: the limit let
+                # through all it could, so what it answered is its rate.
+                spacing = measured
             else:
-                # A second of collapse (a window that counts refusals stays full) measures
-                # next to nothing: widen at most `MAX_WIDENING`× at a time.
-                spacing = max(self.spacing, min(measured, self.spacing * MAX_WIDENING))
+                # Refused at this spacing, so the limit's is wider; and no wider than the
+                # rate answered (at most that much came through). Widen by `DECREASE`
+                # (TCP's multiplicative decrease, on the rate), or to the rate answered when
+                # that is closer: the rate answered alone is diluted by whatever was not
+                # sent at the limit (a start, faults, a shut gate), and a second of collapse
+                # measures next to nothing (the probe gate is for that). Then hold above
+                # this spacing for `PLATEAU` (`answered`).
+                spacing = max(self.spacing, min(measured, self.spacing * (1.0 + DECREASE)))
+                held = self._floor if now - self._floor_at < PLATEAU else 0.0
+                # Never past the rate answered: a limit right at the pace must not ratchet
+                # it slower 429 by 429.
+                self._floor = max(held, min(self.spacing * (1.0 + HOLD_MARGIN), measured))
+                self._floor_at = now
+                spacing = max(spacing, self._floor)
             self._guessed = early
             self._widened_at = now
         else:  # too few answers to measure: slow down by half again

@@ -23,11 +23,13 @@ from holodeck_lsp.runner.limits.backoff import (
     ANSWERING_CAP_SECONDS,
     CAP_SECONDS,
     backoff_delay,
+    coarse_hint,
 )
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
+from holodeck_lsp.runner.limits.headers import used_up as limit_used_up
 from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
@@ -133,13 +135,16 @@ class Retrying:
                 # A short wait for the pace's next slot is the pacing's own probe of the
                 # limit, not the provider's weather: it spends time, not the turn's budget.
                 free = limiter.paced_refusal(hint) and allowance > 0
-                limit = limiter.is_limit(hint, used_up is not None)
+                limit = limiter.is_limit(
+                    hint, used_up is not None or limit_used_up(response.headers)
+                )
                 limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
-                if limit and not free and hint is not None and limiter.overloaded(sent_at):
-                    # Overrun: wait the hint (a window that counts refusals empties), then
-                    # send at what the limit let through (docs/running.md, "Long runs").
-                    trace.note("pause.overrun", hint)
-                    limiter.overrun(hint)
+                if limit and not free and limiter.overloaded(sent_at):
+                    # Overrun: one probe at a time until the limit answers (a window that
+                    # counts refusals empties meanwhile), then send at what it let through
+                    # (gate.py; docs/running.md, "Long runs").
+                    trace.note("pause.overrun", hint or 0.0)
+                    limiter.overrun(hint, coarse=hint is not None and coarse_hint(hint))
             else:
                 limiter.release("other", sent_at)
             if hint is None:
