@@ -96,7 +96,7 @@ class EndpointLimiter:
             return 0.0
         return sum(1 for _, refused in recent if refused) / len(recent)
 
-    def _lone_refusal(self) -> bool:
+    def lone_refusal(self) -> bool:
         """Whether the last second's sends (enough of them to tell) were mostly answered."""
         return len(self._outcomes) >= SHARE_MIN_SENDS and (
             self.refused_share() < LIMIT_REFUSED_SHARE
@@ -198,6 +198,7 @@ class EndpointLimiter:
                 self.pace.limited(
                     idle=self._paused_within(MEASURE_SPAN),
                     saturated=self.refused_share() >= OVERRUN_SHARE,
+                    sent_at=sent_at,
                 )
             if paced:
                 window_outcome = "other"  # the window keeps its size
@@ -220,7 +221,7 @@ class EndpointLimiter:
             self._paused_until = max(self._paused_until, time.monotonic())
             trace.note("gate.shut_for", time.monotonic() - blocked_at)
             trace.note("gate.refused_probes", refused_probes)
-        lone = outcome == "limited" and self._lone_refusal()
+        lone = outcome == "limited" and self.lone_refusal()
         if (outcome in ("other", "refused") or lone) and sent_at is not None:
             # A fault used no slot of the limit; nor, most likely, did a lone 429 among
             # answers (an edge's refusal, or one send early by a hair): its turn is given

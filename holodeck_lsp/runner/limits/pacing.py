@@ -36,29 +36,34 @@ HORIZON = 5.0
 RATE_SPAN = 1.0
 #: The rate is measured over the last `MEASURE_SPAN` seconds less the time paused in them,
 #: when at least `MIN_SPAN` is left.
-MEASURE_SPAN = 2.0
+MEASURE_SPAN = 1.0
 MIN_SPAN = 0.5
 #: Each answer narrows the spacing by this share, and a second by at most `PROBE_PER_SECOND`
 #: of the spacing the last widening set.
 PROBE = 0.02
 PROBE_PER_SECOND = 0.1
-#: Seconds between two widenings (the 429s of one burst are one overload).
+#: Seconds between two widenings (the 429s of one burst are one overload) when the refused
+#: send's time is not known; when it is, a send that left after the last widening, at
+#: least `MIN_REMEASURE` after it (a few random 429s in a row do not compound).
 COOL_DOWN = 1.0
+MIN_REMEASURE = 0.25
 #: Bounds of the spacing, in seconds, and the first widening without a measured rate.
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
 #: The share below a window limiter's measured rate the pace starts at (`after_block`).
 OVERRUN_MARGIN = 0.1
-#: The most one limit 429 widens a measured spacing by (TCP's decrease, on the rate).
+#: The most one limit 429 widens a measured spacing by (TCP's decrease, on the rate), and
+#: the most when most sends were refused.
 DECREASE = 0.1
+MAX_WIDENING = 1.5
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
 MEASURED_AFTER = 5
 #: A gate that refused at least this many probes was a window limiter's (`after_block`);
 #: the probe then holds the spacing at or over the measured limit's, less `HOLD_MARGIN`,
 #: for `PLATEAU` seconds after it was measured, and narrows past it by at most
 #: `PROBE_PER_SECOND` a second after that (a raised limit is found again).
-WINDOW_PROBES = 2
+WINDOW_PROBES = 3
 HOLD_MARGIN = 0.04
 PLATEAU = 10.0
 
@@ -212,47 +217,55 @@ class Pace:
             steady = [t for t in before if t >= blocked_at - RATE_SPAN]
             if len(steady) < 2:
                 return
-            spacing = (steady[-1] - steady[0]) / (len(steady) - 1)
+            # A limit that refills one slot at a time answers no two sends closer than its
+            # spacing, and answers as close as that while it refuses others: the shorter
+            # intervals are its own (the longer ones, our sends that came late).
+            gaps = sorted(b - a for a, b in itertools.pairwise(steady))
+            spacing = gaps[len(gaps) // 4]
         self.spacing = self._anchor = min(CEILING, max(spacing, FLOOR))
         self._widened_at = now
         self._guessed = False
 
-    def limited(self, idle: float = 0.0, *, saturated: bool = False) -> None:
+    def limited(
+        self, idle: float = 0.0, *, saturated: bool = False, sent_at: float | None = None
+    ) -> None:
         """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`).
         `idle`: seconds of the last `RATE_SPAN` the endpoint was paused; `saturated`: most
-        of the last second's sends were refused."""
+        of the last second's sends were refused; `sent_at`: when the refused send left."""
         now = time.monotonic()
         recent = [t for t in self._answers if t >= now - HORIZON]
         # A guessed spacing (nothing measured yet) is replaced as soon as answers measure
         # the rate, without waiting out the cool-down: the first second of a run is where
         # the guess is furthest off and most requests are refused.
         measurable = self._guessed and len(recent) >= MEASURED_AFTER
-        if self.spacing and now - self._widened_at < COOL_DOWN and not measurable:
+        # The 429s of sends that left before the last widening are the same overload
+        # (TCP's once per round trip); without the send's time, once per `COOL_DOWN`.
+        if sent_at is not None:
+            fresh = sent_at > self._widened_at and now - self._widened_at >= MIN_REMEASURE
+        else:
+            fresh = now - self._widened_at >= COOL_DOWN
+        if self.spacing and not fresh and not measurable:
             return
         if len(recent) >= 2:
             found = self._measured(now, idle)
             if found is None:  # just out of a pause: nothing to measure the rate by yet
                 return
             measured, early = found
-            if not self.spacing or saturated or self._guessed:
-                # The first measure, a guess replaced; or most sends refused: the limit let
-                # through all it could, so what it answered is its rate.
-                spacing = measured
+            if not self.spacing or self._guessed:
+                spacing = measured  # the first measure, or a guess replaced
+            elif saturated:
+                # Most sends refused: the limit let through all it could, so what it
+                # answered is its rate; but a few sends' share is noisy (faults among
+                # them): at most `MAX_WIDENING`× at a time.
+                spacing = max(self.spacing, min(measured, self.spacing * MAX_WIDENING))
             else:
                 # Refused at this spacing, so the limit's is wider; and no wider than the
                 # rate answered (at most that much came through). Widen by `DECREASE`
                 # (TCP's multiplicative decrease, on the rate), or to the rate answered when
                 # that is closer: the rate answered alone is diluted by whatever was not
                 # sent at the limit (a start, faults, a shut gate), and a second of collapse
-                # measures next to nothing (the probe gate is for that). Then hold above
-                # this spacing for `PLATEAU` (`answered`).
+                # measures next to nothing (the probe gate is for that).
                 spacing = max(self.spacing, min(measured, self.spacing * (1.0 + DECREASE)))
-                held = self._floor if now - self._floor_at < PLATEAU else 0.0
-                # Never past the rate answered: a limit right at the pace must not ratchet
-                # it slower 429 by 429.
-                self._floor = max(held, min(self.spacing * (1.0 + HOLD_MARGIN), measured))
-                self._floor_at = now
-                spacing = max(spacing, self._floor)
             self._guessed = early
             self._widened_at = now
         else:  # too few answers to measure: slow down by half again

@@ -125,21 +125,30 @@ class Retrying:
                 return response, _released
             weather.refused(time.monotonic() - sent_at)
             hint = retry_after(response.headers)
-            free = False
+            free = short = False
             if status == 429:
                 # This request waits the server's hint (below); the endpoint's other
                 # requests are paced from now (pacing.py), and all of them wait only when
                 # the answer says a limit is used up until a reset (`limit_reset`): a 429's
                 # Retry-After for one request stopping all 64 would idle the run.
                 used_up = limit_reset(response.headers)
-                # A short wait for the pace's next slot is the pacing's own probe of the
-                # limit, not the provider's weather: it spends time, not the turn's budget.
-                free = limiter.paced_refusal(hint) and allowance > 0
+                short = limiter.paced_refusal(hint)
                 limit = limiter.is_limit(
                     hint, used_up is not None or limit_used_up(response.headers)
                 )
+                # A short wait for the pace's next slot is the pacing's own probe of the
+                # limit, not the provider's weather, and so is the limit's 429 once the
+                # endpoint is paced or its gate shut (the pace and the gate look for the
+                # limit): it spends time, not the turn's budget.
+                paced = limiter.pace.spacing > 0 or limiter.gate.blocked
+                free = (short or (limit and paced)) and allowance > 0
+                if used_up is not None and not short and limiter.lone_refusal():
+                    # "Used up until a reset" a second away, among sends that were answered
+                    # (an edge's refusal, or one send early): this request waits it, the
+                    # others go on; were the limit used up, the next are refused too.
+                    used_up = None
                 limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
-                if limit and not free and limiter.overloaded(sent_at):
+                if limit and not short and limiter.overloaded(sent_at):
                     # Overrun: one probe at a time until the limit answers (a window that
                     # counts refusals empties meanwhile), then send at what it let through
                     # (gate.py; docs/running.md, "Long runs").
@@ -157,7 +166,7 @@ class Retrying:
             await response.aclose()
             if free:
                 trace.note("budget.free_limit_429")
-            cause = f"{status}" if hint is None else f"{status}-hint-{'short' if free else 'long'}"
+            cause = f"{status}" if hint is None else f"{status}-hint-{'short' if short else 'long'}"
             with weather.waiting():
                 await self._wait(hintless, hint, cause)
             if free:
