@@ -259,7 +259,7 @@ class EndpointLimiter:
     def overrun(self, hint: float | None, coarse: bool) -> None:
         """A limit overrun (`overloaded`): shut the probe gate (gate.py): one request at a
         time asks, `PROBES_PER_WINDOW` a window (the 429's wait, at least `DEFAULT_WINDOW`),
-        the first at once — or, when the hint is exact (not a whole number of seconds:
+        the first one gap later — or, when the hint is exact (not a whole number of seconds:
         backoff.py `coarse_hint`), at the time it names. When the gate opens, the pace is
         set from what the limit let through in the window before (pacing.py
         `after_block`); the pace meanwhile is left as it was, so that the sends already
