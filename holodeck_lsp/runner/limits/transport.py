@@ -127,33 +127,7 @@ class Retrying:
             hint = retry_after(response.headers)
             free = short = False
             if status == 429:
-                # This request waits the server's hint (below); the endpoint's other
-                # requests are paced from now (pacing.py), and all of them wait only when
-                # the answer says a limit is used up until a reset (`limit_reset`): a 429's
-                # Retry-After for one request stopping all 64 would idle the run.
-                used_up = limit_reset(response.headers)
-                short = limiter.paced_refusal(hint)
-                limit = limiter.is_limit(
-                    hint, used_up is not None or limit_used_up(response.headers)
-                )
-                # A short wait for the pace's next slot is the pacing's own probe of the
-                # limit, not the provider's weather, and so is the limit's 429 once the
-                # endpoint is paced or its gate shut (the pace and the gate look for the
-                # limit): it spends time, not the turn's budget.
-                paced = limiter.pace.spacing > 0 or limiter.gate.blocked
-                free = (short or (limit and paced)) and allowance > 0
-                if used_up is not None and not short and limiter.lone_refusal():
-                    # "Used up until a reset" a second away, among sends that were answered
-                    # (an edge's refusal, or one send early): this request waits it, the
-                    # others go on; were the limit used up, the next are refused too.
-                    used_up = None
-                limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
-                if limit and not short and limiter.overloaded(sent_at):
-                    # Overrun: one probe at a time until the limit answers (a window that
-                    # counts refusals empties meanwhile), then send at what it let through
-                    # (gate.py; docs/running.md, "Long runs").
-                    trace.note("pause.overrun", hint or 0.0)
-                    limiter.overrun(hint, coarse=hint is not None and coarse_hint(hint))
+                free, short = self._refused(response.headers, hint, sent_at, allowance > 0)
             else:
                 limiter.release("other", sent_at)
             if hint is None:
@@ -171,6 +145,40 @@ class Retrying:
                 await self._wait(hintless, hint, cause)
             if free:
                 refused_at = time.monotonic()
+
+    def _refused(
+        self, headers: Any, hint: float | None, sent_at: float, allowed: bool
+    ) -> tuple[bool, bool]:
+        """A 429: tell the limiter (the limit's or a refusal at random, an overrun) and say
+        whether its retry is free of the turn's budget and whether its hint is short (the
+        pace's next slot). `allowed`: the request has time left for free retries."""
+        limiter = self.limiter
+        # This request waits the server's hint (`_wait`); the endpoint's other requests are
+        # paced from now (pacing.py), and all of them wait only when the answer says a
+        # limit is used up until a reset (`limit_reset`): a 429's Retry-After for one
+        # request stopping all 64 would idle the run.
+        used_up = limit_reset(headers)
+        short = limiter.paced_refusal(hint)
+        limit = limiter.is_limit(hint, used_up is not None or limit_used_up(headers))
+        # A short wait for the pace's next slot is the pacing's own probe of the limit, not
+        # the provider's weather, and so is the limit's 429 once the endpoint is paced or
+        # its gate shut (the pace and the gate look for the limit): it spends time, not the
+        # turn's budget.
+        paced = limiter.pace.spacing > 0 or limiter.gate.blocked
+        free = (short or (limit and paced)) and allowed
+        if used_up is not None and not short and limiter.lone_refusal():
+            # "Used up until a reset" a second away, among sends that were answered (an
+            # edge's refusal, or one send early): this request waits it, the others go on;
+            # were the limit used up, the next are refused too.
+            used_up = None
+        limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
+        if limit and not short and limiter.overloaded(sent_at):
+            # Overrun: one probe at a time until the limit answers (a window that counts
+            # refusals empties meanwhile), then send at what it let through (gate.py;
+            # docs/running.md, "Long runs").
+            trace.note("pause.overrun", hint or 0.0)
+            limiter.overrun(hint, coarse=hint is not None and coarse_hint(hint))
+        return free, short
 
     def _releaser(self, sent_at: float) -> Release:
         released = False
