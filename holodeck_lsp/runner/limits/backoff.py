@@ -17,6 +17,15 @@ CAP_SECONDS = 30.0
 ANSWERING_CAP_SECONDS = 2.0
 
 
+def coarse_hint(hint: float) -> bool:
+    """A wait of whole seconds (at least 1): `Retry-After` counts in whole seconds, so a
+    limit whose slot frees in 0.05 s or in 0.95 s says `1` both times (some say `1` whatever
+    their state, `retry-after-ms: 1000` too). Such a hint says when at the latest, not when:
+    the refused requests wake spread over its last second, not all together a second later
+    (the pace and the probe gate, not the hint, keep the endpoint's rate)."""
+    return hint >= 1.0 and abs(hint - round(hint)) < 1e-6
+
+
 def backoff_delay(
     attempt: int,
     hint: float | None,
@@ -26,9 +35,12 @@ def backoff_delay(
 ) -> float:
     """Seconds before retry number `attempt` (1 = the first retry, or the first of a run of
     failures without a hint). With a server hint the wait is the hint plus up to 10 % (spread
-    so the waiters do not return together); without one, full jitter up to the ceiling."""
+    so the waiters do not return together), or, a whole number of seconds (`coarse_hint`),
+    spread over its last second; without one, full jitter up to the ceiling."""
     draw: float = (rng or random).random()
     if hint is not None:
+        if coarse_hint(hint):
+            return hint - draw  # spread over the second the hint rounds up
         return hint * (1.0 + 0.1 * draw)
     ceiling = min(cap, BASE_SECONDS * 2.0 ** min(attempt - 1, 60))
     return ceiling * draw

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from holodeck_lsp.runner.limits import trace
 from holodeck_lsp.runner.limits.bucket import Bucket
+from holodeck_lsp.runner.limits.gate import ProbeGate
 from holodeck_lsp.runner.limits.pacing import MEASURE_SPAN, Pace
 from holodeck_lsp.runner.limits.window import Priority, Window
 
@@ -38,6 +39,11 @@ SHARE_MIN_SENDS = 8
 OVERRUN_SHARE = 0.4
 #: An endpoint that answered 2xx within this many seconds is answering.
 ANSWERING_SECONDS = 5.0
+#: The window an overrun limit is measured over when its 429 names a shorter wait or none
+#: (a limit of so many requests a second), and the probes sent per window while the gate is
+#: shut (gate.py).
+DEFAULT_WINDOW = 1.0
+PROBES_PER_WINDOW = 8
 
 
 @dataclass(slots=True)
@@ -58,6 +64,8 @@ class EndpointLimiter:
         self.tokens = Bucket(limits.tpm) if limits.tpm else None
         self.counts = EndpointCounts()
         self.pace = Pace()
+        self.gate = ProbeGate()
+        self._block_window = DEFAULT_WINDOW
         self._paused_until = 0.0
         self._paused_at = float("-inf")
         self._answered_at = float("-inf")
@@ -88,6 +96,12 @@ class EndpointLimiter:
             return 0.0
         return sum(1 for _, refused in recent if refused) / len(recent)
 
+    def lone_refusal(self) -> bool:
+        """Whether the last second's sends (enough of them to tell) were mostly answered."""
+        return len(self._outcomes) >= SHARE_MIN_SENDS and (
+            self.refused_share() < LIMIT_REFUSED_SHARE
+        )
+
     def paced_refusal(self, hint: float | None) -> bool:
         """A 429 asking a wait about the pace's spacing: the next free slot of the limit."""
         if hint is None:
@@ -104,31 +118,53 @@ class EndpointLimiter:
         `(0, when its request first asked)`, served before first attempts."""
         self.counts.waiting += 1
         try:
-            while (pause := self._paused_until - time.monotonic()) > 0:
-                await asyncio.sleep(pause)
-            if self.requests is not None:
-                await self.requests.take()
-            if self.tokens is not None:
-                await self.tokens.take(0)  # waits while the bucket is in debt
-            # The window before the pace: the pace lets a send go at the time it is sent, so
-            # it must not wait for the window after its turn (two would then leave together
-            # into a burst-1 limit). The spacing counts from the previous send, not its
-            # answer, so the time to answer does not add to it.
-            windowed = time.monotonic()
-            await self.window.acquire(priority)
-            paced = time.monotonic()
-            try:
-                await self.pace.wait_turn(priority)
-            except BaseException:
-                self.window.give_back()
-                raise
-            sent_at = time.monotonic()
-            if trace.enabled():
-                trace.note("wait.window", paced - windowed)
-                trace.note("wait.pace", sent_at - paced)
+            while True:
+                while (pause := self._paused_until - time.monotonic()) > 0:
+                    await asyncio.sleep(pause)
+                if self.requests is not None:
+                    await self.requests.take()
+                if self.tokens is not None:
+                    await self.tokens.take(0)  # waits while the bucket is in debt
+                probe = await self.gate.enter()
+                try:
+                    sent_at = await self._window_and_pace(priority, paced=not probe)
+                except BaseException:
+                    self.gate.sent(probe, None)
+                    raise
+                if self.gate.blocked and not probe:
+                    # The gate shut while this send waited its turn (gate.py): only the
+                    # probe goes; this one's turn and slot are given back, and it waits.
+                    self.pace.unused(sent_at)
+                    self.window.give_back()
+                    continue
+                self.gate.sent(probe, sent_at)
+                break
         finally:
             self.counts.waiting -= 1
         self.counts.requests += 1
+        return sent_at
+
+    async def _window_and_pace(self, priority: Priority | None, *, paced: bool) -> float:
+        # The window before the pace: the pace lets a send go at the time it is sent, so
+        # it must not wait for the window after its turn (two would then leave together
+        # into a burst-1 limit). The spacing counts from the previous send, not its
+        # answer, so the time to answer does not add to it. A probe (gate.py) keeps the
+        # gate's time, not the pace's: the pace is for after the gate opens.
+        windowed = time.monotonic()
+        await self.window.acquire(priority)
+        paced_at = time.monotonic()
+        try:
+            if paced:
+                await self.pace.wait_turn(priority)
+            else:
+                self.pace.sent_now()
+        except BaseException:
+            self.window.give_back()
+            raise
+        sent_at = time.monotonic()
+        if trace.enabled():
+            trace.note("wait.window", paced_at - windowed)
+            trace.note("wait.pace", sent_at - paced_at)
         return sent_at
 
     def release(
@@ -155,10 +191,15 @@ class EndpointLimiter:
             paced = self.pace.spacing > 0
             before = self.pace.spacing
             pace = self.pace
-            if pace.spacing <= 0 or pace.guessed or self.refused_share() >= LIMIT_REFUSED_SHARE:
+            remeasure = pace.guessed or self.refused_share() >= LIMIT_REFUSED_SHARE
+            if pace.spacing <= 0 or (remeasure and not self.gate.blocked):
                 # A few 429s among many answers are a slight overrun or chance: slowing
                 # to the rate answered each time would compound (faults lower it).
-                self.pace.limited(idle=self._paused_within(MEASURE_SPAN))
+                self.pace.limited(
+                    idle=self._paused_within(MEASURE_SPAN),
+                    saturated=self.refused_share() >= OVERRUN_SHARE,
+                    sent_at=sent_at,
+                )
             if paced:
                 window_outcome = "other"  # the window keeps its size
             if trace.enabled():
@@ -167,8 +208,25 @@ class EndpointLimiter:
                     trace.note("pace.reanchored", self.pace.spacing)
         elif outcome == "refused":
             trace.note("refused.random_429")
-        if outcome in ("other", "refused") and sent_at is not None:
-            self.pace.unused(sent_at)  # a fault used no slot of the limit
+        blocked_at = self.gate.blocked_at
+        refused_probes = self.gate.answered(sent_at, outcome)
+        if refused_probes is not None and blocked_at is not None:
+            # The gate opened: the limit answers again. What it let through before it shut
+            # and how many probes it refused say its shape and rate; the refusals of the
+            # shut time say nothing of the pace from now on.
+            self.pace.after_block(self._block_window, blocked_at, refused_probes)
+            self._outcomes.clear()
+            # The shut time measures no rate (`_paused_within`), as a pause.
+            self._paused_at = blocked_at
+            self._paused_until = max(self._paused_until, time.monotonic())
+            trace.note("gate.shut_for", time.monotonic() - blocked_at)
+            trace.note("gate.refused_probes", refused_probes)
+        lone = outcome == "limited" and self.lone_refusal()
+        if (outcome in ("other", "refused") or lone) and sent_at is not None:
+            # A fault used no slot of the limit; nor, most likely, did a lone 429 among
+            # answers (an edge's refusal, or one send early by a hair): its turn is given
+            # back. Were the limit reached, the next is refused too and the share rises.
+            self.pace.unused(sent_at)
         elif outcome == "ok":
             self._answered_at = time.monotonic()
             self.pace.answered()
@@ -198,17 +256,28 @@ class EndpointLimiter:
         start = max(self._paused_at, now - seconds)
         return max(0.0, min(self._paused_until, now) - start)
 
-    def overrun(self, hint: float) -> None:
-        """A limit overrun (`overloaded`): pace at what the limit let through in the last
-        `hint` seconds it was sent to, then wait `hint` (a window that counts refused
-        requests empties meanwhile)."""
-        self.pace.overrun(hint, idle=self._paused_within(hint))
-        self.pause(hint)
+    def overrun(self, hint: float | None, coarse: bool) -> None:
+        """A limit overrun (`overloaded`): shut the probe gate (gate.py): one request at a
+        time asks, `PROBES_PER_WINDOW` a window (the 429's wait, at least `DEFAULT_WINDOW`),
+        the first one gap later — or, when the hint is exact (not a whole number of seconds:
+        backoff.py `coarse_hint`), at the time it names. When the gate opens, the pace is
+        set from what the limit let through in the window before (pacing.py
+        `after_block`); the pace meanwhile is left as it was, so that the sends already
+        waiting their turn reach the gate at once and one of them probes."""
+        window = max(hint or 0.0, DEFAULT_WINDOW)
+        gap = window / PROBES_PER_WINDOW
+        first = hint if hint is not None and not coarse else gap
+        self._block_window = window
+        self.gate.block(first, gap)
+        self._paused_at = time.monotonic()
 
     def overloaded(self, sent_at: float) -> bool:
         """Whether a limit's 429 says the limit is overrun, not just reached: a good share of
-        the last second's sends refused, by a send that left after the last pause began (the
-        429s of sends that left together report one overrun). A window limiter that counts
-        refused requests stays full while they keep coming: the endpoint then waits the
-        429's hint (the window moving on) before sending again, at the measured pace."""
-        return sent_at > self._paused_at and self.refused_share() >= OVERRUN_SHARE
+        the last second's sends refused, by a send that left after the last block or pause
+        began (the 429s of sends that left together report one overrun), while the gate is
+        open (a refused probe is the same overrun). A window limiter that counts refused
+        requests stays full while they keep coming: the endpoint then sends one probe at a
+        time until the limit answers (gate.py), then at the measured pace."""
+        if self.gate.blocked or sent_at <= self._paused_at:
+            return False
+        return self.refused_share() >= OVERRUN_SHARE

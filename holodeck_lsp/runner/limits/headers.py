@@ -36,6 +36,18 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     return limit_reset(lowered)
 
 
+def used_up(headers: Mapping[str, str]) -> bool:
+    """Whether a response says a limit is used up (`x-ratelimit-remaining-*: 0`, Anthropic's
+    `anthropic-ratelimit-*-remaining: 0`), its reset named or not: a 429 saying so is the
+    limit's, not a refusal at random."""
+    lowered = {k.lower(): v.strip() for k, v in headers.items()}
+    return any(
+        lowered.get(name) == "0"
+        for kind in ("requests", "tokens")
+        for name in (f"x-ratelimit-remaining-{kind}", f"anthropic-ratelimit-{kind}-remaining")
+    )
+
+
 def limit_reset(headers: Mapping[str, str]) -> float | None:
     """When a used-up limit refills (`x-ratelimit-remaining-*: 0`), else None."""
     lowered = {k.lower(): v for k, v in headers.items()}

@@ -36,26 +36,36 @@ HORIZON = 5.0
 RATE_SPAN = 1.0
 #: The rate is measured over the last `MEASURE_SPAN` seconds less the time paused in them,
 #: when at least `MIN_SPAN` is left.
-MEASURE_SPAN = 2.0
+MEASURE_SPAN = 1.0
 MIN_SPAN = 0.5
 #: Each answer narrows the spacing by this share, and a second by at most `PROBE_PER_SECOND`
 #: of the spacing the last widening set.
 PROBE = 0.02
 PROBE_PER_SECOND = 0.1
-#: Seconds between two widenings (the 429s of one burst are one overload).
+#: Seconds between two widenings (the 429s of one burst are one overload) when the refused
+#: send's time is not known; when it is, a send that left after the last widening, at
+#: least `MIN_REMEASURE` after it (a few random 429s in a row do not compound).
 COOL_DOWN = 1.0
+MIN_REMEASURE = 0.25
 #: Bounds of the spacing, in seconds, and the first widening without a measured rate.
 FLOOR = 0.0005
 CEILING = 1.0
 START_SPACING = 0.01
-#: The share below a measured limit an overrun paces at (`overrun`), and the shortest span
-#: it measures over.
+#: The share below a window limiter's measured rate the pace starts at (`after_block`).
 OVERRUN_MARGIN = 0.1
-OVERRUN_MIN_SPAN = 0.05
-#: The most one 429 widens a measured spacing by.
-MAX_WIDENING = 2.0
+#: The most one limit 429 widens a measured spacing by (TCP's decrease, on the rate), and
+#: the most when most sends were refused.
+DECREASE = 0.1
+MAX_WIDENING = 1.5
 #: Answers that measure the rate well enough to replace a guessed spacing at once.
 MEASURED_AFTER = 5
+#: A gate that refused at least this many probes was a window limiter's (`after_block`);
+#: the probe then holds the spacing at or over the measured limit's, less `HOLD_MARGIN`,
+#: for `PLATEAU` seconds after it was measured, and narrows past it by at most
+#: `PROBE_PER_SECOND` a second after that (a raised limit is found again).
+WINDOW_PROBES = 3
+HOLD_MARGIN = 0.04
+PLATEAU = 10.0
 
 
 class Pace:
@@ -68,6 +78,11 @@ class Pace:
         self._guessed = False
         self._first_answer = float("inf")
         self._anchor = 0.0  # the spacing the last widening set
+        #: The spacing of the limit's measured rate, and when it was measured: the probe
+        #: holds at it for `PLATEAU` (a limit that counts refusals punishes every overshoot
+        #: with a shut window).
+        self._floor = 0.0
+        self._floor_at = float("-inf")
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
         self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
@@ -101,6 +116,10 @@ class Pace:
                 self._waiters.remove(entry)
                 heapq.heapify(self._waiters)
             raise
+
+    def sent_now(self) -> None:
+        """A send let go outside the turns (the probe gate's): the next turn counts from it."""
+        self._last, self._before = time.monotonic(), self._last
 
     def _schedule(self) -> None:
         if self._timer is not None or not self._waiters:
@@ -154,6 +173,9 @@ class Pace:
                 self.spacing = min(self.spacing * (1.0 - PROBE), self._anchor * 0.5**since)
             else:
                 reach = self._anchor * (1.0 - PROBE_PER_SECOND * since)
+                if self._floor:
+                    held = max(0.0, now - self._floor_at - PLATEAU)
+                    reach = max(reach, self._floor * (1.0 - PROBE_PER_SECOND * held))
                 self.spacing = max(self.spacing * (1.0 - PROBE), reach)
             if self.spacing < FLOOR:
                 self.spacing = 0.0
@@ -175,51 +197,75 @@ class Pace:
         counted = sum(1 for t in self._answers if t > now - MEASURE_SPAN)
         return span / max(1, counted), False
 
-    def overrun(self, window: float, idle: float = 0.0) -> None:
-        """A limit overrun: most sends refused, the 429 asking `window` seconds. What the
-        limit let through in its last `window` seconds is its rate (a window limiter lets
-        its window's worth through in a burst, so only a whole window measures it), less
-        `OVERRUN_MARGIN`: right at the limit, one early send is refused and, counted by a
-        limit that counts refusals, keeps the window full. `idle`: seconds of that window
-        the endpoint was paused (it looks back further by as much)."""
+    def after_block(self, window: float, blocked_at: float, refused_probes: int) -> None:
+        """The probe gate (gate.py) opened after refusing `refused_probes` probes. Several
+        refused, the limit is a window that let its worth through and then refused
+        everything until it moved on: its rate is the answers of the `window` before the
+        gate shut, and the probe holds at it (`PLATEAU`). The first probe or the second
+        answered, the limit refills steadily (a token bucket): its rate is the interval
+        between the answers it let through amid the refusals before the gate shut
+        (docs/running.md, "Long runs")."""
         now = time.monotonic()
-        # Overrun before a whole window was sent (the run's first burst): the window's worth
-        # is at least what came through so far, a first estimate that answers speed up
-        # until a limit 429 measures the rate (`answered`).
-        span = min(window, max(now - self._first_answer, OVERRUN_MIN_SPAN))
-        counted = sum(1 for t in self._answers if t >= now - span - idle)
-        if counted == 0:
-            return
-        spacing = window / counted * (1.0 + OVERRUN_MARGIN)
-        if self.spacing and not self._guessed:
-            spacing = min(spacing, self.spacing * MAX_WIDENING)
-            spacing = max(self.spacing, spacing)
-        self.spacing = self._anchor = min(CEILING, spacing)
+        before = [t for t in self._answers if blocked_at - window <= t <= blocked_at]
+        if refused_probes >= WINDOW_PROBES:
+            if not before:
+                return
+            limit = window / len(before)
+            spacing = limit * (1.0 + OVERRUN_MARGIN)
+            self._floor, self._floor_at = limit * (1.0 + HOLD_MARGIN), now
+        else:
+            steady = [t for t in before if t >= blocked_at - RATE_SPAN]
+            if len(steady) < 2:
+                return
+            # A limit that refills one slot at a time answers no two sends closer than its
+            # spacing, and answers as close as that while it refuses others: the shorter
+            # intervals are its own (the longer ones, our sends that came late).
+            gaps = sorted(b - a for a, b in itertools.pairwise(steady))
+            spacing = gaps[len(gaps) // 4]
+        self.spacing = self._anchor = min(CEILING, max(spacing, FLOOR))
         self._widened_at = now
-        self._guessed = span < window
+        self._guessed = False
 
-    def limited(self, idle: float = 0.0) -> None:
+    def limited(
+        self, idle: float = 0.0, *, saturated: bool = False, sent_at: float | None = None
+    ) -> None:
         """A 429 that is the endpoint's limit (not a random refusal: `EndpointLimiter`).
-        `idle`: seconds of the last `RATE_SPAN` the endpoint was paused."""
+        `idle`: seconds of the last `RATE_SPAN` the endpoint was paused; `saturated`: most
+        of the last second's sends were refused; `sent_at`: when the refused send left."""
         now = time.monotonic()
         recent = [t for t in self._answers if t >= now - HORIZON]
         # A guessed spacing (nothing measured yet) is replaced as soon as answers measure
         # the rate, without waiting out the cool-down: the first second of a run is where
         # the guess is furthest off and most requests are refused.
         measurable = self._guessed and len(recent) >= MEASURED_AFTER
-        if self.spacing and now - self._widened_at < COOL_DOWN and not measurable:
+        # The 429s of sends that left before the last widening are the same overload
+        # (TCP's once per round trip); without the send's time, once per `COOL_DOWN`.
+        if sent_at is not None:
+            fresh = sent_at > self._widened_at and now - self._widened_at >= MIN_REMEASURE
+        else:
+            fresh = now - self._widened_at >= COOL_DOWN
+        if self.spacing and not fresh and not measurable:
             return
         if len(recent) >= 2:
             found = self._measured(now, idle)
             if found is None:  # just out of a pause: nothing to measure the rate by yet
                 return
             measured, early = found
-            if self._guessed or not self.spacing:
-                spacing = measured  # the first measure, or a guess replaced either way
-            else:
-                # A second of collapse (a window that counts refusals stays full) measures
-                # next to nothing: widen at most `MAX_WIDENING`× at a time.
+            if not self.spacing or self._guessed:
+                spacing = measured  # the first measure, or a guess replaced
+            elif saturated:
+                # Most sends refused: the limit let through all it could, so what it
+                # answered is its rate; but a few sends' share is noisy (faults among
+                # them): at most `MAX_WIDENING`× at a time.
                 spacing = max(self.spacing, min(measured, self.spacing * MAX_WIDENING))
+            else:
+                # Refused at this spacing, so the limit's is wider; and no wider than the
+                # rate answered (at most that much came through). Widen by `DECREASE`
+                # (TCP's multiplicative decrease, on the rate), or to the rate answered when
+                # that is closer: the rate answered alone is diluted by whatever was not
+                # sent at the limit (a start, faults, a shut gate), and a second of collapse
+                # measures next to nothing (the probe gate is for that).
+                spacing = max(self.spacing, min(measured, self.spacing * (1.0 + DECREASE)))
             self._guessed = early
             self._widened_at = now
         else:  # too few answers to measure: slow down by half again

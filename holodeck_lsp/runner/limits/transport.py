@@ -15,7 +15,6 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -24,11 +23,13 @@ from holodeck_lsp.runner.limits.backoff import (
     ANSWERING_CAP_SECONDS,
     CAP_SECONDS,
     backoff_delay,
+    coarse_hint,
 )
 from holodeck_lsp.runner.limits.budget import current_budget
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.env_proxy import env_proxy_transport
 from holodeck_lsp.runner.limits.headers import limit_reset, retry_after
+from holodeck_lsp.runner.limits.headers import used_up as limit_used_up
 from holodeck_lsp.runner.limits.registry import settings
 from holodeck_lsp.runner.limits.weather import current_weather
 from holodeck_lsp.runner.limits.window import Priority
@@ -125,7 +126,7 @@ class Retrying:
                 return response, _released
             weather.refused(time.monotonic() - sent_at)
             hint = retry_after(response.headers)
-            free = self._refused(status, response.headers, hint, sent_at, allowance > 0)
+            free, short = self._refused(status, response.headers, hint, sent_at, allowance > 0)
             if hint is None:
                 hintless += 1
             else:
@@ -136,43 +137,49 @@ class Retrying:
             await response.aclose()
             if free:
                 trace.note("budget.free_limit_429")
-            cause = f"{status}" if hint is None else f"{status}-hint-{'short' if free else 'long'}"
+            cause = f"{status}" if hint is None else f"{status}-hint-{'short' if short else 'long'}"
             with weather.waiting():
                 await self._wait(hintless, hint, cause)
             if free:
                 refused_at = time.monotonic()
 
     def _refused(
-        self,
-        status: int,
-        headers: Mapping[str, str],
-        hint: float | None,
-        sent_at: float,
-        allowance_left: bool,
-    ) -> bool:
-        """Give back the window's place of a send the provider refused (`status`), telling
-        the limiter what the refusal says of the limit; whether the wait before the retry is
-        free (spends time, not the turn's retry budget)."""
+        self, status: int, headers: Any, hint: float | None, sent_at: float, allowed: bool
+    ) -> tuple[bool, bool]:
+        """A refused send (`status`): give back its place; for a 429, tell the limiter (the
+        limit's or a refusal at random, an overrun) and say whether its retry is free of the
+        turn's budget and whether its hint is short (the pace's next slot). `allowed`: the
+        request has time left for free retries."""
         limiter = self.limiter
         if status != 429:
             limiter.release("other", sent_at)
-            return False
-        # This request waits the server's hint (in `_send`); the endpoint's other requests are
-        # paced from now (pacing.py), and all of them wait only when the answer says a limit
-        # is used up until a reset (`limit_reset`): a 429's Retry-After for one request
-        # stopping all 64 would idle the run.
+            return False, False
+        # This request waits the server's hint (`_wait`); the endpoint's other requests are
+        # paced from now (pacing.py), and all of them wait only when the answer says a
+        # limit is used up until a reset (`limit_reset`): a 429's Retry-After for one
+        # request stopping all 64 would idle the run.
         used_up = limit_reset(headers)
+        short = limiter.paced_refusal(hint)
+        limit = limiter.is_limit(hint, used_up is not None or limit_used_up(headers))
         # A short wait for the pace's next slot is the pacing's own probe of the limit, not
-        # the provider's weather: it spends time, not the turn's budget.
-        free = limiter.paced_refusal(hint) and allowance_left
-        limit = limiter.is_limit(hint, used_up is not None)
+        # the provider's weather, and so is the limit's 429 once the endpoint is paced or
+        # its gate shut (the pace and the gate look for the limit): it spends time, not the
+        # turn's budget.
+        paced = limiter.pace.spacing > 0 or limiter.gate.blocked
+        free = (short or (limit and paced)) and allowed
+        if used_up is not None and not short and limiter.lone_refusal():
+            # "Used up until a reset" a second away, among sends that were answered (an
+            # edge's refusal, or one send early): this request waits it, the others go on;
+            # were the limit used up, the next are refused too.
+            used_up = None
         limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
-        if limit and not free and hint is not None and limiter.overloaded(sent_at):
-            # Overrun: wait the hint (a window that counts refusals empties), then send at
-            # what the limit let through (docs/running.md, "Long runs").
-            trace.note("pause.overrun", hint)
-            limiter.overrun(hint)
-        return free
+        if limit and not short and limiter.overloaded(sent_at):
+            # Overrun: one probe at a time until the limit answers (a window that counts
+            # refusals empties meanwhile), then send at what it let through (gate.py;
+            # docs/running.md, "Long runs").
+            trace.note("pause.overrun", hint or 0.0)
+            limiter.overrun(hint, coarse=hint is not None and coarse_hint(hint))
+        return free, short
 
     def _releaser(self, sent_at: float) -> Release:
         released = False

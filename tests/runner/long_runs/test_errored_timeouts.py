@@ -84,9 +84,10 @@ async def test_an_http_timeout_under_llm_timeout_stays_a_failure(
 async def test_an_llm_timeout_spent_on_provider_refusals_is_errored(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
-    # Three 429s of Retry-After 1 s: the answer would come after 3 s, past llm_timeout.
+    # Three 429s of Retry-After 1.5 s: the answer would come after 4.5 s, past llm_timeout
+    # (not a whole second: a `Retry-After: 1` is waited somewhere within its second).
     fake_openai.responder = lambda body: Reply(text="1")
-    fake_openai.faults = FaultPlan(scripted=["429", "429", "429"], retry_after=1.0)
+    fake_openai.faults = FaultPlan(scripted=["429", "429", "429"], retry_after=1.5)
     report = await _run(tmp_path, fake_openai, execution="execution: {llm_timeout: 2}", retries=8)
     result = report.results[0]
     assert result.errored and not result.passed, result.errors

@@ -86,6 +86,7 @@ async def test_the_limits_short_429s_spend_time_not_the_turns_budget() -> None:
     # A random 429 (Retry-After 1 s while the endpoint answers at 20 a second) is weather:
     # it spends the budget like a 503.
     limiter.pace.spacing = 0.05
+    limiter._outcomes.clear()  # a second later: the 12 refusals above are not this one's
     limiter.release("ok", time.monotonic())
     limiter.window.in_flight = 0
     script = Script([(429, 1.0), (503, None), (200, None)])

@@ -1,6 +1,6 @@
 """runner/limits/ against window limiters (issue 36): the rate is measured over whole spans
-(a window's burst is not the limit's rate), an overrun paces at what the last window let
-through and waits the hint, a few 429s among many answers do not slow the pace, a burst of
+(a window's burst is not the limit's rate; an overrun's probe gate:
+test_limits_probe_gate.py), a few 429s among many answers do not slow the pace, a burst of
 answers does not race the pace ahead; and the fakes' limiter shapes behave as their names
 say (tests/fakes/limiter_shapes.py)."""
 
@@ -34,31 +34,6 @@ def _burst(pace: Pace, clock: Clock, count: int, every: float) -> None:
     for _ in range(count):
         clock.now += every
         pace.answered()
-
-
-def test_an_overrun_paces_at_the_windows_worth_not_the_bursts(clock: Clock) -> None:
-    pace = Pace()
-    _burst(pace, clock, 1, 0.0)
-    clock.now += 2.0  # the run has been going for longer than the window
-    _burst(pace, clock, 20, 0.005)  # a window of 20 let through in 0.1 s
-    clock.now += 0.3
-    pace.overrun(1.0)  # most sends refused, the 429 asks 1 s: the window's worth
-    assert pace.spacing == pytest.approx(1.0 / 20 * (1 + pacing.OVERRUN_MARGIN))
-    assert not pace.guessed
-
-
-def test_an_overrun_in_the_first_window_is_a_first_estimate(clock: Clock) -> None:
-    pace = Pace()
-    _burst(pace, clock, 20, 0.005)  # the run's first burst: 0.1 s
-    clock.now += 0.3
-    pace.overrun(1.0)
-    # At least the 20 that came through a window: a first estimate, which answers speed up
-    # (halving the spacing a second) until a 429 measures the rate.
-    assert pace.spacing == pytest.approx(1.0 / 20 * (1 + pacing.OVERRUN_MARGIN))
-    assert pace.guessed
-    first = pace.spacing
-    _burst(pace, clock, 10, 0.1)
-    assert pace.spacing == pytest.approx(first * 0.5, rel=0.01)
 
 
 def test_a_measure_counts_answers_over_the_span_gaps_included(clock: Clock) -> None:
@@ -103,7 +78,7 @@ def test_many_429s_say_a_long_hint_is_the_limit(clock: Clock) -> None:
     assert limiter.refused_share() >= endpoint.LIMIT_REFUSED_SHARE
     assert limiter.is_limit(1.0, used_up=False)
     assert limiter.overloaded(clock.now)
-    limiter.overrun(1.0)
+    limiter.overrun(1.0, coarse=True)
     assert not limiter.overloaded(clock.now - 0.001)  # sent before the pause: one overrun
 
 
