@@ -45,6 +45,7 @@ from holodeck_lsp.runner.cassette import (
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import ProgressSink
 from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes
+from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
 from holodeck_lsp.runner.models.model_matrix import (
     ModelRef,
@@ -163,6 +164,12 @@ class RunSession:
         return [self.redactor.text(note) for note in found]
 
     @property
+    def work(self) -> WorkPlan:
+        """The run's case sessions: the planned cases on every model, every repeat."""
+        labels = [opened.label for opened in self._lanes]
+        return WorkPlan.of(self.planned, labels, self.request.repeat)
+
+    @property
     def mode(self) -> str:
         return self._environment["mode"]
 
@@ -196,8 +203,7 @@ class RunSession:
         if sink is not None and options.parallel == 1:
             sink = OneCaseAtATime(sink)
         # The meter prices each result before the caller's sinks see it (runner/run_budget/).
-        sessions = len(self._lanes) * request.repeat * len(self.planned)
-        budget = SessionBudget.start(request, sink, self._lanes[0].label, sessions)
+        budget = SessionBudget.start(request, sink, self._lanes[0].label, self.work.sessions)
         sink = budget.meter
         options = budget.options(options)
         cancel = early_stop.cancel if early_stop is not None else cancel or asyncio.Event()

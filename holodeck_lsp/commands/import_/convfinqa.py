@@ -43,9 +43,7 @@ def _count(text: str) -> int | str:
 
 class ConvFinQAImporter:
     name = "convfinqa"
-    description = (
-        "ConvFinQA dialogues (a release file or the reformatted one) as multi-turn cases"
-    )
+    description = "ConvFinQA dialogues (a release file or the reformatted one) as multi-turn cases"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

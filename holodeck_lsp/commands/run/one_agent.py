@@ -35,6 +35,7 @@ from holodeck_lsp.commands.run.resume_run import (
     resuming_line,
     sessions_left,
     unfinished_line,
+    work_plan,
 )
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
@@ -151,7 +152,7 @@ def run_agent(
         note = matrix_note(matrix, model_label(agent))
         print(_first_line(agent, path, answers, planned, note), flush=True)
         if plan is not None:
-            print(resuming_line(plan, len(planned), matrix), flush=True)
+            print(resuming_line(plan, planned, matrix), flush=True)
     try:
         journal = open_journal(args, agent, path, selection, matrix, planned, plan, started_at)
     except OSError as error:
@@ -198,9 +199,8 @@ def run_agent(
         return fail(EXIT_CANNOT_RUN, f"the run failed: {error}")
     journal.close()
     stopped = outcome.stopped or (StopReason.INTERRUPTED if ctrl_c.pressed else None)
-    unfinished = is_unfinished(
-        stopped, journal, len(planned) * max(1, len(matrix.models)) * matrix.repeat
-    )
+    sessions = work_plan(planned, matrix).sessions
+    unfinished = is_unfinished(stopped, journal, sessions)
     if unfinished:  # stopped early: a partial run, and every output says so
         outcome = dataclasses.replace(
             outcome, report=outcome.report.model_copy(update={"interrupted": True})
@@ -255,7 +255,6 @@ def run_agent(
         palette=palette,
     )
     if unfinished and saved is not None and stopped is not None:
-        sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
         # Before the summary line, which stays the last one.
         lines.insert(-1, unfinished_line(report.run_id or "", journal, sessions, stopped))
     stream.write("\n".join(lines) + "\n")

@@ -16,6 +16,7 @@ from holodeck_lsp.commands._common import warn
 from holodeck_lsp.commands.run.flag_values import LATEST_UNFINISHED
 from holodeck_lsp.runner.execution.early_stop import StopReason
 from holodeck_lsp.runner.execution.events import CaseKey
+from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.models.run_models import RunModels
 from holodeck_lsp.runner.run_history.fingerprint import fingerprint
@@ -132,7 +133,7 @@ def open_journal(
 ) -> RunJournal:
     """Start the run's journal (or reopen the resumed run's). Raises OSError only when a
     resumed run's journal cannot be appended to; a new run without one only warns."""
-    sessions = len(planned) * max(1, len(matrix.models)) * matrix.repeat
+    sessions = work_plan(planned, matrix).sessions
     if plan is not None:
         header = plan.header.model_copy(
             update={"fingerprint": fingerprint(agent, path), "sessions": sessions, "pid": _pid()}
@@ -207,24 +208,21 @@ def why(stopped: StopReason) -> str:
     }[stopped]
 
 
-def resuming_line(plan: ResumePlan, cases: int, matrix: RunModels) -> str:
-    sessions = cases * max(1, len(matrix.models)) * matrix.repeat
+def resuming_line(plan: ResumePlan, planned: list[PlannedCase], matrix: RunModels) -> str:
+    sessions = work_plan(planned, matrix).sessions
     left = sessions - len(plan.finished)
     extra = f", {plan.retried} errored run again" if plan.retried else ""
     forced = f" (--force: {', '.join(plan.changed)} changed)" if plan.changed else ""
     return f"resuming run {plan.run.id}: {left} of {sessions} case sessions left{extra}{forced}"
 
 
+def work_plan(planned: list[PlannedCase], matrix: RunModels) -> WorkPlan:
+    """The run's case sessions: the planned cases on every `--model`, every repeat."""
+    return WorkPlan.of(planned, [ref.label for ref in matrix.models], matrix.repeat)
+
+
 def sessions_left(
     planned: list[PlannedCase], matrix: RunModels, finished: Mapping[CaseKey, object]
 ) -> list[PlannedCase]:
-    """The case sessions still to run (one per model per repeat), in the executor's keys."""
-    labels = [ref.label for ref in matrix.models] if len(matrix.models) > 1 else [None]
-    repeats: list[int | None] = list(range(1, matrix.repeat + 1)) if matrix.repeat > 1 else [None]
-    return [
-        case
-        for label in labels
-        for number in repeats
-        for case in planned
-        if (case.index, label, number) not in finished
-    ]
+    """The case sessions still to run (one per model per repeat)."""
+    return [item.case for item in work_plan(planned, matrix).left(finished)]

@@ -35,6 +35,7 @@ from holodeck_lsp.runner.execution.case_sessions import CANCELLED
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import CaseKey, CaseRef, ProgressSink
 from holodeck_lsp.runner.execution.start_order import start_order
+from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.schema.agent import Agent
@@ -209,22 +210,11 @@ async def run_lanes(
     ]
     matrix = len(lanes) > 1
     gate = asyncio.Semaphore(max(1, options.parallel))
-    # Work items case-major (a case runs on every model and repeat before the next case
-    # starts), so the models are compared on the same cases first when a run is cut short.
-    work: list[tuple[int, int, int, PlannedCase]] = [
-        (lane, number, position, item)
-        for position, item in enumerate(planned)
-        for number in range(1, repeat + 1)
-        for lane in range(len(lanes))
-    ]
+    work = WorkPlan.of(planned, [lane.label for lane in lanes], repeat)
     finished = finished or {}
-
-    def key_of(lane: int, number: int, item: PlannedCase) -> CaseKey:
-        return (item.index, lanes[lane].label if matrix else None, number if repeat > 1 else None)
-
-    keys = [key_of(lane, number, item) for lane, number, _, item in work]
     # Only what is left is run; a resumed run's cases keep their numbers in the whole run.
-    left = [sequence for sequence, key in enumerate(keys) if key not in finished]
+    items = work.items()
+    left = [sequence for sequence, item in enumerate(items) if item.key not in finished]
     total = len(left)
 
     #: Per lane: when its first session started and its last one finished (wall time).
@@ -253,25 +243,28 @@ async def run_lanes(
         finally:
             spans[lane].append(time.perf_counter())
 
-    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult | None]] = {}
+    tasks: dict[CaseKey, asyncio.Task[TestResult | None]] = {}
     # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
     # (start_order.py); `sequence` keeps the file-order number progress shows.
-    lengths = [work[sequence][3].sent_turns for sequence in left]
+    lengths = [items[sequence].case.sent_turns for sequence in left]
     for order in start_order(lengths, options.parallel):
         sequence = left[order]
-        lane, number, position, item = work[sequence]
+        work_item = items[sequence]
+        item = work_item.case
         ref = CaseRef(
             # A resumed run numbers each case by its place in the run ([31/371]), not among
             # those left: the numbers match the first part's and the file's.
             position=sequence + 1 if finished else order + 1,
-            total=len(keys) if finished else total,
+            total=len(items) if finished else total,
             index=item.index,
             name=item.case.name,
             turns=1 if item.graded_turn is not None else item.turn_count,
-            model=lanes[lane].label if matrix else None,
-            repeat=number if repeat > 1 else None,
+            model=work_item.key[1],
+            repeat=work_item.key[2],
         )
-        tasks[(lane, number, position)] = asyncio.create_task(one(contexts[lane], item, ref, lane))
+        tasks[work_item.key] = asyncio.create_task(
+            one(contexts[work_item.lane], item, ref, work_item.lane)
+        )
     try:
         if tasks:
             # `wait`, not `gather`: cancelling us must not cancel the cases, which wind down
@@ -289,15 +282,13 @@ async def run_lanes(
     finally:
         cancelled.cancel()
     results = [
-        _stamped(result, lanes[lane].label, number if repeat > 1 else None)
-        for lane in range(len(lanes))
-        for number in range(1, repeat + 1)
-        for position, item in enumerate(planned)
+        _stamped(result, lanes[item.lane].label, item.key[2])
+        for item in work.in_report_order()
         if (
             result := (
-                finished[key_of(lane, number, item)]
-                if key_of(lane, number, item) in finished
-                else _result_of(tasks[(lane, number, position)], item)
+                finished[item.key]
+                if item.key in finished
+                else _result_of(tasks[item.key], item.case)
             )
         )
         is not None  # a case a budget did not start
