@@ -1,5 +1,5 @@
 """The work of one run: every planned case once per model and per repeat, each an independent
-case session (docs/running.md, "Several models, repeats"). The one place that says how many
+case session (docs/running.md, "Model matrix and repeats"). The one place that says how many
 sessions a run has (cases × models × repeats) and what a session's key is — the key the
 journal records, a resumed run skips by, and the report orders by.
 
