@@ -86,9 +86,7 @@ async def test_a_cancelled_run_all_is_finished_by_run_resume(
     assert finished["cases"] == {"passed": 1, "total": 2}
 
 
-async def test_an_editor_run_counts_for_last_failed(
-    client: LanguageClient, tmp_path: Path
-) -> None:
+async def test_an_editor_run_counts_for_last_failed(client: LanguageClient, tmp_path: Path) -> None:
     document_uri = await start(client, tmp_path, trusted=True)
     answer = await run(client, "holodeck.runAll", document_uri)
     assert answer["summary"]["failed"] == 1  # turn 1 of `two-turns`
