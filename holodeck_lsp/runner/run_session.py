@@ -10,8 +10,10 @@ runs `run_suite`, closes the backend — and masks every secret in whatever leav
 * the messages of the errors it raises (a backend's init error may quote an API key),
 * the process's log records (see `secrets.mask_logs`).
 
-Callers do the rest: the CLI parses arguments, writes files, maps `RunCannotStart` to exit
-status 3 and handles Ctrl-C; the server reads its settings and shows the message.
+Each model's backend and judges are a lane (runner/session_lanes.py). A run's lifecycle around
+the session — the journal, storing, `--last-failed` — is runner/lifecycle/'s; front ends do
+the rest: the CLI parses arguments, writes files, maps `RunCannotStart` to exit status 3 and
+handles Ctrl-C; the server reads its settings and shows the message.
 
     session = RunSession.open(RunRequest(agent, path, answers=Replay(cassette)))  # blocking
     outcome = await session.run(progress, cancel)   # closes the backend
@@ -24,37 +26,15 @@ import dataclasses
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 
 from holodeck_lsp.checker.global_config import load_global_providers
-from holodeck_lsp.engine.case_grading import turn_metrics, turn_specs
-from holodeck_lsp.engine.evaluators.judges import JudgedMetric
-from holodeck_lsp.engine.judging import judged
 from holodeck_lsp.engine.turn_grading import GradingOptions
-from holodeck_lsp.runner.backends.base import AgentBackend, BackendInitError
-from holodeck_lsp.runner.backends.connection_watch import ConnectionCounts, WatchedBackend
-from holodeck_lsp.runner.backends.overrides import OverrideError, with_backend_overrides
-from holodeck_lsp.runner.cassette import (
-    Cassette,
-    CassetteFormatError,
-    RecordedJudgements,
-    RecordingBackend,
-    ReplayBackend,
-    load_cassette,
-)
+from holodeck_lsp.runner.cassette import Cassette, CassetteFormatError, RecordingBackend
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import ProgressSink
-from holodeck_lsp.runner.execution.executor import Lane, RunOptions, run_lanes
-from holodeck_lsp.runner.judges.pool import JudgeMode, JudgePool
-from holodeck_lsp.runner.models.model_matrix import (
-    ModelRef,
-    ModelSpecError,
-    as_recorded,
-    missing_extra,
-    model_label,
-    with_model,
-)
+from holodeck_lsp.runner.execution.executor import RunOptions, run_lanes
+from holodeck_lsp.runner.execution.work_plan import WorkPlan
+from holodeck_lsp.runner.models.model_matrix import missing_extra
 from holodeck_lsp.runner.models.run_models import combination_refusal
 from holodeck_lsp.runner.run_budget.session_budget import SessionBudget, budget_refusal
 from holodeck_lsp.runner.run_request import (
@@ -69,6 +49,13 @@ from holodeck_lsp.runner.run_request import (
 )
 from holodeck_lsp.runner.secrets import Redactor, collect_secrets, mask_logs
 from holodeck_lsp.runner.selection import PlannedCase, SelectionError, plan_cases
+from holodeck_lsp.runner.session_lanes import (
+    OpenLane,
+    add_judgements,
+    close_quietly,
+    open_lane,
+    unreachable_model,
+)
 from holodeck_lsp.runner.session_progress import (
     FailFast,
     Journaling,
@@ -77,7 +64,6 @@ from holodeck_lsp.runner.session_progress import (
 )
 from holodeck_lsp.runner.simulation.recording import add_simulations, recorded_users
 from holodeck_lsp.runner.tracing import session as tracing
-from holodeck_lsp.schema.agent import Agent
 
 _log = logging.getLogger(__name__)
 
@@ -89,7 +75,7 @@ class RunSession:
     def __init__(
         self,
         request: RunRequest,
-        lanes: list[_OpenLane],
+        lanes: list[OpenLane],
         planned: list[PlannedCase],
         redactor: Redactor,
         environment: dict[str, str],
@@ -147,20 +133,20 @@ class RunSession:
             missing = missing_extra(ref.provider)
             if missing is not None:
                 raise RunCannotStart(f"--model {ref.label}: {missing}")
-        lanes: list[_OpenLane] = []
+        lanes: list[OpenLane] = []
         try:
             for model in request.models or (None,):
-                lanes.append(_open_lane(request, model, planned, env, redactor, environment))
+                lanes.append(open_lane(request, model, planned, env, redactor, environment))
         except BaseException:
             for opened in lanes:
-                _close_quietly(opened)
+                close_quietly(opened)
             raise
         environment["judges"] = lanes[0].judges.mode.value
         replay_user = _replay_user(answers, redactor, lanes)
         refusal = budget_refusal(request, [opened.label for opened in lanes])
         if refusal is not None:
             for opened in lanes:
-                _close_quietly(opened)
+                close_quietly(opened)
             raise RunCannotStart(refusal)
         session = cls(request, lanes, planned, redactor, environment)
         session.tracing = traced
@@ -175,6 +161,12 @@ class RunSession:
             note for opened in self._lanes for note in getattr(opened.lane.backend, "notes", ())
         )
         return [self.redactor.text(note) for note in found]
+
+    @property
+    def work(self) -> WorkPlan:
+        """The run's case sessions: the planned cases on every model, every repeat."""
+        labels = [opened.label for opened in self._lanes]
+        return WorkPlan.of(self.planned, labels, self.request.repeat)
 
     @property
     def mode(self) -> str:
@@ -211,8 +203,7 @@ class RunSession:
         if sink is not None and options.parallel == 1:
             sink = OneCaseAtATime(sink)
         # The meter prices each result before the caller's sinks see it (runner/run_budget/).
-        sessions = len(self._lanes) * request.repeat * len(self.planned)
-        budget = SessionBudget.start(request, sink, self._lanes[0].label, sessions)
+        budget = SessionBudget.start(request, sink, self._lanes[0].label, self.work.sessions)
         sink = budget.meter
         options = budget.options(options)
         cancel = early_stop.cancel if early_stop is not None else cancel or asyncio.Event()
@@ -246,10 +237,10 @@ class RunSession:
         recording = None
         if isinstance(self.backend, RecordingBackend):
             cassette = self.backend.cassette()
-            _add_judgements(cassette, self.judges)
+            add_judgements(cassette, self.judges)
             add_simulations(cassette, report.results, self.judges.made)
             recording = self.redactor.model(cassette)
-        unreachable = _unreachable(self._lanes, self.redactor)
+        unreachable = unreachable_model(self._lanes, self.redactor)
         stopped = early_stop.stopped
         if stopper is not None and stopper.stopped_after is not None:
             stopped = StopReason.FAIL_FAST
@@ -276,105 +267,6 @@ class RunSession:
             await opened.aclose()
 
 
-@dataclass(frozen=True, slots=True)
-class _OpenLane:
-    """One model's part of an open session: its lane and what the run needs to say about it."""
-
-    lane: Lane
-    judges: JudgePool
-    label: str
-    connections: ConnectionCounts | None = None
-
-    async def aclose(self) -> None:
-        try:
-            await self.lane.backend.aclose()
-        except Exception:
-            _log.warning("closing the backend of %s failed", self.label, exc_info=True)
-        try:
-            await self.judges.aclose()
-        except Exception:
-            _log.warning("closing the judges' clients failed", exc_info=True)
-
-
-def _open_lane(
-    request: RunRequest,
-    ref: ModelRef | None,
-    planned: list[PlannedCase],
-    env: Mapping[str, str],
-    redactor: Redactor,
-    environment: dict[str, str],
-) -> _OpenLane:
-    """The backend and judges of one model (the agent's own when `ref` is None)."""
-    agent = request.agent
-    answers = request.answers
-    recorded: Cassette | None = None
-    connections = None
-    try:
-        if isinstance(answers, Live):
-            if ref is not None:
-                providers = load_global_providers(request.agent_path.parent, env=env).providers
-                agent = with_model(agent, ref, providers)
-            agent, overridden = with_backend_overrides(agent, request.backend_overrides)
-            if overridden:
-                environment["backend_overrides"] = ", ".join(overridden)
-            watched = WatchedBackend(_live_backend(agent, request.agent_path.parent))
-            connections = watched.counts
-            backend: AgentBackend = (
-                RecordingBackend(watched, agent.name, model_label(agent))
-                if answers.record
-                else watched
-            )
-        elif isinstance(answers, Replay):
-            recorded = load_cassette(answers.path)
-            agent = as_recorded(agent, recorded.model)
-            backend = ReplayBackend(recorded, agent)
-        else:
-            recorded = answers.cassette
-            agent = as_recorded(agent, recorded.model)
-            backend = ReplayBackend(recorded, agent)
-    except RunCannotStart:
-        raise
-    except (OverrideError, CassetteFormatError, BackendInitError, ModelSpecError) as error:
-        prefix = f"--model {ref.label}: " if ref is not None and ref.label not in str(error) else ""
-        raise RunCannotStart(redactor.text(prefix + str(error))) from None
-    except Exception as error:  # a backend constructor bug: still "cannot run", with the cause
-        message = f"the backend could not start: {type(error).__name__}: {error}"
-        raise RunCannotStart(redactor.text(message)) from None
-    judges = JudgePool(
-        agent,
-        _judge_mode(answers, request.rejudge),
-        env=env,
-        concurrency=request.judge_concurrency,
-        recorded=RecordedJudgements(recorded) if recorded is not None else None,
-        mask=redactor.text,
-    )
-    judges.prepare(_judged_metrics(agent, planned))
-    label = ref.label if ref is not None else model_label(agent)
-    return _OpenLane(Lane(agent, backend, judges, label), judges, label, connections)
-
-
-def _close_quietly(opened: _OpenLane) -> None:
-    """A lane opened before a later one failed to: its backend must not leak."""
-    try:
-        asyncio.run(opened.aclose())
-    except Exception:
-        _log.warning("closing the backend of %s failed", opened.label, exc_info=True)
-
-
-def _unreachable(lanes: list[_OpenLane], redactor: Redactor) -> str | None:
-    """A model none of whose sends reached its server: the run did not test it."""
-    for opened in lanes:
-        counts = opened.connections
-        if counts is not None and counts.all_unreachable:
-            whose = f"{opened.label}: " if len(lanes) > 1 else ""
-            return redactor.text(
-                f"{whose}every turn failed to reach the model's server ({counts.unreachable} "
-                f"of {counts.sends} sends), so the agent was not tested; first error: "
-                f"{counts.first_error}"
-            )
-    return None
-
-
 def redactor_for(request: RunRequest) -> Redactor:
     """What a session opened for `request` masks with — for text shown before it is open (the
     editor's progress title while the backend starts)."""
@@ -396,7 +288,7 @@ def _secrets(request: RunRequest, env: Mapping[str, str]) -> list[str]:
     return found
 
 
-def _replay_user(answers: Answers, redactor: Redactor, lanes: list[_OpenLane]) -> Cassette | None:
+def _replay_user(answers: Answers, redactor: Redactor, lanes: list[OpenLane]) -> Cassette | None:
     """`--replay-user`'s recording, read before the run starts (RunCannotStart otherwise)."""
     path = answers.replay_user if isinstance(answers, Live) else None
     if path is None:
@@ -405,47 +297,14 @@ def _replay_user(answers: Answers, redactor: Redactor, lanes: list[_OpenLane]) -
         return recorded_users(path)
     except (CassetteFormatError, ValueError) as error:
         for opened in lanes:
-            _close_quietly(opened)
+            close_quietly(opened)
         raise RunCannotStart(redactor.text(str(error))) from None
-
-
-def _judged_metrics(agent: Agent, planned: list[PlannedCase]) -> list[JudgedMetric]:
-    found: list[JudgedMetric] = []
-    for item in planned:
-        for spec in turn_specs(item.case):
-            for metric in turn_metrics(agent, item.case, spec.index):
-                candidate = judged(metric)
-                if candidate is not None:
-                    found.append(candidate)
-    return found
-
-
-def _judge_mode(answers: Answers, rejudge: bool) -> JudgeMode:
-    if isinstance(answers, Live) or rejudge:
-        return JudgeMode.LIVE
-    return JudgeMode.REPLAY if isinstance(answers, Replay) else JudgeMode.OFFLINE
-
-
-def _add_judgements(cassette: Cassette, judges: JudgePool) -> None:
-    """The live verdicts, next to the turn they graded."""
-    for case in cassette.cases:
-        for position, turn in enumerate(case.turns):
-            turn.judgements = list(judges.made.get((case.index, position), []))
 
 
 def _mode(answers: Answers) -> str:
     if isinstance(answers, Live):
         return "record" if answers.record else "live"
     return "replay" if isinstance(answers, Replay) else "regrade"
-
-
-def _live_backend(agent: Agent, agent_dir: Path) -> AgentBackend:
-    # Only now: importing the backends package (and an SDK) is what a live run pays for.
-    # (It checks first that the model's endpoint answers: runner/backends/preflight.py.)
-    from holodeck_lsp.runner.backends.create import create_backend
-
-    backend: AgentBackend = create_backend(agent, agent_dir)
-    return backend
 
 
 __all__ = [

@@ -10,7 +10,8 @@ workspace the editor declared trusted (`initializationOptions.trusted`, read int
 * the slow check (didOpen / didSave): graders imported in a child process with a timeout,
   `load_options(settings, import_graders=True)`;
 * a run or re-grade (`holodeck.runAll` … `regradeCase`, re-grade on edit):
-  `open_run_session`, which refuses in an untrusted workspace with `UNTRUSTED_MESSAGE`.
+  `open_run_session`, or `session_opener` for the run lifecycle to call, which refuse in an
+  untrusted workspace with `UNTRUSTED_MESSAGE`.
 
 Every other load — the fast check, pull diagnostics, early diagnostics, the regression marks'
 and the comparison's masking — takes `load_options(settings)`: graders resolved statically
@@ -21,6 +22,7 @@ this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -69,3 +71,18 @@ async def open_run_session(settings: Settings, request: RunRequest) -> RunSessio
     from holodeck_lsp.runner.run_session import RunSession
 
     return await asyncio.to_thread(RunSession.open, request)
+
+
+def session_opener(settings: Settings) -> Callable[[RunRequest], RunSession]:
+    """`RunSession.open` for the run lifecycle to call (in a thread: runner/lifecycle/
+    starting.py), refusing with `Untrusted` in an untrusted workspace — asked when it is
+    called, not when it is handed over."""
+
+    def open_trusted(request: RunRequest) -> RunSession:
+        if not code_may_run(settings):
+            raise Untrusted(UNTRUSTED_MESSAGE)
+        from holodeck_lsp.runner.run_session import RunSession
+
+        return RunSession.open(request)
+
+    return open_trusted

@@ -23,10 +23,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TypeVar
 
 from holodeck_lsp.engine.case_grading import (
@@ -38,8 +37,6 @@ from holodeck_lsp.engine.case_grading import (
 )
 from holodeck_lsp.engine.judging import Judging, retrieved_chunks, turn_judge_requests
 from holodeck_lsp.engine.turn_grading import (
-    GraderFn,
-    GradingOptions,
     TurnOutcome,
     TurnSpec,
     judge_inputs,
@@ -47,7 +44,6 @@ from holodeck_lsp.engine.turn_grading import (
 from holodeck_lsp.runner import trace_hooks as tracing
 from holodeck_lsp.runner.agent_code.case_scope import CaseScope, entered_case
 from holodeck_lsp.runner.backends.base import (
-    AgentBackend,
     AgentSession,
     BackendError,
     BackendProviderError,
@@ -60,19 +56,19 @@ from holodeck_lsp.runner.execution.case_sessions import (
     CaseSessionFactory,
     describe_error,
 )
-from holodeck_lsp.runner.execution.events import CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.execution.interrupts import (
     Interrupted,
     close_session,
     close_when_opened,
     race,
 )
+from holodeck_lsp.runner.execution.run_context import RunContext
 from holodeck_lsp.runner.execution.turn_files import prepare_files
 from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.limits.weather import provider_timeout, watching_turn
 from holodeck_lsp.runner.selection import PlannedCase
-from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.metrics import AnyMetric, CodeMetric
 from holodeck_lsp.schema.results import TestResult, TurnResult
 from holodeck_lsp.schema.test_case import FileInput
@@ -83,29 +79,6 @@ _T = TypeVar("_T")
 #: Consecutive failed sends after which the session counts as dead
 #: (docs/running.md#timeouts-and-failures).
 MAX_CONSECUTIVE_FAILURES = 2
-
-
-@dataclass(slots=True)
-class RunContext:
-    """What every case of one run shares."""
-
-    agent: Agent
-    agent_dir: Path
-    backend: AgentBackend
-    graders: Mapping[str, GraderFn]
-    grading: GradingOptions
-    llm_timeout: float | None
-    cancel: asyncio.Event
-    #: Completes when `cancel` is set; every wait races against it.
-    cancelled: asyncio.Future[Any]
-    progress: ProgressSink | None = None
-    #: The run's judges; None grades judged metrics as skipped.
-    judges: JudgePool | None = None
-    #: `is_retrieval` MCP servers: their results are a turn's retrieval_context when the
-    #: turn has none (gathered over the session so far, as upstream does).
-    retrieval_tools: frozenset[str] = frozenset()
-    #: The model answering, `provider:name`: stamped on each case's result.
-    model: str | None = None
 
 
 @dataclass(slots=True)

@@ -17,12 +17,8 @@ import platform
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
-from holodeck_lsp import __version__
-from holodeck_lsp.engine.case_grading import turn_specs
-from holodeck_lsp.engine.rollup import multi_turn_result, single_turn_result, summarize
 from holodeck_lsp.engine.turn_grading import GradingOptions
 from holodeck_lsp.runner.agent_code.grader_loading import (
     default_grader_timeout,
@@ -31,17 +27,24 @@ from holodeck_lsp.runner.agent_code.grader_loading import (
 )
 from holodeck_lsp.runner.backends.base import AgentBackend
 from holodeck_lsp.runner.cassette.format import Cassette
-from holodeck_lsp.runner.execution.case_runner import RunContext
 from holodeck_lsp.runner.execution.case_sessions import CANCELLED
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import CaseKey, CaseRef, ProgressSink
+from holodeck_lsp.runner.execution.lane_report import (
+    lanes_report,
+    not_started,
+    now_stamp,
+    ordered_results,
+)
+from holodeck_lsp.runner.execution.run_context import RunContext
 from holodeck_lsp.runner.execution.start_order import start_order
+from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
 from holodeck_lsp.runner.simulation.case_runs import case_run_for
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import model_label
-from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
+from holodeck_lsp.schema.results import TestReport, TestResult
 from holodeck_lsp.schema.tools.mcp import MCPTool
 
 #: After a cancel (Ctrl-C, --fail-fast), the seconds the cases in flight get to finish — an
@@ -179,60 +182,93 @@ async def run_lanes(
     `finished`: sessions a resumed run already has (by `CaseRef.key`): not run again, their
     results put in their place, so the report is the one an uninterrupted run makes.
     `early_stop` draining: the cases not started yet are reported skipped, never run.
-    """
+
+    Three steps: plan (the work plan, one context per lane), schedule (the sessions left, the
+    longest first, in the pool), assemble (the report, in report order)."""
     if not lanes:
         raise ValueError("run_lanes needs at least one lane")
     options = options or RunOptions()
-    first = lanes[0].agent
     # `planned`: the caller planned this selection already (the session does, to refuse an
     # empty one before a backend starts) — planning is not repeated.
-    planned = list(planned) if planned is not None else plan_cases(first, selection)
-    started = _now()
-    graders = load_graders(grader_specs(first, planned), agent_dir)
-    cancel = cancel if cancel is not None else asyncio.Event()
-    cancelled = asyncio.ensure_future(cancel.wait())
-    retrieval = frozenset(
-        tool.name for tool in first.tools or [] if isinstance(tool, MCPTool) and tool.is_retrieval
-    )
-    contexts = [
-        RunContext(
-            agent=lane.agent,
-            agent_dir=agent_dir,
-            backend=lane.backend,
-            graders=graders,
-            grading=options.grading,
-            llm_timeout=options.llm_timeout,
-            cancel=cancel,
-            cancelled=cancelled,
-            progress=progress,
-            judges=lane.judges,
-            retrieval_tools=retrieval,
-            model=lane.label,
-        )
-        for lane in lanes
-    ]
-    matrix = len(lanes) > 1
-    gate = asyncio.Semaphore(max(1, options.parallel))
-    # Work items case-major (a case runs on every model and repeat before the next case
-    # starts), so the models are compared on the same cases first when a run is cut short.
-    work: list[tuple[int, int, int, PlannedCase]] = [
-        (lane, number, position, item)
-        for position, item in enumerate(planned)
-        for number in range(1, repeat + 1)
-        for lane in range(len(lanes))
-    ]
-    finished = finished or {}
+    if planned is None:
+        planned = plan_cases(lanes[0].agent, selection)
+    run = _plan(lanes, agent_dir, WorkPlan.of(planned, [lane.label for lane in lanes], repeat))
+    run.prepare(options, progress, cancel, finished or {})
+    try:
+        tasks = await _schedule(run, options, early_stop)
+    finally:
+        run.cancelled.cancel()
+    return _assemble(run, tasks, options)
 
-    def key_of(lane: int, number: int, item: PlannedCase) -> CaseKey:
-        return (item.index, lanes[lane].label if matrix else None, number if repeat > 1 else None)
 
-    keys = [key_of(lane, number, item) for lane, number, _, item in work]
-    # Only what is left is run; a resumed run's cases keep their numbers in the whole run.
-    left = [sequence for sequence, key in enumerate(keys) if key not in finished]
-    total = len(left)
+@dataclass(slots=True)
+class _LaneRun:
+    """A run of lanes as planned: the work, the run's shared state, each lane's context."""
 
+    lanes: Sequence[Lane]
+    agent_dir: Path
+    work: WorkPlan
+    started: str
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: asyncio.Future[object] = field(init=False)
+    contexts: list[RunContext] = field(default_factory=list)
+    finished: Mapping[CaseKey, TestResult] = field(default_factory=dict)
     #: Per lane: when its first session started and its last one finished (wall time).
-    spans: list[list[float]] = [[] for _ in lanes]
+    spans: list[list[float]] = field(default_factory=list)
+
+    def prepare(
+        self,
+        options: RunOptions,
+        progress: ProgressSink | None,
+        cancel: asyncio.Event | None,
+        finished: Mapping[CaseKey, TestResult],
+    ) -> None:
+        """The graders loaded once, a context per lane, the cancel switch watched."""
+        first = self.lanes[0].agent
+        planned = list(self.work.planned)
+        graders = load_graders(grader_specs(first, planned), self.agent_dir)
+        self.cancel = cancel if cancel is not None else self.cancel
+        self.cancelled = asyncio.ensure_future(self.cancel.wait())
+        self.finished = finished
+        self.spans = [[] for _ in self.lanes]
+        retrieval = frozenset(
+            tool.name
+            for tool in first.tools or []
+            if isinstance(tool, MCPTool) and tool.is_retrieval
+        )
+        self.contexts = [
+            RunContext(
+                agent=lane.agent,
+                agent_dir=self.agent_dir,
+                backend=lane.backend,
+                graders=graders,
+                grading=options.grading,
+                llm_timeout=options.llm_timeout,
+                cancel=self.cancel,
+                cancelled=self.cancelled,
+                progress=progress,
+                judges=lane.judges,
+                retrieval_tools=retrieval,
+                model=lane.label,
+            )
+            for lane in self.lanes
+        ]
+
+
+def _plan(lanes: Sequence[Lane], agent_dir: Path, work: WorkPlan) -> _LaneRun:
+    return _LaneRun(lanes, agent_dir, work, now_stamp())
+
+
+async def _schedule(
+    run: _LaneRun, options: RunOptions, early_stop: EarlyStop | None
+) -> dict[CaseKey, asyncio.Task[TestResult | None]]:
+    """Start every session left, the longest first, `parallel` at a time; wait for them (or
+    for the cancel, then wind down). The tasks by session key."""
+    gate = asyncio.Semaphore(max(1, options.parallel))
+    cancel, finished = run.cancel, run.finished
+    items = run.work.items()
+    # Only what is left is run; a resumed run's cases keep their numbers in the whole run.
+    left = [sequence for sequence, item in enumerate(items) if item.key not in finished]
 
     async def one(
         context: RunContext, item: PlannedCase, ref: CaseRef, lane: int
@@ -248,64 +284,63 @@ async def run_lanes(
                         early_stop.stop(StopReason.BUDGET, refusal, finish_in_flight=True)
                     return None
             if early_stop is not None and early_stop.stopping and not cancel.is_set():
-                return _not_started(item, early_stop.detail or "the run stopped early")
-            spans[lane].append(time.perf_counter())
+                return not_started(item, early_stop.detail or "the run stopped early")
+            run.spans[lane].append(time.perf_counter())
             await case_run.converse()
         # Outside the gate: the next case is sent while this one's judges answer.
         try:
             return await case_run.finish()
         finally:
-            spans[lane].append(time.perf_counter())
+            run.spans[lane].append(time.perf_counter())
 
-    tasks: dict[tuple[int, int, int], asyncio.Task[TestResult | None]] = {}
+    tasks: dict[CaseKey, asyncio.Task[TestResult | None]] = {}
     # Tasks reach the (FIFO) gate in the order they are created: the longest cases first
     # (start_order.py); `sequence` keeps the file-order number progress shows.
-    lengths = [work[sequence][3].sent_turns for sequence in left]
+    lengths = [items[sequence].case.sent_turns for sequence in left]
     for order in start_order(lengths, options.parallel):
         sequence = left[order]
-        lane, number, position, item = work[sequence]
+        work_item = items[sequence]
+        item = work_item.case
         ref = CaseRef(
             # A resumed run numbers each case by its place in the run ([31/371]), not among
             # those left: the numbers match the first part's and the file's.
             position=sequence + 1 if finished else order + 1,
-            total=len(keys) if finished else total,
+            total=len(items) if finished else len(left),
             index=item.index,
             name=item.case.name,
             turns=1 if item.graded_turn is not None else item.turn_count,
-            model=lanes[lane].label if matrix else None,
-            repeat=number if repeat > 1 else None,
+            model=work_item.key[1],
+            repeat=work_item.key[2],
         )
-        tasks[(lane, number, position)] = asyncio.create_task(one(contexts[lane], item, ref, lane))
+        context = run.contexts[work_item.lane]
+        tasks[work_item.key] = asyncio.create_task(one(context, item, ref, work_item.lane))
+    await _wait(tasks, run)
+    return tasks
+
+
+async def _wait(tasks: Mapping[CaseKey, asyncio.Task[TestResult | None]], run: _LaneRun) -> None:
+    """Until every case ended or the run was cancelled (then wind down)."""
     try:
         if tasks:
             # `wait`, not `gather`: cancelling us must not cancel the cases, which wind down
             # on their own once `cancel` is set and close their sessions.
             everything = asyncio.ensure_future(asyncio.wait(tasks.values()))
-            await asyncio.wait((everything, cancelled), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((everything, run.cancelled), return_when=asyncio.FIRST_COMPLETED)
             everything.cancel()
             await wind_down(tasks.values())
     except asyncio.CancelledError:
-        cancel.set()
+        run.cancel.set()
         current = asyncio.current_task()
         if current is not None:
             current.uncancel()  # we return the partial report instead of re-raising
         await wind_down(tasks.values())
-    finally:
-        cancelled.cancel()
-    results = [
-        _stamped(result, lanes[lane].label, number if repeat > 1 else None)
-        for lane in range(len(lanes))
-        for number in range(1, repeat + 1)
-        for position, item in enumerate(planned)
-        if (
-            result := (
-                finished[key_of(lane, number, item)]
-                if key_of(lane, number, item) in finished
-                else _result_of(tasks[(lane, number, position)], item)
-            )
-        )
-        is not None  # a case a budget did not start
-    ]
+
+
+def _assemble(
+    run: _LaneRun, tasks: Mapping[CaseKey, asyncio.Task[TestResult | None]], options: RunOptions
+) -> TestReport:
+    """The report: the results in report order, the run's environment (lane_report.py)."""
+    lanes = run.lanes
     environment = {
         "python": platform.python_version(),
         "platform": platform.system().lower(),
@@ -313,35 +348,22 @@ async def run_lanes(
         "parallel_test_cases": str(max(1, options.parallel)),
         **options.environment,
     }
-    if cancel.is_set():
+    if run.cancel.is_set():
         environment["cancelled"] = "true"
     models = [lane.label for lane in lanes]
-    if matrix:
-        for model, span in zip(models, spans, strict=True):
+    if run.work.matrix:
+        for model, span in zip(models, run.spans, strict=True):
             if span:
                 environment[f"{WALL_TIME_KEY}{model}"] = str(round((max(span) - min(span)) * 1000))
-    return TestReport(
-        agent_name=first.name,
-        agent_config_path=str(options.config_path or agent_dir / "agent.yaml"),
-        results=results,
-        summary=summarize(results),
-        timestamp=started,
-        holodeck_version=f"holodeck-lsp {__version__}",
+    return lanes_report(
+        agent_name=lanes[0].agent.name,
+        config_path=str(options.config_path or run.agent_dir / "agent.yaml"),
+        started=run.started,
+        results=ordered_results(run.work, models, run.finished, tasks),
         environment=environment,
         models=models,
-        repeats=repeat,
-        model_summaries={
-            model: summarize([result for result in results if result.model == model])
-            for model in models
-        },
+        repeat=run.work.repeat,
     )
-
-
-def _stamped(result: TestResult, model: str, repeat: int | None) -> TestResult:
-    """The result with the model (and repeat) that produced it."""
-    if result.model == model and result.repeat == repeat:
-        return result
-    return result.model_copy(update={"model": model, "repeat": repeat})
 
 
 async def wind_down(tasks: Iterable[asyncio.Task[TestResult | None]]) -> None:
@@ -356,35 +378,3 @@ async def wind_down(tasks: Iterable[asyncio.Task[TestResult | None]]) -> None:
         task.cancel(CANCELLED)
     if late:
         await asyncio.wait(late, timeout=1.0)  # their sessions close; a stuck one is left
-
-
-def _result_of(task: asyncio.Task[TestResult | None], item: PlannedCase) -> TestResult | None:
-    """The case's result (None: a budget did not start it); if even the case's own guard
-    failed, a failed result saying why; abandoned after a cancel: not run."""
-    if task.cancelled() or not task.done():
-        return _skipped(item, f"skipped: {CANCELLED}")
-    error = task.exception()
-    if error is None:
-        return task.result()
-    return _skipped(item, f"skipped: the case crashed: {type(error).__name__}: {error}")
-
-
-def _not_started(item: PlannedCase, why: str) -> TestResult:
-    return _skipped(item, f"skipped: not started: {why}")
-
-
-def _skipped(item: PlannedCase, reason: str) -> TestResult:
-    """Every turn of the case skipped for `reason`."""
-    specs = turn_specs(item.case)
-    first = item.graded_turn or 0
-    turns = [
-        TurnResult(turn_index=spec.index, input=spec.input, errors=[reason], skipped=True)
-        for spec in specs[first : item.sent_turns]
-    ]
-    if item.case.turns is None:
-        return single_turn_result(item.case.name, item.index, turns[0], _now())
-    return multi_turn_result(item.case.name, item.index, turns, _now())
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

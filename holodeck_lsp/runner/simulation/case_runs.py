@@ -9,8 +9,9 @@ import os
 
 from holodeck_lsp.runner.cassette.format import Cassette, CassetteCase
 from holodeck_lsp.runner.cassette.replay import ReplayBackend
-from holodeck_lsp.runner.execution.case_runner import CaseRun, RunContext
+from holodeck_lsp.runner.execution.case_runner import CaseRun
 from holodeck_lsp.runner.execution.events import CaseRef
+from holodeck_lsp.runner.execution.run_context import RunContext
 from holodeck_lsp.runner.selection import PlannedCase
 from holodeck_lsp.runner.simulation.conversation import SimulatedCaseRun
 from holodeck_lsp.runner.simulation.divergence import Divergence

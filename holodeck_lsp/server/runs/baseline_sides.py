@@ -5,7 +5,7 @@ worker thread: `regressions` calls this through `asyncio.to_thread`, never on th
   runs, as kept by `inline_results`) when it has any, else the latest stored run of the agent.
 * **base**: the stored run tagged by the `holodeck.baseline` setting; unset, the stored run
   before head — for a stored head the one before it, for the session the latest stored run
-  that is not the session's own stored "Run all" (`run_saving`).
+  that is not the session's own stored "Run all" (`editor_request`).
 
 Nothing to compare (no stored runs, an unknown tag, the baseline *is* head) is a reason, not
 an error: the editor then shows no marks, and the compare command says why.

@@ -110,7 +110,7 @@ class Regressions:
         self._runner = runner
         self._views: dict[str, tuple[_Key, BaselineView]] = {}
         self._pending: dict[str, tuple[_Key, asyncio.Task[BaselineView]]] = {}
-        #: The stored run of each document's last "Run all" (run_saving).
+        #: The stored run of each document's last "Run all" (editor_request).
         self.stored: dict[str, str] = {}
 
     async def view(self, uri: str, parsed: Parsed | None = None) -> BaselineView:

@@ -1,5 +1,5 @@
 """Regression marks against the baseline (server/runs/regressions.py, baseline_sides.py,
-compare_baseline.py, run_saving.py), from the real server on runs stored by the real CLI:
+compare_baseline.py, editor_request.py), from the real server on runs stored by the real CLI:
 `holodeck-lsp run --replay` of the suite's cassette and of a "bad" one (stored_history.py's
 make_history, made once and copied per test): run 1 bad (tagged `bad`), run 2 good, run 3 bad."""
 
