@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.settings_file import NAMES
 from holodeck_lsp.checker.yaml_document import parse_yaml
-from holodeck_lsp.settings.models_config import NAMES
 
 KEY = "upstream_loadable"
 

@@ -3,8 +3,9 @@ turn asserts and which metrics grade it, the `at_end` checks over the whole conv
 the simulator's message ends it, and when that message is the simulator's own failure (it
 wrote as the agent, or leaked its instructions).
 
-The runner (runner/simulation/) drives the conversation and calls these; the same rules grade
-a replayed conversation, so a recording and its replay can never be judged differently.
+The runner (runner/execution/simulation/) drives the conversation and calls these; the
+same rules grade a replayed conversation, so a recording and its replay can never be judged
+differently.
 """
 
 from __future__ import annotations

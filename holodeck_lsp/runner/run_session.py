@@ -33,6 +33,7 @@ from holodeck_lsp.runner.cassette import Cassette, CassetteFormatError, Recordin
 from holodeck_lsp.runner.execution.early_stop import EarlyStop, StopReason
 from holodeck_lsp.runner.execution.events import ProgressSink
 from holodeck_lsp.runner.execution.executor import RunOptions, run_lanes
+from holodeck_lsp.runner.execution.simulation.recording import add_simulations, recorded_users
 from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.models.model_matrix import missing_extra
 from holodeck_lsp.runner.models.run_models import combination_refusal
@@ -62,8 +63,8 @@ from holodeck_lsp.runner.session_progress import (
     MaskedProgress,
     OneCaseAtATime,
 )
-from holodeck_lsp.runner.simulation.recording import add_simulations, recorded_users
 from holodeck_lsp.runner.tracing import session as tracing
+from holodeck_lsp.schema.results import TestReport
 
 _log = logging.getLogger(__name__)
 
@@ -183,20 +184,7 @@ class RunSession:
         `early_stop` (made from `cancel` when not given) is how anything stops the run early
         (runner/execution/early_stop.py); the outcome says why it stopped, if it did."""
         request = self.request
-        grading = (
-            GradingOptions(grader_timeout=request.grader_timeout)
-            if request.grader_timeout is not None
-            else None
-        )
-        options = RunOptions.for_agent(
-            self.agent,
-            parallel=request.parallel,
-            env=request.env,
-            grading=grading,
-            config_path=request.agent_path,
-            environment=self._environment,
-        )
-        options = dataclasses.replace(options, replay_user=self.replay_user)
+        options = self._options()
         sink: ProgressSink | None = (
             MaskedProgress(progress, self.redactor) if progress is not None else None
         )
@@ -234,6 +222,36 @@ class RunSession:
         finally:
             tracing.close_tracing(self.tracing, report)
             await self.aclose()
+        return self._outcome(report, early_stop, stopper, budget)
+
+    def _options(self) -> RunOptions:
+        """How the executor runs this session's cases: the agent's parallelism, the grader
+        time limit, the environment, `--replay-user`'s recording."""
+        request = self.request
+        grading = (
+            GradingOptions(grader_timeout=request.grader_timeout)
+            if request.grader_timeout is not None
+            else None
+        )
+        options = RunOptions.for_agent(
+            self.agent,
+            parallel=request.parallel,
+            env=request.env,
+            grading=grading,
+            config_path=request.agent_path,
+            environment=self._environment,
+        )
+        return dataclasses.replace(options, replay_user=self.replay_user)
+
+    def _outcome(
+        self,
+        report: TestReport,
+        early_stop: EarlyStop,
+        stopper: FailFast | None,
+        budget: SessionBudget,
+    ) -> RunOutcome:
+        """What the run returns, every text in it masked: the report, the recording (with the
+        judges' verdicts and the simulated users' turns), why it stopped early, if it did."""
         recording = None
         if isinstance(self.backend, RecordingBackend):
             cassette = self.backend.cassette()

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.checker.file_reading import read_file_text
+from holodeck_lsp.checker.settings_file import NAMES as NAMES
 from holodeck_lsp.checker.yaml_document import parse_yaml
-
-NAMES = ("holodeck-lsp.yaml", "holodeck-lsp.yml")
 
 
 class ModelsConfigError(ValueError):

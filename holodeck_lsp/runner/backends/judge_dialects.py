@@ -56,7 +56,7 @@ class JudgeDialect:
     #: Said after "set VARIABLE or the judge's `model.api_key`" when the key is missing.
     key_hint: str = ""
     #: A system prompt goes in the body's `system` (Messages API), not as a first message
-    #: with the role `system` (a simulated user's instructions, runner/simulation/).
+    #: with the role `system` (a simulated user's instructions, runner/execution/simulation/).
     system_at_top: bool = False
 
 

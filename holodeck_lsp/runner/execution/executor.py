@@ -37,11 +37,11 @@ from holodeck_lsp.runner.execution.lane_report import (
     ordered_results,
 )
 from holodeck_lsp.runner.execution.run_context import RunContext
+from holodeck_lsp.runner.execution.simulation.case_runs import case_run_for
 from holodeck_lsp.runner.execution.start_order import start_order
 from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.judges.pool import JudgePool
 from holodeck_lsp.runner.selection import PlannedCase, Selection, plan_cases
-from holodeck_lsp.runner.simulation.case_runs import case_run_for
 from holodeck_lsp.schema.agent import Agent
 from holodeck_lsp.schema.llm import model_label
 from holodeck_lsp.schema.results import TestReport, TestResult

@@ -1,4 +1,5 @@
-"""The simulated user's model over the OpenAI wire (runner/simulation/simulator_client.py),
+"""The simulated user's model over the OpenAI wire
+(runner/execution/simulation/simulator_client.py),
 against the fake OpenAI server: its instructions as the system message, the conversation with
 the roles flipped, its temperature, the key in the header; a provider error, an unreadable
 answer and a missing key raised as the simulator's (SimulatorError), never the agent's."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from holodeck_lsp.runner.simulation.simulator_client import (
+from holodeck_lsp.runner.execution.simulation.simulator_client import (
     OPENING,
     SimulatorClient,
     SimulatorError,

@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from holodeck_lsp.runner.simulation.simulator_client import SimulatorClient, SimulatorError
+from holodeck_lsp.runner.execution.simulation.simulator_client import (
+    SimulatorClient,
+    SimulatorError,
+)
 from holodeck_lsp.schema.results import TokenUsage
 from holodeck_lsp.schema.results import UserSource as UserSourceKind
 from holodeck_lsp.schema.simulated_user import SimulatedUser

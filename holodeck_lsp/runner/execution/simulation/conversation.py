@@ -36,9 +36,9 @@ from holodeck_lsp.engine.turn_grading import TurnOutcome, TurnSpec, judge_inputs
 from holodeck_lsp.runner.execution.case_runner import CaseRun, _SessionState
 from holodeck_lsp.runner.execution.case_sessions import CANCELLED
 from holodeck_lsp.runner.execution.interrupts import Interrupted, close_session
-from holodeck_lsp.runner.simulation.divergence import Divergence
-from holodeck_lsp.runner.simulation.simulator_client import SimulatorError
-from holodeck_lsp.runner.simulation.user_sources import UserSource
+from holodeck_lsp.runner.execution.simulation.divergence import Divergence
+from holodeck_lsp.runner.execution.simulation.simulator_client import SimulatorError
+from holodeck_lsp.runner.execution.simulation.user_sources import UserSource
 from holodeck_lsp.schema.metrics import AnyMetric
 from holodeck_lsp.schema.results import (
     SimulationResult,

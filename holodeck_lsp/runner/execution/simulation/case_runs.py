@@ -1,7 +1,7 @@
-"""Which runner a planned case gets: a scripted case the case runner, a simulated-user case
-the conversation (runner/simulation/conversation.py) with its user source — the simulator's
-model on a live run, the recording on a replay, a recording's user turns with a live agent
-under `--replay-user` (docs/simulated-users.md, "Record and replay")."""
+"""Which runner a planned case gets: a scripted case the case runner, a simulated-user
+case the conversation (runner/execution/simulation/conversation.py) with its user source —
+the simulator's model on a live run, the recording on a replay, a recording's user turns
+with a live agent under `--replay-user` (docs/simulated-users.md, "Record and replay")."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from holodeck_lsp.runner.cassette.replay import ReplayBackend
 from holodeck_lsp.runner.execution.case_runner import CaseRun
 from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.execution.run_context import RunContext
+from holodeck_lsp.runner.execution.simulation.conversation import SimulatedCaseRun
+from holodeck_lsp.runner.execution.simulation.divergence import Divergence
+from holodeck_lsp.runner.execution.simulation.simulator_client import SimulatorError
+from holodeck_lsp.runner.execution.simulation.user_sources import LiveUser, RecordedUser, UserSource
 from holodeck_lsp.runner.selection import PlannedCase
-from holodeck_lsp.runner.simulation.conversation import SimulatedCaseRun
-from holodeck_lsp.runner.simulation.divergence import Divergence
-from holodeck_lsp.runner.simulation.simulator_client import SimulatorError
-from holodeck_lsp.runner.simulation.user_sources import LiveUser, RecordedUser, UserSource
 from holodeck_lsp.schema.results import TokenUsage
 from holodeck_lsp.schema.results import UserSource as UserSourceKind
 
