@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "holodeck_lsp"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
@@ -25,17 +23,6 @@ VENDORED = (
     # τ²-bench's code, MIT (importers/tau2/suite_files/tau2_bench/LICENSE, NOTICE).
     "importers/tau2/suite_files/tau2_bench/",
 )
-
-#: Temporary: the run lifecycle's modules, being rebuilt on another branch (issue 38, item 1,
-#: which splits `run_lanes` into plan / schedule / assemble). Remove each entry once that work
-#: is in; `test_every_temporary_exemption_is_still_needed` says when.
-RUN_LIFECYCLE_REBUILD: dict[str, str] = {
-    "runner/run_session.py": "module",
-    "runner/execution/case_runner.py": "module",
-    "runner/execution/executor.py:run_lanes": "function",
-    "commands/run/one_agent.py:run_agent": "function",
-    "server/runs/editor_run.py:_run": "function",
-}
 
 #: Calls that declare a parser or its options.
 _DECLARING = frozenset(
@@ -164,24 +151,10 @@ def test_the_real_package_is_read() -> None:
 
 
 def test_no_module_over_400_lines() -> None:
-    over = {
-        name: lines
-        for name, lines in _long_modules().items()
-        if RUN_LIFECYCLE_REBUILD.get(name) != "module"
-    }
+    over = _long_modules()
     assert not over, f"modules over {MAX_MODULE_LINES} lines (split them by job): {over}"
 
 
 def test_no_function_over_80_lines() -> None:
-    over = {
-        name: lines
-        for name, lines in _long_functions().items()
-        if RUN_LIFECYCLE_REBUILD.get(name) != "function"
-    }
+    over = _long_functions()
     assert not over, f"functions over {MAX_FUNCTION_LINES} lines (split into steps): {over}"
-
-
-@pytest.mark.parametrize("exempt", sorted(RUN_LIFECYCLE_REBUILD))
-def test_every_temporary_exemption_is_still_needed(exempt: str) -> None:
-    still_long = _long_modules() if RUN_LIFECYCLE_REBUILD[exempt] == "module" else _long_functions()
-    assert exempt in still_long, f"{exempt} is within the limit now: remove its exemption"

@@ -45,10 +45,8 @@ from holodeck_lsp.runner import trace_hooks as tracing
 from holodeck_lsp.runner.agent_code.case_scope import CaseScope, entered_case
 from holodeck_lsp.runner.backends.base import (
     AgentSession,
-    BackendError,
     BackendProviderError,
     BackendSessionError,
-    BackendTimeoutError,
     SendResult,
 )
 from holodeck_lsp.runner.execution.case_sessions import (
@@ -64,6 +62,7 @@ from holodeck_lsp.runner.execution.interrupts import (
     race,
 )
 from holodeck_lsp.runner.execution.run_context import RunContext
+from holodeck_lsp.runner.execution.turn_failures import counts_as_failure, may_stop_the_case
 from holodeck_lsp.runner.execution.turn_files import prepare_files
 from holodeck_lsp.runner.execution.turn_order import TurnOrder
 from holodeck_lsp.runner.judges.pool import JudgePool
@@ -249,7 +248,7 @@ class CaseRun:
         if isinstance(outcome, Interrupted) and ctx.llm_timeout is not None:
             weathered = provider_timeout(weather, ctx.llm_timeout)
         error = weathered or error
-        if _counts_as_failure(outcome):
+        if counts_as_failure(outcome):
             state.failures += 1
         if isinstance(outcome, BackendSessionError) and not outcome.recoverable:
             state.dead = f"the session was lost on turn {spec.index}: {error}"
@@ -279,7 +278,7 @@ class CaseRun:
         judges = self.context.judges
         if judges is not None and not outcome.skipped:
             requests = turn_judge_requests(judge_inputs(spec, outcome), metrics, judges.judging())
-            if requests and _may_stop_the_case(metrics):
+            if requests and may_stop_the_case(metrics):
                 # A `fail_on_error` grader decides whether the next turn is sent at all: this
                 # turn is graded (judges included) before the conversation goes on.
                 return await self._judge_and_grade(spec, outcome, metrics, judges)
@@ -383,20 +382,5 @@ class CaseRun:
             _log.exception("progress callback %s failed", event)
 
 
-def _may_stop_the_case(metrics: Sequence[AnyMetric]) -> bool:
-    """Whether a metric of the turn can stop its case (`type: code`, `fail_on_error: true`)."""
-    return any(isinstance(m, CodeMetric) and m.fail_on_error for m in metrics)
-
-
 def _bare(spec: TurnSpec, error: str, skipped: bool = False) -> TurnResult:
     return TurnResult(turn_index=spec.index, input=spec.input, errors=[error], skipped=skipped)
-
-
-def _counts_as_failure(outcome: BaseException | Interrupted) -> bool:
-    """Timeouts, session errors and unexpected exceptions suggest a broken session; other
-    backend errors (a cassette with no such turn, say) say nothing about the session."""
-    if isinstance(outcome, Interrupted):
-        return True
-    if isinstance(outcome, BackendSessionError | BackendTimeoutError):
-        return True
-    return not isinstance(outcome, BackendError)

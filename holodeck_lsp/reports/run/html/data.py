@@ -23,7 +23,7 @@ from holodeck_lsp.engine.token_totals import agent_usage
 from holodeck_lsp.engine.tool_loop import limit_summary, refused_call
 from holodeck_lsp.reports.run.html.baseline import baseline_data
 from holodeck_lsp.reports.run.html.compact import share_metric_definitions, share_turn_text
-from holodeck_lsp.reports.run.html.matrix import Column, columns
+from holodeck_lsp.reports.run.html.matrix import Column, columns, flaky_turns
 from holodeck_lsp.reports.run.html.page_statistics import add_statistics, paired_lines
 from holodeck_lsp.reports.run.view import (
     Block,
@@ -127,7 +127,7 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
             "turns": sum(len(c.blocks) for c in found),
             "turns_passed": sum(c.turns_passed for c in found),
             "turns_skipped": sum(1 for c in found for b in c.blocks if b.skipped),
-            "flaky": sum(_flaky_turns(group) for group in column.groups),
+            "flaky": sum(flaky_turns(group) for group in column.groups),
             "tokens": tokens,
             # USD at the price list; None when a case's model has no price.
             "cost_usd": run_cost(c.result.cost_usd for c in found) if found else None,
@@ -138,16 +138,6 @@ def _run(report: TestReport, column: Column, where: Locations, alone: bool) -> d
         },
         "cases": [_group(group, where) for group in column.groups],
     }
-
-
-def _flaky_turns(group: tuple[Case, ...]) -> int:
-    """Turns of a case that passed in some repeats and failed in others."""
-    verdicts: dict[int | None, set[bool]] = {}
-    for case in group:
-        for block in case.blocks:
-            if not block.skipped and not block.errored:
-                verdicts.setdefault(block.turn_index, set()).add(block.passed)
-    return sum(1 for seen in verdicts.values() if len(seen) == 2)
 
 
 def _group(group: tuple[Case, ...], where: Locations) -> dict[str, Any]:

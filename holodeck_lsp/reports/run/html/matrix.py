@@ -53,3 +53,13 @@ def _repeats(found: list[Case]) -> tuple[tuple[Case, ...], ...]:
         tuple(sorted(group, key=lambda case: case.result.repeat or 1))
         for group in by_position.values()
     )
+
+
+def flaky_turns(group: tuple[Case, ...]) -> int:
+    """Turns of a case that passed in some repeats and failed in others."""
+    verdicts: dict[int | None, set[bool]] = {}
+    for case in group:
+        for block in case.blocks:
+            if not block.skipped and not block.errored:
+                verdicts.setdefault(block.turn_index, set()).add(block.passed)
+    return sum(1 for seen in verdicts.values() if len(seen) == 2)
