@@ -113,13 +113,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """pytest-xdist 3.8 puts an item's group into its id by setting `item._nodeid`, which
     pytest 9.2 no longer reads (the id is `item._id`): without this `--dist loadgroup` would
-    scatter a group over the workers. Remove once xdist sets the id pytest reads.
-
-    And the `slow` tests go first (a stable sort: each file's tests keep their order). The
-    loadgroup scheduler hands out the groups first (most tests first), then single tests in
-    collection order; a test of 20–30 s handed out last kept one worker busy while the others
-    had nothing left (docs/benchmarks.md, "Cuts of 2026-12-06 (issue 37)")."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    scatter a group over the workers. Remove once xdist sets the id pytest reads."""
     for item in items:
         renamed = vars(item).get("_nodeid")
         if isinstance(renamed, str) and renamed != item.nodeid and hasattr(item, "_id"):
