@@ -93,8 +93,8 @@ def _unreachable_turns(
             yield source.diagnostic(entry_path, where, Code.OUT_OF_RANGE, message, Severity.ERROR)
         if turn in first_at:
             message = (
-                f"turn {turn} already has checks at at_turn[{first_at[turn]}]; merge the two "
-                "entries"
+                f"checks of turn {turn} are given twice (at_turn[{first_at[turn]}] too); merge the "
+                "two entries"
             )
             yield source.diagnostic(entry_path, where, Code.INVALID_VALUE, message, Severity.ERROR)
         first_at.setdefault(turn, index)

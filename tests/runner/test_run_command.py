@@ -87,7 +87,9 @@ def test_the_folder_is_enough_and_quiet_prints_only_the_summary(
     tape = cassette(suite, ("206588", "181001", "yes"))
     assert main(["run", str(suite), "--replay", str(tape), "--quiet"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 2 and lines[1].startswith("2 passed, 0 failed")
+    # The bill, the pass rate with its interval (docs/reports.md, "Statistics"), the tally.
+    assert len(lines) == 3 and lines[2].startswith("2 passed, 0 failed")
+    assert lines[1] == "pass rate 100.0% [34.2, 100.0] (95% interval, 2 measured case sessions)"
     assert lines[0] == (
         # at the shipped price list (runner/pricing/prices.json)
         "agent tokens: 12 (9 prompt, 3 completion); cost 0.000003 USD (prices as of 2026-12-01)"
