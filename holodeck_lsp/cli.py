@@ -78,7 +78,7 @@ COMMANDS = (
     ),
     Command(
         "import", "import DATASET SOURCE",
-        "a public benchmark's records as a test suite (convfinqa, bfcl; see docs/importing.md)",
+        "a public benchmark's records as a test suite",
         "holodeck_lsp.commands.import_.main", "holodeck_lsp.commands.import_.main:import_parser",
     ),
     Command(
