@@ -32,6 +32,7 @@ from holodeck_lsp.commands.run.outputs import write_outputs
 from holodeck_lsp.commands.run.resume_run import resuming_line, unfinished_line
 from holodeck_lsp.commands.run.run_status import run_status
 from holodeck_lsp.commands.run.startup_heap import freeze_startup_heap
+from holodeck_lsp.commands.run.turn_counts import turns_phrase
 from holodeck_lsp.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_CANNOT_RUN,
@@ -219,7 +220,6 @@ def first_line(prepared: PreparedRun) -> str:
     agent, path, answers = prepared.request.agent, prepared.request.agent_path, prepared.answers
     planned = prepared.planned
     matrix = matrix_note(prepared.matrix, model_label(agent))
-    turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in planned)
     recording = isinstance(answers, Live) and answers.record
     if isinstance(answers, Replay):
         source = f"replaying {answers.path}"
@@ -229,7 +229,7 @@ def first_line(prepared: PreparedRun) -> str:
         model = agent.model
         source = f"{model.provider.value} {model.name}" + (" (recording)" if recording else "")
     cases = f"{len(planned)} case{'s' if len(planned) != 1 else ''}"
-    return f"running {path}: {cases}, {turns} turn{'s' if turns != 1 else ''} — {source}"
+    return f"running {path}: {cases}, {turns_phrase(planned)} — {source}"
 
 
 async def _run(session: RunSession, progress: TerminalProgress | None, ctrl_c: CtrlC) -> RunOutcome:

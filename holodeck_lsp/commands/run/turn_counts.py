@@ -1,0 +1,30 @@
+"""How many turns the console's first line announces: a scripted case's turns are known, a
+simulated case's are not — its conversation runs until the simulated user stops, at most its
+scripted opening turns plus `max_turns` (docs/simulated-users.md "How the conversation runs"),
+so a run with one says "up to N turns (simulated users)"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from holodeck_lsp.runner.selection import PlannedCase
+
+
+def most_turns(case: PlannedCase) -> int:
+    """The agent turns this case sends at most."""
+    if case.graded_turn is not None:
+        return 1
+    simulated = case.case.simulated_user
+    if simulated is not None:
+        return len(case.case.turns or []) + simulated.max_turns
+    return case.sent_turns
+
+
+def turns_phrase(planned: Iterable[PlannedCase]) -> str:
+    """`5 turns`, or `up to 11 turns (simulated users)` when a case has a simulated user."""
+    cases = list(planned)
+    turns = sum(most_turns(case) for case in cases)
+    counted = f"{turns} turn{'s' if turns != 1 else ''}"
+    if any(c.graded_turn is None and c.case.simulated_user is not None for c in cases):
+        return f"up to {counted} (simulated users)"
+    return counted
