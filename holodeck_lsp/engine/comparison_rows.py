@@ -1,6 +1,7 @@
 """A run as comparing sees it: each turn's key, input and verdict per repeat, with metric
-scores, and a failure reason computed only when one is shown. Built from a TestReport, or —
-the fast path of `holodeck-lsp compare` — from a report's parsed JSON, where validating the
+scores, and a failure reason computed only when one is shown. Built from a TestReport, from
+a file's bytes (`holodeck-lsp compare`'s fast path: engine/comparison_decoding.py), or from a
+report's parsed JSON (the stored history's flaky turns), where validating the
 whole report first would be most of the time (bench/compare_speed.py: a 1,000-case report is
 ~19 MB, mostly tool calls and grader details comparing never reads). On that path a failing
 turn alone is validated, when its reason is needed; a value of the wrong type raises
