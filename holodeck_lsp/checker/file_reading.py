@@ -123,8 +123,11 @@ def read_file_bytes(
             raise too_large(path, status.st_size, limit)
         chunks: list[bytes] = []
         total = 0
+        # A regular file of known size comes in one read, so joining copies nothing (a
+        # 200 MB report, compared: docs/benchmarks.md); one byte more tells it grew.
+        wanted = max(_CHUNK, status.st_size + 1)
         while True:
-            chunk = os.read(descriptor, min(_CHUNK, limit + 1 - total))
+            chunk = os.read(descriptor, min(wanted, limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)

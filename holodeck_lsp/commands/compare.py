@@ -20,7 +20,7 @@ from pathlib import Path
 
 from holodeck_lsp.commands._common import fail, warn, write_output
 from holodeck_lsp.commands.run.baseline import status
-from holodeck_lsp.engine.simulator_drift import simulator_differences
+from holodeck_lsp.engine.simulator_drift import simulator_differences, simulator_outline
 from holodeck_lsp.exit_codes import COMPARE_EXIT_CODES, EXIT_BAD_INPUT, EXIT_OK, epilog
 from holodeck_lsp.reports.run.comparison import (
     counts_line,
@@ -134,9 +134,18 @@ def _simulators_differ(base: Side, head: Side) -> list[str]:
     """The cases whose simulated user (model, prompt fingerprint) differs between the sides;
     a side that cannot be read is left to the comparison to report."""
     try:
-        return simulator_differences(base.data(), head.data())
+        return simulator_differences(*_simulator_data(base, head))
     except (OSError, ValueError, SideError):
         return []
+
+
+def _simulator_data(base: Side, head: Side) -> tuple[object, object]:
+    """Both sides' JSON as far as the simulated users go: decoded to those fields, or parsed
+    whole when a file is shaped otherwise (simulator_differences takes anything then)."""
+    try:
+        return simulator_outline(base.raw()), simulator_outline(head.raw())
+    except ValueError:
+        return base.data(), head.data()
 
 
 def _history_agent(args: argparse.Namespace, base: Side, head: Side) -> Path | None:

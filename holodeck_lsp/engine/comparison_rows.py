@@ -1,6 +1,7 @@
 """A run as comparing sees it: each turn's key, input and verdict per repeat, with metric
-scores, and a failure reason computed only when one is shown. Built from a TestReport, or —
-the fast path of `holodeck-lsp compare` — from a report's parsed JSON, where validating the
+scores, and a failure reason computed only when one is shown. Built from a TestReport, from
+a file's bytes (`holodeck-lsp compare`'s fast path: engine/comparison_decoding.py), or from a
+report's parsed JSON (the stored history's flaky turns), where validating the
 whole report first would be most of the time (bench/compare_speed.py: a 1,000-case report is
 ~19 MB, mostly tool calls and grader details comparing never reads). On that path a failing
 turn alone is validated, when its reason is needed; a value of the wrong type raises
@@ -58,6 +59,9 @@ class Attempt:
     ms: int = 0
     tokens: int | None = None
     cost: float | None = None
+    #: What the failure reason is made of, when known without building the turn (equal keys,
+    #: equal reasons: engine/comparison_decoding.py); None: compare the reasons themselves.
+    reason_key: object = None
 
     def reason(self) -> str:
         return one_line(failure_reasons(Block.of_turn(self.turn())))
@@ -87,13 +91,30 @@ class Turn:
                 passes += attempt.passed
         return passes, runs
 
+    def first_failing(self) -> Attempt | None:
+        return next((a for a in self.attempts if not a.skipped and not a.passed), None)
+
     def first_reason(self) -> str | None:
         """Why the first failing repeat failed (computed once: it may validate the turn)."""
         if not self._reason_known:
-            failing = next((a for a in self.attempts if not a.skipped and not a.passed), None)
+            failing = self.first_failing()
             self._reason = failing.reason() if failing is not None else None
             self._reason_known = True
         return self._reason
+
+    def same_first_reason(self, other: Turn) -> bool:
+        """Whether both sides' first failing repeats failed for the same reason; without
+        building either turn when what their reasons are made of is equal (most turns failing
+        on both sides fail alike)."""
+        mine, theirs = self.first_failing(), other.first_failing()
+        if (
+            mine is not None
+            and theirs is not None
+            and mine.reason_key is not None
+            and mine.reason_key == theirs.reason_key
+        ):
+            return True
+        return self.first_reason() == other.first_reason()
 
     def side(self) -> SideOfTurn:
         passes, runs = self.counts()

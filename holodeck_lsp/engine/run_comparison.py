@@ -16,6 +16,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
+from holodeck_lsp.engine.comparison_decoding import (
+    decode_report,
+    facts_of_outline,
+    turns_of_outline,
+)
 from holodeck_lsp.engine.comparison_rows import (
     ReportDataError,
     RunFacts,
@@ -37,7 +42,13 @@ from holodeck_lsp.schema.comparison import (
 )
 from holodeck_lsp.schema.results import TestReport
 
-__all__ = ["ReportDataError", "compare_report_data", "compare_reports", "input_hash"]
+__all__ = [
+    "ReportDataError",
+    "compare_report_bytes",
+    "compare_report_data",
+    "compare_reports",
+    "input_hash",
+]
 
 
 def compare_reports(
@@ -74,6 +85,28 @@ def compare_report_data(
     return _compare(
         (base_facts, turns_of_data(base, ignore_model=ignore), base_ref),
         (head_facts, turns_of_data(head, ignore_model=ignore), head_ref),
+        ignore,
+        score_threshold,
+    )
+
+
+def compare_report_bytes(
+    base: bytes,
+    head: bytes,
+    *,
+    base_ref: RunRef,
+    head_ref: RunRef,
+    score_threshold: float = 0.05,
+) -> Comparison:
+    """`compare_reports` over two report files' bytes, decoded to just what comparing reads
+    (engine/comparison_decoding.py). Raises ReportDataError (or pydantic's ValidationError,
+    for a failing turn) when they are not a report's: read the files as TestReports then."""
+    base_outline, head_outline = decode_report(base), decode_report(head)
+    base_facts, head_facts = facts_of_outline(base_outline), facts_of_outline(head_outline)
+    ignore = _ignore_model(base_facts, head_facts)
+    return _compare(
+        (base_facts, turns_of_outline(base_outline, ignore_model=ignore), base_ref),
+        (head_facts, turns_of_outline(head_outline, ignore_model=ignore), head_ref),
         ignore,
         score_threshold,
     )
@@ -205,7 +238,7 @@ def _change(
         return made("regression", deltas).model_copy(update={"flaky": flaky})
     if head_passes * base_runs > base_passes * head_runs:
         return made("fix", deltas)
-    if base_passes == 0 and before.first_reason() != after.first_reason():
+    if base_passes == 0 and not before.same_first_reason(after):
         return made("new_reason", deltas)
     if deltas:
         return made("score", deltas)

@@ -7,7 +7,34 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 _Key = tuple[Any, Any, Any]
+
+
+class _SimulatedCase(msgspec.Struct):
+    test_name: Any = None
+    test_index: Any = None
+    model: Any = None
+    repeat: Any = None
+    simulation: Any = None
+
+
+class _Outline(msgspec.Struct):
+    results: list[_SimulatedCase] | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Outline)
+
+
+def simulator_outline(raw: bytes) -> dict[str, Any]:
+    """What `simulator_differences` reads of a report file's bytes, decoded without building
+    the rest (a 200 MB report: docs/benchmarks.md, "Decoding only what comparing reads (issue
+    40)"); ValueError when they are shaped otherwise — parse them whole then."""
+    try:
+        return {"results": msgspec.to_builtins(_DECODER.decode(raw).results)}
+    except msgspec.MsgspecError as error:
+        raise ValueError(f"not a report's JSON: {error}") from None
 
 
 def _simulators(report: Any) -> dict[_Key, tuple[str, str]]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from holodeck_lsp.commands.compare import main
-from holodeck_lsp.engine.simulator_drift import simulator_differences
+from holodeck_lsp.engine.simulator_drift import simulator_differences, simulator_outline
 from holodeck_lsp.schema.results import ReportSummary, SimulationResult, TestReport, TestResult
 
 
@@ -41,6 +41,20 @@ def test_differences_name_the_case_and_what_changed() -> None:
     assert "case 'balance'" in line and "anthropic:claude-haiku-4-5 → openai:gpt-4.1-mini" in line
     [line] = simulator_differences(base, _report("anthropic:claude-haiku-4-5", "b" * 64))
     assert "instructions differ" in line and "aaaaaaaaaaaa → bbbbbbbbbbbb" in line
+
+
+def test_the_outline_of_a_file_finds_what_its_whole_json_finds() -> None:
+    base = _report("anthropic:claude-haiku-4-5", "a" * 64)
+    for head in (base, _report("openai:gpt-4.1-mini", "a" * 64), _report("x:y", "b" * 64)):
+        whole = simulator_differences(base, head)
+        outlines = (simulator_outline(json.dumps(r).encode()) for r in (base, head))
+        assert simulator_differences(*outlines) == whole
+
+
+@pytest.mark.parametrize("raw", [b"{not json", b'{"results": {}}', b'{"results": [3]}', b"[]"])
+def test_an_outline_of_something_else_is_refused(raw: bytes) -> None:
+    with pytest.raises(ValueError):
+        simulator_outline(raw)
 
 
 def test_compare_warns_then_refuses_with_the_flag(

@@ -11,6 +11,7 @@ import pytest
 
 from holodeck_lsp.engine.run_comparison import (
     ReportDataError,
+    compare_report_bytes,
     compare_report_data,
     compare_reports,
     input_hash,
@@ -106,12 +107,15 @@ def report(*results: TestResult, path: str = "agent.yaml", interrupted: bool = F
 
 
 def compared(base: TestReport, head: TestReport, **kwargs: Any) -> Comparison:
-    """Both ways in: the reports, and their parsed JSON (the command's fast path) — which
-    must find the same."""
+    """Every way in: the reports, their parsed JSON, and their files' bytes decoded to what
+    comparing reads (the command's fast path) — which must all find the same."""
     found = compare_reports(base, head, base_ref=BASE, head_ref=HEAD, **kwargs)
     base_data, head_data = json.loads(base.model_dump_json()), json.loads(head.model_dump_json())
     fast = compare_report_data(base_data, head_data, base_ref=BASE, head_ref=HEAD, **kwargs)
     assert fast == found
+    base_bytes, head_bytes = base.model_dump_json().encode(), head.model_dump_json().encode()
+    decoded = compare_report_bytes(base_bytes, head_bytes, base_ref=BASE, head_ref=HEAD, **kwargs)
+    assert decoded == found
     return found
 
 
@@ -150,6 +154,20 @@ def test_fix_new_reason_and_same_failure() -> None:
     assert new.base is not None and new.head is not None
     assert (new.base.reason, new.head.reason) == ("x", "y")
     assert comparison.unchanged_failing == 1
+
+
+def test_a_turn_failing_alike_is_unchanged_whatever_else_differs() -> None:
+    """Equal reason ingredients skip building the turns; different ones that still make the
+    same first reason (only the first error is shown) compare the reasons themselves."""
+    slow, quick = turn(0, False, error="x"), turn(0, False, error="x")
+    slow.execution_time_ms, quick.execution_time_ms = 900, 20
+    base = report(case("a", slow, turn(1, False, error="same")))
+    later = turn(1, False, error="same")
+    later.errors.append("and a second error")
+    head = report(case("a", quick, later))
+    comparison = compared(base, head)
+    assert comparison.changes == []
+    assert comparison.unchanged_failing == 2
 
 
 def test_score_moves_beyond_the_threshold_only() -> None:
@@ -339,3 +357,11 @@ def test_data_not_shaped_like_a_report_is_refused(path: tuple[Any, ...], value: 
     target[path[-1]] = value
     with pytest.raises(ReportDataError):
         compare_report_data(data, data, base_ref=BASE, head_ref=HEAD)
+    raw = json.dumps(data).encode()
+    with pytest.raises(ReportDataError):
+        compare_report_bytes(raw, raw, base_ref=BASE, head_ref=HEAD)
+
+
+def test_bytes_that_are_not_json_are_refused() -> None:
+    with pytest.raises(ReportDataError):
+        compare_report_bytes(b"{not json", b"{}", base_ref=BASE, head_ref=HEAD)

@@ -2,8 +2,8 @@
 history (`.holodeck/runs/`, holodeck_lsp/runner/run_history/) by id, id prefix, tag, `latest`
 or `previous`. Each resolves to its report file and a `RunRef` saying where it came from.
 
-A side is read twice over only when it has to be: first as parsed JSON, which the engine
-compares without validating all of it (the fast path, engine/comparison_rows.py); if that
+A side is read twice over only when it has to be: first decoded to just what comparing reads,
+without validating the rest (the fast path, engine/comparison_decoding.py); if that
 data is not shaped like a report, as a TestReport — whose reader says what is wrong.
 
 Compare's only contact with the run history: `runs_folder`, `list_runs`, `resolve` and
@@ -21,7 +21,7 @@ from pydantic_core import from_json
 
 from holodeck_lsp.checker.file_reading import read_file_bytes
 from holodeck_lsp.checker.gc_pause import gc_paused
-from holodeck_lsp.engine.run_comparison import compare_report_data, compare_reports
+from holodeck_lsp.engine.run_comparison import compare_report_bytes, compare_reports
 from holodeck_lsp.schema.comparison import Comparison, RunRef
 
 if TYPE_CHECKING:
@@ -43,7 +43,11 @@ class Side:
 
     def data(self) -> Any:
         """The report's parsed JSON (ValueError / OSError when it is not JSON)."""
-        return from_json(read_file_bytes(self.path))
+        return from_json(self.raw())
+
+    def raw(self) -> bytes:
+        """The report file's bytes (OSError when it cannot be read)."""
+        return read_file_bytes(self.path)
 
     def report(self, warn: Callable[[str], None] | None = None) -> TestReport:
         """The report, validated; SideError saying why when it is not one. `warn` hears
@@ -134,8 +138,8 @@ def _compared(
     base: Side, head: Side, threshold: float, warn: Callable[[str], None] | None
 ) -> Comparison:
     try:
-        return compare_report_data(
-            base.data(), head.data(), base_ref=base.ref, head_ref=head.ref,
+        return compare_report_bytes(
+            base.raw(), head.raw(), base_ref=base.ref, head_ref=head.ref,
             score_threshold=threshold,
         )  # fmt: skip
     except (OSError, ValueError):  # not JSON, ReportDataError, a failing turn's ValidationError
