@@ -283,6 +283,7 @@ def test_bash_completes_commands_options_choices_and_files(suite: Path) -> None:
     assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
         "--repeat",
         "--replay",
+        "--replay-user",
         "--report-json",
         "--report-md",
         "--report-html",

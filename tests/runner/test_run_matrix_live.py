@@ -238,11 +238,13 @@ def test_ollama_and_openai_side_by_side_against_the_oracle(
     assert report.model_summaries["ollama:qwen2.5:7b"].passed_turns > 0
 
 
-async def test_compare_calls_a_pass_rate_that_dropped_a_regression(
+async def test_compare_lists_a_pass_rate_that_dropped_as_a_flaky_regression(
     tmp_path: Path, fake_openai: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Two stored `--repeat 2` runs: turn 0 passes 2/2, then 1/2 — the second run still
-    passed it once, but its rate dropped, so `compare` (previous against latest) exits 1."""
+    """Two stored `--repeat 2` runs: turn 0 passes 2/2, then 1/2 — its rate dropped, so
+    `compare` (previous against latest) lists it as a regression, but a turn that both passed
+    and failed is flaky and never fails the gate on its own (docs/running.md, "Flaky turns and
+    the significance gate"): exit 0."""
     path = write_agent(tmp_path)
     env = child_env(tmp_path, OPENAI_API_KEY=OPENAI_KEY, OPENAI_BASE_URL=fake_openai.base_url)
     for first_answers in (("7", "7"), ("7", "8")):
@@ -253,9 +255,9 @@ async def test_compare_calls_a_pass_rate_that_dropped_a_regression(
         finished = await run_cli([str(path), "--repeat", "2", "--parallel", "1"], env, tmp_path)
         assert finished.status in (0, 1), finished.err
     capsys.readouterr()
-    assert main(["compare", "--agent", str(path), "--format", "json"]) == 1
+    assert main(["compare", "--agent", str(path), "--format", "json"]) == 0
     comparison = json.loads(capsys.readouterr().out)
     [change] = comparison["changes"]
-    assert (change["kind"], change["turn_index"]) == ("regression", 0)
+    assert (change["kind"], change["turn_index"], change["flaky"]) == ("regression", 0, True)
     assert (change["base"]["passes"], change["base"]["runs"]) == (2, 2)
     assert (change["head"]["passes"], change["head"]["runs"]) == (1, 2)
