@@ -137,11 +137,13 @@ class Retrying:
             await response.aclose()
             if free:
                 trace.note("budget.free_limit_429")
+                # The allowance is spent from the refusal on — the backoff and the wait for
+                # the next slot alike — so a limit that never answers costs a request at most
+                # LIMIT_ALLOWANCE_SECONDS before its retries are the turn's budget again.
+                refused_at = time.monotonic()
             cause = f"{status}" if hint is None else f"{status}-hint-{'short' if short else 'long'}"
             with weather.waiting():
                 await self._wait(hintless, hint, cause)
-            if free:
-                refused_at = time.monotonic()
 
     def _refused(
         self, status: int, headers: Any, hint: float | None, sent_at: float, allowed: bool

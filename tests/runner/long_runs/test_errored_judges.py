@@ -20,8 +20,10 @@ from tests.runner.test_run_cli_live import (
     API_KEY,
     TOOLS,
     child_env,
+    finish,
     read_report,
     run_cli,
+    start,
     tool_turn,
 )
 
@@ -117,11 +119,11 @@ async def test_a_wrong_tool_argument_fails_beside_a_judge_429(tmp_path: Path) ->
         agent.script(*tool_turn(50, 9, "41"))
         judge.fail_next(429, times=REFUSALS)
         path = _write(tmp_path, agent, judge)
-        done = await run_cli(
-            [str(path), "--retry-budget", "1", "--report-json", str(report_path)],
-            _env(tmp_path),
-            tmp_path,
-        )
+        # Bare 429s in a row shut the endpoint's gate: the limit's refusals then cost the
+        # request time (LIMIT_ALLOWANCE_SECONDS, runner/limits/transport.py) before its one
+        # retry of the budget — about 20 s, more than the usual child time limit.
+        args = [str(path), "--retry-budget", "1", "--report-json", str(report_path)]
+        done = await finish(await start(args, _env(tmp_path), tmp_path), timeout=120)
     assert done.status == EXIT_TEST_FAILED, done.texts()
     assert "0 passed, 1 failed of 1 test cases" in done.out
     [case] = read_report(report_path).results
