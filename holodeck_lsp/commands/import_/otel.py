@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from holodeck_lsp.commands.import_.protocol import ImportRefused, ImportResult, ImportWriteFailed
+from holodeck_lsp.commands.import_.protocol import ImportRefused, ImportResult
+from holodeck_lsp.commands.import_.suite_writing import write_suite_files
 
 
 class OtelImporter:
@@ -64,26 +65,10 @@ class OtelImporter:
             CASSETTE: suite_cassette(suite, args.name).render(),
         }
         output: Path = args.output
-        clashing = sorted(name for name in files if (output / name).exists())
-        if clashing and not args.force:
-            raise ImportRefused(
-                f"{output} already has {clashing[0]}: pass --force to replace the files of an "
-                "earlier import, or choose another --output"
-            )
-        written: list[Path] = []
-        for name, text in files.items():
-            target = output / name
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-            except OSError as error:
-                raise ImportWriteFailed(
-                    f"cannot write {target}: {error.strerror or error}"
-                ) from None
-            written.append(target)
+        written = write_suite_files(output, files, force=args.force)
         return ImportResult(
             output=output,
-            files_written=tuple(written),
+            files_written=written,
             cases=suite.cases,
             summary=f"imported {suite.cases} conversation(s), {suite.turns} turn(s), into {output}",
         )

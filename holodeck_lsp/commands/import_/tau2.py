@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holodeck_lsp.argument_types import positive_int
-from holodeck_lsp.commands.import_.protocol import ImportRefused, ImportResult, ImportWriteFailed
+from holodeck_lsp.commands.import_.protocol import ImportRefused, ImportResult
+from holodeck_lsp.commands.import_.suite_writing import write_suite_files
 
 if TYPE_CHECKING:
     from holodeck_lsp.importers.tau2.suite import Model
@@ -97,28 +98,10 @@ class Tau2Importer:
         except ImportInputError as error:
             raise ImportRefused(str(error)) from None
         output: Path = args.output
-        clashing = sorted(name for name in suite.files if (output / name).exists())
-        if clashing and not args.force:
-            more = len(clashing) - 1
-            raise ImportRefused(
-                f"{output} already has {clashing[0]}"
-                + (f" and {more} more of the suite's files" if more else "")
-                + ": pass --force to replace them, or choose another --output"
-            )
-        written: list[Path] = []
-        for name, data in suite.files.items():
-            target = output / name
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-            except OSError as error:
-                raise ImportWriteFailed(
-                    f"cannot write {target}: {error.strerror or error}"
-                ) from None
-            written.append(target)
+        written = write_suite_files(output, suite.files, force=args.force)
         return ImportResult(
             output=output,
-            files_written=tuple(written),
+            files_written=written,
             cases=sum(map(len, suite.cases.values())),
             warnings=suite.warnings,
             summary=f"imported {summary(suite)} into {output}",
