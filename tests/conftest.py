@@ -13,10 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests import checkout_guard
+from tests import bytecode_cache, checkout_guard
 from tests.extension.npm_build import package_extension
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
+
+# Before any test module is imported or any process started: from here on every module is
+# compiled once per session (tests/bytecode_cache.py says why).
+bytecode_cache.share_compiled_modules()
 
 
 @pytest.fixture
@@ -81,6 +85,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     cache = config.stash.get(_CACHE, None)
     if cache is not None:
         shutil.rmtree(cache, ignore_errors=True)
+    bytecode_cache.remove_if_owned()
 
 
 _CACHE = pytest.StashKey[str]()
