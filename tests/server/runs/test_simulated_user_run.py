@@ -27,6 +27,7 @@ from tests.server.lsp_client import (
     open_file,
     published,
 )
+from tests.server.runs.test_test_discovery import discover
 from tests.server.test_server_run_live import hints, lens_titles, publish_after, run
 
 pytestmark = pytest.mark.slow
@@ -144,6 +145,10 @@ async def test_the_progress_counts_the_generated_turns_against_the_bound(
     )
     fake_openai.script(*AGENT_REPLIES)
     fake_anthropic.script(*anthropic_user("Order W2378156: what is left?", "Thanks ###STOP###"))
+    # The Testing view's generated items point at the `simulated_user` key (line 11).
+    found = await discover(client, uri)
+    [case] = found.cases
+    assert case.simulatedRange.start.line == 10 and len(case.turns) == 1, case
     before = set(client.progress_reports)
     await run(client, "holodeck.runCase", uri, 0)
     [token] = set(client.progress_reports) - before
