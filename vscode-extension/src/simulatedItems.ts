@@ -93,7 +93,9 @@ export function generatedOutcomes(result: TestResultJson): GeneratedOutcome[] {
     outcome.messages = outcome.messages.map((m) => (m.text === bare ? { kind: "text", text: "the at_end checks failed" } : m));
     items.push({ part: "at_end", label: "at end (whole conversation)", outcome: { ...outcome, turnIndex: -1 } });
   }
-  if (result.simulator_failed && simulation.failure) {
+  // Set even when an agent turn failed first (the case is then the agent's failure, not
+  // `simulator_failed`): the simulator's own failure is still reported, as its own.
+  if (simulation.failure) {
     const text =
       `the simulated user failed (${simulation.failure}): ${simulation.failure_detail ?? ""} — ` +
       "the simulator's failure, not the agent's: no verdict on the agent";

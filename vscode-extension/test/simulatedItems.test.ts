@@ -157,6 +157,24 @@ test("a simulator failure is the simulator's item, errored with its reason, not 
   assert.deepEqual(summary, { status: "done", passed: 2, failed: 1 });
 });
 
+test("an agent turn that failed before the simulator did: both reported, each as its own", () => {
+  const { run, session } = simulatedSession();
+  const step = stepFor(parseTestId(caseId(URI, 0)));
+  session.begin(step);
+  const base = simulatedResult();
+  // The case is the agent's failure (simulator_failed false), the simulator's failure stays its own.
+  const result: TestResultJson = {
+    ...base,
+    passed: false,
+    simulator_failed: false,
+    simulation: { ...base.simulation!, stop_marker: null, at_end: null, failure: "never_stopped", failure_detail: "no stop marker" },
+  };
+  const summary = session.finish(step, done(result));
+  assert.equal(run.stateOf(generatedId(URI, 0, "turn:2")), "failed");
+  assert.equal(run.stateOf(generatedId(URI, 0, "simulator")), "errored");
+  assert.deepEqual(summary, { status: "done", passed: 2, failed: 2 });
+});
+
 test("re-discovery keeps the generated items of a simulated case, drops them once it is not", () => {
   const { session, file, factory, children } = simulatedSession();
   const step = stepFor(parseTestId(caseId(URI, 0)));
