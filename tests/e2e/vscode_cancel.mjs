@@ -22,7 +22,8 @@
 //     `simulated.agent.yaml` is written beside the sample, its agent and its simulated user
 //     both on a second, prompt fake (slow_model_server.py --delay 0, OpenAI chat completions:
 //     every answer `0`, so the user never writes a stop marker). Test: Run Test at Cursor on
-//     the case's line runs it through the Testing view; the case then has items for the generated turns — `turn 1
+//     the case's line runs it through the Testing view, then the Run button of its row runs it
+//     again; each time the case has items for the generated turns — `turn 1
 //     (simulated): 0` passed, `turn 2 (simulated): 0` failed (its at_turn ground truth is 7) —
 //     and `simulated user: never_stopped` errored (the simulator's failure, not the agent's).
 //     A second run replaces them: still one item per generated turn, kept by the re-discovery
@@ -153,11 +154,18 @@ async function simulatedItems({ page, shot, runCommand, workspace, url }) {
   const generatedRows = (rows) => rows.filter((r) => /^(turn \d+ \(simulated\)|simulated user:|at end)/.test(r.text ?? ""));
   for (const run of [1, 2]) {
     await timed(`run_simulated_${run}`, async () => {
-      // The Testing view's run of the case: Test: Run Test at Cursor on its `- name:` line
-      // (the innermost test there is the case; its turns start lower).
-      await page.locator('.tabs-container .tab[aria-label*="simulated.agent.yaml"]').first().click();
-      await goToLine(page, CASE_LINE);
-      await runCommand("Test: Run Test at Cursor");
+      // The Testing view's run of the case: first Test: Run Test at Cursor on its `- name:`
+      // line (the innermost test there is the case; its turns start lower), then the Run
+      // button of its row. (The row's button as the first run, right after the tree showed
+      // the file, once ran turn 0 alone; the cause was not found.)
+      if (run === 1) {
+        await page.locator('.tabs-container .tab[aria-label*="simulated.agent.yaml"]').first().click();
+        await goToLine(page, CASE_LINE);
+        await runCommand("Test: Run Test at Cursor");
+      } else {
+        await row(caseName).hover();
+        await row(caseName).locator(".action-label.codicon-testing-run-icon").first().click();
+      }
       let rows = [];
       for (const until = Date.now() + 60000; ;) {
         await expand(caseName);

@@ -98,7 +98,7 @@ export function generatedOutcomes(result: TestResultJson): GeneratedOutcome[] {
   if (simulation.failure) {
     const text =
       `the simulated user failed (${simulation.failure}): ${simulation.failure_detail ?? ""} — ` +
-      "the simulator's failure, not the agent's: no verdict on the agent";
+      `the simulator's failure, not the agent's${result.simulator_failed ? ": no verdict on the agent" : ""}`;
     items.push({
       part: "simulator",
       label: `simulated user: ${simulation.failure}`,
