@@ -64,6 +64,21 @@ class PlannedCase:
         """How many turns are sent: all of them, or up to and including the graded one."""
         return self.turn_count if self.graded_turn is None else self.graded_turn + 1
 
+    @property
+    def simulated(self) -> bool:
+        """A simulated user writes the turns after the scripted ones: their number is known
+        only when it stops (docs/simulated-users.md "How the conversation runs")."""
+        return self.graded_turn is None and self.case.simulated_user is not None
+
+    @property
+    def most_turns(self) -> int:
+        """The turns graded and reported at most: a simulated case's scripted opening turns
+        plus its `max_turns`, the graded one of a single-turn run, else every turn."""
+        simulated = self.case.simulated_user
+        if self.graded_turn is None and simulated is not None:
+            return len(self.case.turns or []) + simulated.max_turns
+        return 1 if self.graded_turn is not None else self.turn_count
+
 
 def plan_cases(agent: Agent, selection: Selection | None = None) -> list[PlannedCase]:
     """The cases to run, in file order. Raises SelectionError for an unknown case or turn."""

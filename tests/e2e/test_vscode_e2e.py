@@ -153,8 +153,12 @@ def test_run_progress_and_cancel(e2e: dict[str, str]) -> None:
     held back 300 s): its progress in the status bar while the model is asked; **HoloDeck:
     Cancel Run** from the palette says `Cancelling…` and ends it within 20 s — the model's
     request abandoned, every turn `– skipped` inline, skipped in the Testing view, `skipped:
-    cancelled` in the Problems panel; a second Cancel Run says nothing is running."""
+    cancelled` in the Problems panel; a second Cancel Run says nothing is running. Then, in
+    the same session, a simulated case run from the Testing view: its generated turns and the
+    simulated user's failure are items of their own with their states, replaced by a rerun."""
     output = run_script(e2e, "vscode_cancel.mjs", "--python", sys.executable)
     assert "HoloDeck: Cancel Run ended it" in output, output
+    assert "PASS: a simulated case's generated turns are Testing-view items" in output, output
     shots = artifacts_dir() / "holodeck-e2e-cancel" / "screenshots"
     assert (shots / "01-running.png").is_file() and (shots / "02-cancelled.png").is_file()
+    assert (shots / "05-simulated-items.png").is_file()

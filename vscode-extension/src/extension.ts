@@ -19,12 +19,12 @@ import {
   type RunResultParams,
 } from "./protocol";
 import { onInterpreterChanged, selectedPython } from "./python";
-import { turnCounts } from "./resultMessages";
 import type { StepSummary } from "./runSession";
 import { findOnPath, resolveServerCommand, type Resolution } from "./serverCommand";
 import { comparisonMarkdown, comparisonSummary, comparisonTitle } from "./compareView";
 import { pagePolicy, panelTitle, parseReveal, revealRange, type LastReportHtmlResponse } from "./reportView";
 import { readSettings, type HolodeckSettings } from "./settings";
+import { itemCounts } from "./simulatedItems";
 import { statusText, type LastRun, type ServerState } from "./statusText";
 import { HolodeckTesting } from "./testing";
 import { effectiveTrust } from "./trust";
@@ -211,8 +211,8 @@ class Extension implements vscode.Disposable {
     // diagnostics): it is not a run, so neither the Testing view nor the status bar reports it.
     if (params.quiet === true) return;
     void this.testing.showExternalResult(params);
-    // Turns, as the Testing view counts them (see runSession.reportCase).
-    const { passed, failed } = turnCounts(params.result);
+    // Items, as the Testing view counts them (see runSession.reportCase).
+    const { passed, failed } = itemCounts(params.result);
     this.lastRun = {
       label: `${params.result.test_name ?? `test_cases[${params.caseIndex}]`}${params.regraded ? ", re-graded" : ""}`,
       passed,

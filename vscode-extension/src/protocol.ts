@@ -51,6 +51,8 @@ export interface DiscoveredCase {
   turns: DiscoveredTurn[];
   /** How many of its turns regressed against the baseline. */
   regressions?: number;
+  /** Its `simulated_user` key, when it has a simulated user (absent from older servers). */
+  simulatedRange?: LspRange | null;
 }
 
 /** `holodeck/discoverTests` result (null when the document is not an agent or include). */
@@ -110,6 +112,8 @@ export interface SimulationJson {
   failure_detail: string | null;
   diverged_at_turn?: number | null;
   divergence?: string | null;
+  /** The at_end checks, graded over the whole conversation. */
+  at_end?: TurnResultJson | null;
 }
 
 export interface TestResultJson {

@@ -97,8 +97,8 @@ export function turnOutcome(turn: TurnResultJson): TurnOutcome {
   return { ...base, state: "failed", messages: failureMessages(turn) };
 }
 
-/** A simulated conversation as the case's output shows it: the turns the simulator generated
- *  are written nowhere in the file, so the Testing view has no item of their own for them. */
+/** A simulated conversation as the case's output shows it, a transcript beside the items its
+ *  generated turns get (simulatedItems.ts): who wrote each message, and the agent's answers. */
 export function conversationLines(result: TestResultJson): string[] {
   const simulation = result.simulation;
   if (!simulation) return [];

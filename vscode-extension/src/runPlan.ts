@@ -1,7 +1,9 @@
 // A Testing-view run request -> the server commands that carry it out. Each included item
 // maps to the narrowest command covering it (file: runAll, case: runCase, turn: runTurn);
 // an item with excluded descendants is split into its remaining children; items already
-// covered by an included ancestor are dropped, so nothing runs twice.
+// covered by an included ancestor are dropped, so nothing runs twice. A simulated
+// conversation's generated items cannot run alone (the turns exist only in a run of the
+// whole conversation): including one runs its case, excluding one excludes nothing.
 import { ServerCommands } from "./protocol";
 import { idOf, parseTestId, type TestRef } from "./testIds";
 
@@ -18,7 +20,13 @@ export function covers(outer: TestRef, inner: TestRef): boolean {
   if (inner.kind === "file") return false;
   if (outer.caseIndex !== inner.caseIndex) return false;
   if (outer.kind === "case") return true;
+  if (outer.kind === "generated") return inner.kind === "generated" && inner.part === outer.part;
   return inner.kind === "turn" && inner.turnIndex === outer.turnIndex;
+}
+
+/** What running `ref` runs: a generated item's whole case. */
+export function runnable(ref: TestRef): TestRef {
+  return ref.kind === "generated" ? { kind: "case", uri: ref.uri, caseIndex: ref.caseIndex } : ref;
 }
 
 export function stepFor(ref: TestRef): RunStep {
@@ -29,6 +37,8 @@ export function stepFor(ref: TestRef): RunStep {
       return { ref, command: ServerCommands.runCase, args: [ref.uri, ref.caseIndex] };
     case "turn":
       return { ref, command: ServerCommands.runTurn, args: [ref.uri, ref.caseIndex, ref.turnIndex] };
+    case "generated":
+      return stepFor(runnable(ref));
   }
 }
 
@@ -47,8 +57,8 @@ export function planRun(
   excludedIds: readonly string[],
   childrenOf: (ref: TestRef) => TestRef[],
 ): RunStep[] {
-  const included = includedIds.map(parseTestId);
-  const excluded = excludedIds.map(parseTestId);
+  const included = includedIds.map((id) => runnable(parseTestId(id)));
+  const excluded = excludedIds.map(parseTestId).filter((ref) => ref.kind !== "generated");
   const isExcluded = (ref: TestRef): boolean => excluded.some((ex) => covers(ex, ref));
   const top = included.filter(
     (ref) => !included.some((other) => other !== ref && idOf(other) !== idOf(ref) && covers(other, ref)),
@@ -63,7 +73,7 @@ export function planRun(
       result.push(ref);
       return;
     }
-    for (const child of childrenOf(ref)) expand(child);
+    for (const child of childrenOf(ref)) if (child.kind !== "generated") expand(child);
   };
   for (const ref of unique.values()) expand(ref);
   return result.sort(order).map(stepFor);

@@ -1,12 +1,17 @@
 // The Testing view's tree for one document: file -> cases -> turns, built from the server's
 // `holodeck/discoverTests` answer. Written against the structural shape of vscode.TestItem
 // (the unit tests pass a stand-in), and reusing existing items so VS Code keeps their state.
+// A simulated case keeps the items a run gave it for its generated turns (simulatedItems.ts)
+// while it is still simulated; they point at its `simulated_user` key.
 import type { Discovery, LspRange } from "./protocol";
-import { caseId, turnId } from "./testIds";
+import { caseId, parseTestId, turnId } from "./testIds";
 
 export interface ItemCollectionLike<I> {
   get(id: string): I | undefined;
   replace(items: readonly I[]): void;
+  forEach(callback: (item: I) => unknown): void;
+  add(item: I): void;
+  delete(id: string): void;
 }
 
 export interface TestItemLike<R> {
@@ -15,6 +20,7 @@ export interface TestItemLike<R> {
   description?: string;
   range: R | undefined;
   canResolveChildren: boolean;
+  sortText?: string;
 }
 
 export interface TreeFactory<I extends TestItemLike<R>, R> {
@@ -42,9 +48,10 @@ export function turnLabel(index: number, input?: string | null): string {
 export const REGRESSED = "⇣ regressed";
 
 /** A case's description: its turn count and, against the baseline, how many regressed. */
-export function caseDescription(turns: number, regressions = 0): string | undefined {
+export function caseDescription(turns: number, regressions = 0, simulated = false): string | undefined {
   const parts = [];
   if (turns > 1) parts.push(`${turns} turns`);
+  if (simulated) parts.push(turns > 0 ? "+ simulated user" : "simulated user");
   if (regressions > 0) parts.push(turns > 1 ? `⇣ ${regressions} regressed` : REGRESSED);
   return parts.length > 0 ? parts.join(" · ") : undefined;
 }
@@ -68,22 +75,38 @@ export function syncFileItem<I extends TestItemLike<R>, R>(
     discovery.cases.map((found) => {
       const item = reuse(factory, cases, caseId(uri, found.index), caseLabel(found.index, found.name), uri);
       item.range = factory.toRange(found.range);
-      item.description = caseDescription(found.turns.length, found.regressions ?? 0);
+      const simulated = found.simulatedRange ?? null;
+      item.description = caseDescription(found.turns.length, found.regressions ?? 0, simulated !== null);
       const turns = factory.children(item);
-      turns.replace(
-        found.turns.map((turn) => {
-          const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index, turn.input), uri);
-          child.range = factory.toRange(turn.range);
-          child.description = turn.regressed === true ? REGRESSED : undefined;
-          return child;
-        }),
-      );
+      const scripted = found.turns.map((turn) => {
+        const child = reuse(factory, turns, turnId(uri, found.index, turn.index), turnLabel(turn.index, turn.input), uri);
+        child.range = factory.toRange(turn.range);
+        child.description = turn.regressed === true ? REGRESSED : undefined;
+        return child;
+      });
+      turns.replace([...scripted, ...keptGenerated(factory, turns, simulated)]);
       return item;
     }),
   );
   if (discovery.agentUri !== uri) {
     file.description = `cases of ${discovery.agentUri.split("/").pop() ?? discovery.agentUri}`;
   }
+}
+
+/** The generated items of a case still simulated (none once it is not: they go). */
+function keptGenerated<I extends TestItemLike<R>, R>(
+  factory: TreeFactory<I, R>,
+  turns: ItemCollectionLike<I>,
+  simulated: LspRange | null,
+): I[] {
+  const kept: I[] = [];
+  if (simulated === null) return kept;
+  turns.forEach((child) => {
+    if (parseTestId(child.id).kind !== "generated") return;
+    child.range = factory.toRange(simulated);
+    kept.push(child);
+  });
+  return kept;
 }
 
 function reuse<I extends TestItemLike<R>, R>(

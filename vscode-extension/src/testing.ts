@@ -10,6 +10,7 @@ import { DISCOVER_TESTS, ServerCommands, type Discovery, type LspRange, type Run
 import type { MessageSpec } from "./resultMessages";
 import { planRun, type RunStep } from "./runPlan";
 import { RunSession, type RunSink, type StepSummary } from "./runSession";
+import { generatedItems, type GeneratedItems } from "./simulatedItems";
 import { fileId, idOf, parseTestId, type TestRef } from "./testIds";
 import { syncFileItem, type TreeFactory } from "./testTree";
 import { UNTRUSTED_RUN_REASON } from "./trust";
@@ -35,6 +36,8 @@ export class HolodeckTesting implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly factory: TreeFactory<vscode.TestItem, vscode.Range>;
   private readonly ownRuns = new OwnRuns();
+  /** A simulated case's generated items: children of its case item, after its scripted turns. */
+  private readonly generated: GeneratedItems;
 
   constructor(private readonly host: TestingHost) {
     // Discovery waits for the server's own debounce and parse: never ask sooner than that.
@@ -44,6 +47,11 @@ export class HolodeckTesting implements vscode.Disposable {
       toRange,
       children: (item) => item.children,
     };
+    this.generated = generatedItems(
+      this.factory,
+      (ref) => this.findItem(ref),
+      (uri, caseIndex) => this.discoveries.get(uri)?.cases.find((found) => found.index === caseIndex)?.simulatedRange,
+    );
     this.controller.resolveHandler = async (item) => {
       if (item === undefined) await this.findFiles();
       else await this.refreshUri(item.uri ?? vscode.Uri.parse(item.id), true);
@@ -80,6 +88,9 @@ export class HolodeckTesting implements vscode.Disposable {
     }));
     // A turn edited after its run: its result no longer describes the text.
     invalidateEditedTurns(this.controller, discovery, changes, (id) => this.findItem(parseTestId(id)));
+    // A generated conversation belongs to the text it was run on (and cases are known by
+    // index, which an edit may shift): an edit drops the document's generated items.
+    if (changes.length > 0) this.generated.clear({ kind: "file", uri });
     this.debouncer.schedule(uri, () => void this.refresh(event.document));
   }
 
@@ -172,6 +183,7 @@ export class HolodeckTesting implements vscode.Disposable {
     return new RunSession(sink, {
       item: (ref) => this.findItem(ref),
       turnsUnder: (ref) => this.turnsUnder(ref),
+      generated: this.generated,
     });
   }
 

@@ -26,6 +26,15 @@ export class StubCollection implements ItemCollectionLike<StubTestItem> {
   replace(items: readonly StubTestItem[]): void {
     this.items = new Map(items.map((item) => [item.id, item]));
   }
+  forEach(callback: (item: StubTestItem) => unknown): void {
+    for (const item of this.items.values()) callback(item);
+  }
+  add(item: StubTestItem): void {
+    this.items.set(item.id, item);
+  }
+  delete(id: string): void {
+    this.items.delete(id);
+  }
   all(): StubTestItem[] {
     return [...this.items.values()];
   }
@@ -33,6 +42,7 @@ export class StubCollection implements ItemCollectionLike<StubTestItem> {
 
 export class StubTestItem implements TestItemLike<StubRange> {
   description?: string;
+  sortText?: string;
   range: StubRange | undefined;
   canResolveChildren = false;
   readonly children = new StubCollection();

@@ -15,6 +15,7 @@ from holodeck_lsp.commands.console.marks import Marks
 from holodeck_lsp.commands.console.results_list import results_lines
 from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.runner.execution.events import CaseRef
+from holodeck_lsp.runner.turn_total import case_turns_text
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.terminal import PLAIN, Palette, allow_drawing
 
@@ -66,7 +67,7 @@ class TerminalProgress:
             return
         self._write(
             f"{case_prefix(case)} turn {turn.turn_index} {self._marks.of(turn)} "
-            f"({state.done}/{case.turns})\n"
+            f"({state.done}/{self._case_turns(case)})\n"
         )
 
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
@@ -101,9 +102,12 @@ class TerminalProgress:
     def _running_line(self, state: _Running) -> str:
         case = state.case
         return (
-            f"{case_prefix(case)} running: {state.done}/{case.turns} turns, "
+            f"{case_prefix(case)} running: {state.done}/{self._case_turns(case)} turns, "
             f"{state.passed} {self._marks.passed}, {state.failed} {self._marks.failed}"
         )
+
+    def _case_turns(self, case: CaseRef) -> str:
+        return case_turns_text(case, ascii_only=self._marks.passed == "ok")
 
     def _write(self, text: str) -> None:
         self.stream.write(text)

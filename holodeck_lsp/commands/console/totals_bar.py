@@ -40,6 +40,7 @@ from holodeck_lsp.commands.console.text_stream import TextStream
 from holodeck_lsp.reports.run.view import usd
 from holodeck_lsp.runner.execution.events import CaseRef
 from holodeck_lsp.runner.limits import registry
+from holodeck_lsp.runner.turn_total import TurnTotal
 from holodeck_lsp.schema.results import TestReport, TestResult, TurnResult
 from holodeck_lsp.terminal import Palette
 
@@ -74,6 +75,7 @@ def choose_display(
     parallel: int,
     mode: str = "auto",
     verbose: bool = False,
+    simulated_cases: int = 0,
 ) -> TerminalProgress:
     """The per-case display for a small run, the aggregate one for a large run (`mode`
     "cases" / "totals" chooses one whatever the size)."""
@@ -81,7 +83,13 @@ def choose_display(
     large = wants_aggregate(tty=tty, cases=cases, turns=turns, parallel=parallel)
     if mode == "totals" or (mode == "auto" and large):
         return AggregateProgress(
-            stream, palette=palette, cases=cases, turns=turns, live=tty, verbose=verbose
+            stream,
+            palette=palette,
+            cases=cases,
+            turns=turns,
+            live=tty,
+            verbose=verbose,
+            simulated_cases=simulated_cases,
         )
     return TerminalProgress(stream, palette=palette, verbose=verbose)
 
@@ -101,10 +109,12 @@ def duration(seconds: float) -> str:
 @dataclass
 class AggregateProgress(TerminalProgress):
     """Totals of a large run (see the module doc). `cases` and `turns` are the run's planned
-    totals; `clock` and `width` are injectable for tests."""
+    totals (a simulated case at its most turns: runner/turn_total.py, `simulated_cases` of
+    them); `clock` and `width` are injectable for tests."""
 
     cases: int = 0
     turns: int = 0
+    simulated_cases: int = 0
     #: Seconds between the plain lines when there is no terminal.
     interval: float = 10.0
     clock: Callable[[], float] = time.monotonic
@@ -131,6 +141,7 @@ class AggregateProgress(TerminalProgress):
         super().__post_init__()
         self._started = self.clock()
         self._ascii = self._marks.passed == "ok"
+        self._total = TurnTotal(self.turns, self.simulated_cases)
 
     # -- the sink -----------------------------------------------------------------------------
 
@@ -140,6 +151,7 @@ class AggregateProgress(TerminalProgress):
 
     def turn_finished(self, case: CaseRef, turn: TurnResult) -> None:
         self._turns_done += 1
+        self._total.turn_finished(case)
         if turn.token_usage is not None:
             self._tokens += turn.token_usage.total_tokens
             if turn.cost_usd is None:
@@ -157,6 +169,7 @@ class AggregateProgress(TerminalProgress):
     def case_finished(self, case: CaseRef, result: TestResult) -> None:
         self._running_now = max(0, self._running_now - 1)
         self._cases_done += 1
+        self._total.case_finished(case)
         if result.passed:
             self._tick()
             return
@@ -195,7 +208,7 @@ class AggregateProgress(TerminalProgress):
         elapsed = self.clock() - self._started
         rate = self._turns_done / elapsed if elapsed > 0 else 0.0
         per_minute = rate * 60
-        left = self.turns - self._turns_done
+        left = self._total.total - self._turns_done
         eta = "0s" if left <= 0 else duration(left / rate) if rate > 0 else "?"
         dot = " | " if self._ascii else " · "
         noted = [f"{self._cases_failed} failed"] if self._cases_failed else []
@@ -208,7 +221,7 @@ class AggregateProgress(TerminalProgress):
             marks += f" {self._turns_errored} {self._marks.errored}"
         parts = [
             f"{self._bar()} {self._cases_done}/{self.cases} cases{failed_cases}",
-            f"{self._turns_done}/{self.turns} turns",
+            f"{self._turns_done}/{self._total.text(self._ascii)} turns",
             marks,
             f"{self._running_now} running",
         ]
@@ -226,7 +239,8 @@ class AggregateProgress(TerminalProgress):
         return dot.join(parts)
 
     def _bar(self) -> str:
-        share = self._turns_done / self.turns if self.turns else 1.0
+        planned = self._total.total
+        share = self._turns_done / planned if planned else 1.0
         filled = min(_BAR_WIDTH, int(share * _BAR_WIDTH))
         full, empty = ("#", "-") if self._ascii else ("█", "░")
         return "[" + full * filled + empty * (_BAR_WIDTH - filled) + "]"

@@ -189,7 +189,8 @@ def _display(
     # resumed run has already aside).
     prepared = started.prepared
     left = [item.case for item in prepared.work.left(started.journal.finished)]
-    turns = sum(case.sent_turns if case.graded_turn is None else 1 for case in left)
+    # A simulated case at its most turns, tightened as it ends (runner/turn_total.py).
+    turns = sum(case.most_turns for case in left)
     parallel = resolve_parallelism(prepared.parallel, prepared.request.agent, os.environ)
     return choose_display(
         stream,
@@ -199,6 +200,7 @@ def _display(
         parallel=parallel,
         mode=args.progress,
         verbose=args.verbose,
+        simulated_cases=sum(case.simulated for case in left),
     )
 
 

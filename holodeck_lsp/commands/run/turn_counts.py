@@ -11,13 +11,8 @@ from holodeck_lsp.runner.selection import PlannedCase
 
 
 def most_turns(case: PlannedCase) -> int:
-    """The agent turns this case sends at most."""
-    if case.graded_turn is not None:
-        return 1
-    simulated = case.case.simulated_user
-    if simulated is not None:
-        return len(case.case.turns or []) + simulated.max_turns
-    return case.sent_turns
+    """The agent turns this case sends at most (`PlannedCase.most_turns`)."""
+    return case.most_turns
 
 
 def turns_phrase(planned: Iterable[PlannedCase]) -> str:
@@ -25,6 +20,6 @@ def turns_phrase(planned: Iterable[PlannedCase]) -> str:
     cases = list(planned)
     turns = sum(most_turns(case) for case in cases)
     counted = f"{turns} turn{'s' if turns != 1 else ''}"
-    if any(c.graded_turn is None and c.case.simulated_user is not None for c in cases):
+    if any(c.simulated for c in cases):
         return f"up to {counted} (simulated users)"
     return counted

@@ -24,12 +24,15 @@ class CaseRef:
     #: Position in `test_cases` (0-based, as in reports).
     index: int
     name: str | None
-    #: Turns that will be graded and reported.
+    #: Turns that will be graded and reported; of a simulated case, the most it may take.
     turns: int
     #: In a model matrix: the model answering this session (`provider:name`).
     model: str | None = None
     #: With `--repeat N`: which of the N sessions of the case this is (1..N).
     repeat: int | None = None
+    #: A simulated user writes its later turns: `turns` is a bound, not a count (progress
+    #: shows it as `≤N` until the case has finished).
+    simulated: bool = False
 
     @property
     def label(self) -> str:

@@ -308,7 +308,8 @@ async def _schedule(
             total=len(items) if finished else len(left),
             index=item.index,
             name=item.case.name,
-            turns=1 if item.graded_turn is not None else item.turn_count,
+            turns=item.most_turns,
+            simulated=item.simulated,
             model=work_item.key[1],
             repeat=work_item.key[2],
         )

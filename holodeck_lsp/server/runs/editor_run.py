@@ -144,9 +144,7 @@ async def _run(runner: Runner, arguments: RunArguments, handle: RunHandle) -> di
         started.journal.discard()
         progress.end(f"not run: {NO_ANSWERS}")
         raise RunRefused(NO_ANSWERS)
-    progress.planned(
-        sum(1 if item.graded_turn is not None else item.turn_count for item in session.planned)
-    )
+    progress.planned(session.planned)
 
     def on_case(ref: CaseRef, result: TestResult) -> None:
         progress.case_finished(ref)

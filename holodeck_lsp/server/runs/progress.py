@@ -1,7 +1,8 @@
 """`window/workDoneProgress` for a run: created when the client supports it, begun before the
 run's backend is built (which may take seconds importing an SDK) with the report `starting
 backend…`, then one report per finished turn (with the run's totals on a long run:
-progress_totals.py), and between turns, once a second (`heartbeat`, called by the run's
+progress_totals.py; a simulated case counted at its most turns, `(2/≤11)`, until it ends:
+runner/turn_total.py), and between turns, once a second (`heartbeat`, called by the run's
 heartbeat: runner/execution/heartbeat.py), the last report again with its totals brought up
 to date when they changed — rate, ETA, "waiting on rate limit" move during a stall;
 cancellable — cancelling the progress cancels the run (the executor still returns the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -23,6 +25,8 @@ from holodeck_lsp.server.runs.worker_thread import RunHandle
 
 if TYPE_CHECKING:
     from holodeck_lsp.runner.execution.events import CaseRef
+    from holodeck_lsp.runner.selection import PlannedCase
+    from holodeck_lsp.runner.turn_total import TurnTotal
     from holodeck_lsp.schema.results import TurnResult
 
 log = logging.getLogger("holodeck_lsp.server.runs")
@@ -34,7 +38,9 @@ class RunProgress:
     def __init__(self, server: HolodeckServer, total_turns: int = 0) -> None:
         self._server = server
         self._total = total_turns
+        self._turns: TurnTotal | None = None
         self._done = 0
+        self._last_turn: str | None = None
         self._token: str | None = None
         self.totals = RunTotals(total_turns)
         #: The last report without its totals, its percentage, and the message sent. Every
@@ -72,11 +78,15 @@ class RunProgress:
                 ),
             )
 
-    def planned(self, total_turns: int) -> None:
+    def planned(self, planned: Iterable[PlannedCase]) -> None:
         """The backend is up: the run's turns are counted from here."""
-        self._total = total_turns
+        from holodeck_lsp.runner.turn_total import TurnTotal
+
+        self._turns = turns = TurnTotal.of(planned)
+        self._total = total_turns = turns.total
         self.totals = RunTotals(total_turns)
-        self._head = self._sent = f"running {total_turns} turn{'s' if total_turns != 1 else ''}…"
+        counted = f"{total_turns} turn{'s' if total_turns != 1 else ''}"
+        self._head = self._sent = f"running {'up to ' if turns.open_bounds else ''}{counted}…"
         self.report(self._head)
 
     def case_started(self, ref: CaseRef) -> None:
@@ -84,15 +94,25 @@ class RunProgress:
 
     def case_finished(self, ref: CaseRef) -> None:
         self.totals.case_finished()
+        if self._turns is not None and ref.simulated:
+            # Its conversation is over: the bound becomes the turns it took.
+            self._turns.case_finished(ref)
+            self._total = self.totals.total_turns = self._turns.total
+            self._report_turn()
 
     def turn_finished(self, ref: CaseRef, result: TurnResult) -> None:
         self._done += 1
         self.totals.turn_finished(result)
-        if self._token is None:
+        if self._turns is not None:
+            self._turns.turn_finished(ref)
+        self._last_turn = f"{ref.label} turn {result.turn_index} {mark(result)}"
+        self._report_turn()
+
+    def _report_turn(self) -> None:
+        if self._token is None or self._last_turn is None:
             return
-        self._head = (
-            f"{ref.label} turn {result.turn_index} {mark(result)} ({self._done}/{self._total})"
-        )
+        total = self._turns.text() if self._turns is not None else str(self._total)
+        self._head = f"{self._last_turn} ({self._done}/{total})"
         self._percentage = min(100, self._done * 100 // max(1, self._total))
         self._send_totals()
 

@@ -12,6 +12,8 @@ Request params: `{"uri": "<document uri>"}`. Result: `null` when the document is
 turn's `input: …` (where run results are reported), `input` its text as written (null when
 it is not a plain string) — the turn's label. Indexes are the ones the run commands take.
 A single-turn case has one turn, index 0, whose range is the case's.
+A case with a simulated user has `simulatedRange`, its `simulated_user` key (null otherwise):
+the turns its user generates are written nowhere, so a client's items for them point there.
 
 Against the baseline run (`regressions`): each turn's `regressed` (true when it passed, or
 passed more often, in the baseline and fails now — for the input written now), each case's
@@ -69,6 +71,10 @@ async def discover(server: HolodeckServer, runner: Runner, uri: str) -> dict[str
                 "name": case.name,
                 "range": _range(converter, case.start, case.end),
                 "regressions": sum(view.regressed(case, turn) for turn in case.turns),
+                # Where the Testing view's generated items of a simulated case point.
+                "simulatedRange": (
+                    _range(converter, *case.simulated) if case.simulated is not None else None
+                ),
                 "turns": [
                     {
                         "index": turn.index,

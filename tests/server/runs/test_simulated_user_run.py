@@ -27,6 +27,7 @@ from tests.server.lsp_client import (
     open_file,
     published,
 )
+from tests.server.runs.test_test_discovery import discover
 from tests.server.test_server_run_live import hints, lens_titles, publish_after, run
 
 pytestmark = pytest.mark.slow
@@ -127,3 +128,36 @@ async def test_a_simulator_failure_is_the_simulators_in_the_editor(
     shown = [label for _, label in await hints(client, uri)]
     assert "🤖 0 simulated turns · simulator failed: never_stopped" not in shown
     assert "🤖 1 simulated turn · simulator failed: never_stopped" in shown, shown
+
+
+async def test_the_progress_counts_the_generated_turns_against_the_bound(
+    sim_client: LanguageClient,
+    workspace: Path,
+    fake_openai: FakeOpenAIServer,
+    fake_anthropic: FakeAnthropicServer,
+) -> None:
+    # One scripted turn and at most three simulated ones (planned at 4); the user stops after
+    # one message: the conversation takes 2 turns, and the last report says so
+    # (docs/simulated-users.md "Progress while the conversation runs").
+    client = sim_client
+    uri = await _opened(
+        client, workspace / "progress", fake_openai.base_url, fake_anthropic.base_url
+    )
+    fake_openai.script(*AGENT_REPLIES)
+    fake_anthropic.script(*anthropic_user("Order W2378156: what is left?", "Thanks ###STOP###"))
+    # The Testing view's generated items point at the `simulated_user` key (line 11).
+    found = await discover(client, uri)
+    [case] = found.cases
+    assert case.simulatedRange.start.line == 10 and len(case.turns) == 1, case
+    before = set(client.progress_reports)
+    await run(client, "holodeck.runCase", uri, 0)
+    [token] = set(client.progress_reports) - before
+    reports = client.progress_reports[token]
+    messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert messages[:2] == ["starting backend…", "running up to 4 turns…"], messages
+    turns = [m for m in messages if m and m.startswith("balance turn")]
+    assert turns[0].startswith("balance turn 0 ✓ (1/≤4)"), turns
+    assert turns[1].startswith("balance turn 1 ✓ (2/≤4)"), turns
+    assert turns[-1].startswith("balance turn 1 ✓ (2/2)"), turns  # the case ended: exact
+    last = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)][-1]
+    assert last.percentage == 100
