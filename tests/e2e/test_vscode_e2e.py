@@ -104,10 +104,7 @@ def run_script(e2e: dict[str, str], script: str, *extra: str) -> str:
             script, [*common, "--artifacts", str(artifacts_dir()), *extra], SCRIPT_TIMEOUT
         )
     except HostError as error:
-        pytest.fail(
-            f"{script}: {error} (screenshots and logs in {artifacts_dir()}, the host's log "
-            f"vscode-host.log)"
-        )
+        pytest.fail(f"{script}: {error} (screenshots and logs in {artifacts_dir()})")
     if not passed:
         pytest.fail(
             f"{script} failed (screenshots and logs in {artifacts_dir()}):\n{output[-6000:]}"

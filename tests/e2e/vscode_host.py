@@ -56,17 +56,19 @@ class VSCodeHost:
         ready = self._reply(START_TIMEOUT, "starting code-server and Chromium")
         if not ready.get("ready"):
             self.stop()
-            raise HostError(f"the host did not start: {ready.get('error')}")
+            raise HostError(f"the host did not start: {ready.get('error')} (its log: {log})")
 
     def _reply(self, timeout: float, doing: str) -> dict[str, object]:
         try:
             line = self._replies.get(timeout=timeout)
         except queue.Empty:
             self.stop()
-            raise HostError(f"{doing}: no answer from the host within {timeout:.0f} s") from None
+            raise HostError(
+                f"{doing}: no answer from the host within {timeout:.0f} s (its log: {self.log})"
+            ) from None
         if line is None:
             self.stop()
-            raise HostError(f"{doing}: the host exited (log: {self.log})")
+            raise HostError(f"{doing}: the host exited (its log: {self.log})")
         reply: dict[str, object] = json.loads(line)
         return reply
 
