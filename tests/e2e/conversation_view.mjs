@@ -4,6 +4,8 @@
 //
 //   node tests/e2e/conversation_view.mjs --page FILE --out RESULT.json [--beside VALUE]
 //        [--chromium /usr/bin/chromium] [--screenshot FILE]
+//   (several `--beside VALUE --out RESULT.json` pairs: each its own drive and result, in one
+//   browser)
 //
 // Opens the page, clicks the first cell of case 0 (model 0), opens its whole conversation,
 // then scrolls to the end until every turn is drawn, timing the opening, the scroll and the
@@ -15,83 +17,99 @@ import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
 
-const o = { page: null, out: null, beside: null, chromium: "/usr/bin/chromium", screenshot: null };
+const o = { page: null, outs: [], besides: [], chromium: "/usr/bin/chromium", screenshot: null };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i], next = () => process.argv[++i];
   if (a === "--page") o.page = path.resolve(next());
-  else if (a === "--out") o.out = path.resolve(next());
-  else if (a === "--beside") o.beside = next();
+  else if (a === "--out") o.outs.push(path.resolve(next()));
+  else if (a === "--beside") o.besides.push(next());
   else if (a === "--chromium") o.chromium = next();
   else if (a === "--screenshot") o.screenshot = path.resolve(next());
   else throw new Error(`unknown argument ${a}`);
 }
-if (!o.page || !o.out) throw new Error("need --page FILE and --out FILE");
+if (!o.page || o.outs.length === 0) throw new Error("need --page FILE and --out FILE");
+// One drive per --out: the i-th --beside (none: only the first side) with the i-th --out,
+// each in a fresh browser context of one browser (a test asks for both sides at once).
+if (o.besides.length > 1 && o.besides.length !== o.outs.length) throw new Error("give one --out per --beside");
+const jobs = o.outs.map((out, i) => ({ out, beside: o.besides[i] ?? null }));
 
 const browser = await chromium.launch({ executablePath: o.chromium, args: ["--no-sandbox"] });
-const r = { console: [], pageErrors: [], requests: [] };
+let failed = null;
 try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(() => {
-    window.__long = [];
-    try {
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })
-        .observe({ entryTypes: ["longtask"] });
-    } catch (e) { window.__long = null; }
-  });
-  const page = await context.newPage();
-  const url = "file://" + o.page;
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
-  page.on("pageerror", (e) => r.pageErrors.push(String(e)));
-  await context.route("**/*", (route) => {
-    const u = route.request().url();
-    if (u === url) return route.continue();
-    r.requests.push(u);
-    return route.abort();
-  });
-  const t0 = Date.now();
-  await page.goto(url, { waitUntil: "load" });
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-  r.readyMs = Date.now() - t0;
-  await page.locator('button.cell[data-case="0"][data-model="0"]').first().click();
-  await page.waitForSelector("#detail .detail-body");
-  const t1 = Date.now();
-  await page.locator("#detail button.conv-open").click();
-  await page.waitForSelector("#detail .conversation");
-  r.openMs = Date.now() - t1;
-  r.total = Number(await page.locator(".conversation").getAttribute("data-turns"));
-  r.drawnFirst = await page.locator(".conv-turn").count();
-  r.scroll = await scrollToEnd(page, r.total);
-  r.turns = await readTurns(page);
-  r.differing = Number(await page.locator(".conversation").getAttribute("data-differing"));
-  r.choices = await page.locator("select.conv-beside option").evaluateAll((os) => os.map((x) => x.value));
-  if (o.beside) {
-    const t2 = Date.now();
-    await page.locator("select.conv-beside").selectOption(o.beside);
-    await page.waitForSelector('.conversation[data-sides="2"]');
-    r.besideMs = Date.now() - t2;
-    r.besideScroll = await scrollToEnd(page, r.total);
-    r.besideTurns = await readTurns(page);
-    r.besideDiffering = Number(await page.locator(".conversation").getAttribute("data-differing"));
-    r.sideLabels = await page.locator(".conv-turn").first().locator(".conv-side").evaluateAll((s) => s.map((x) => x.dataset.side));
+  for (const [i, job] of jobs.entries()) {
+    const r = await drive(job.beside, i === 0 ? o.screenshot : null);
+    fs.writeFileSync(job.out, JSON.stringify(r, null, 1));
+    if (r.error) { failed = r; break; }
   }
-  const fold = page.locator("details.conv-fold").first();
-  if (await fold.count()) {
-    await fold.locator("summary").click();
-    r.foldOpenedLength = await fold.locator(".conv-text").evaluate((n) => n.textContent.length);
-  }
-  r.longTasks = await page.evaluate(() => window.__long);
-  r.pwned = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
-  r.handlers = await page.evaluate(() => Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on"))).length);
-  await page.locator("#detail button.conv-back").click();
-  r.backToTurn = await page.locator("#detail .detail-body").count();
-  if (o.screenshot) await page.screenshot({ path: o.screenshot });
-} catch (e) {
-  r.error = String(e);
 } finally {
   await browser.close();
 }
-fs.writeFileSync(o.out, JSON.stringify(r, null, 1));
-if (r.error) { console.error(r.error + "\n" + r.pageErrors.join("\n") + r.console.join("\n")); process.exit(1); }
+if (failed) { console.error(failed.error + "\n" + failed.pageErrors.join("\n") + failed.console.join("\n")); process.exit(1); }
+
+async function drive(beside, screenshot) {
+  const r = { console: [], pageErrors: [], requests: [] };
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(() => {
+      window.__long = [];
+      try {
+        new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })
+          .observe({ entryTypes: ["longtask"] });
+      } catch (e) { window.__long = null; }
+    });
+    const page = await context.newPage();
+    const url = "file://" + o.page;
+    page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
+    page.on("pageerror", (e) => r.pageErrors.push(String(e)));
+    await context.route("**/*", (route) => {
+      const u = route.request().url();
+      if (u === url) return route.continue();
+      r.requests.push(u);
+      return route.abort();
+    });
+    const t0 = Date.now();
+    await page.goto(url, { waitUntil: "load" });
+    await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+    r.readyMs = Date.now() - t0;
+    await page.locator('button.cell[data-case="0"][data-model="0"]').first().click();
+    await page.waitForSelector("#detail .detail-body");
+    const t1 = Date.now();
+    await page.locator("#detail button.conv-open").click();
+    await page.waitForSelector("#detail .conversation");
+    r.openMs = Date.now() - t1;
+    r.total = Number(await page.locator(".conversation").getAttribute("data-turns"));
+    r.drawnFirst = await page.locator(".conv-turn").count();
+    r.scroll = await scrollToEnd(page, r.total);
+    r.turns = await readTurns(page);
+    r.differing = Number(await page.locator(".conversation").getAttribute("data-differing"));
+    r.choices = await page.locator("select.conv-beside option").evaluateAll((os) => os.map((x) => x.value));
+    if (beside) {
+      const t2 = Date.now();
+      await page.locator("select.conv-beside").selectOption(beside);
+      await page.waitForSelector('.conversation[data-sides="2"]');
+      r.besideMs = Date.now() - t2;
+      r.besideScroll = await scrollToEnd(page, r.total);
+      r.besideTurns = await readTurns(page);
+      r.besideDiffering = Number(await page.locator(".conversation").getAttribute("data-differing"));
+      r.sideLabels = await page.locator(".conv-turn").first().locator(".conv-side").evaluateAll((s) => s.map((x) => x.dataset.side));
+    }
+    const fold = page.locator("details.conv-fold").first();
+    if (await fold.count()) {
+      await fold.locator("summary").click();
+      r.foldOpenedLength = await fold.locator(".conv-text").evaluate((n) => n.textContent.length);
+    }
+    r.longTasks = await page.evaluate(() => window.__long);
+    r.pwned = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
+    r.handlers = await page.evaluate(() => Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on"))).length);
+    await page.locator("#detail button.conv-back").click();
+    r.backToTurn = await page.locator("#detail .detail-body").count();
+    if (screenshot) await page.screenshot({ path: screenshot });
+    await context.close();
+  } catch (e) {
+    r.error = String(e);
+  }
+  return r;
+}
 
 async function scrollToEnd(page, total) {
   // Scrolls by a screen at a time, as a reader flicking down would, until every turn is drawn

@@ -1,7 +1,8 @@
-// Shared by vscode_e2e.mjs and vscode_run_test.mjs: a scratch folder, the packaged
-// extension installed into a scratch code-server, user settings, code-server started on a
-// free port, headless Chromium (playwright-core) on the workbench with a folder open, logs
-// collected, everything stopped and cleaned up. See README.md beside this file.
+// Shared by the vscode_*.mjs scenarios: the host (the packaged extension installed into a
+// scratch code-server, user settings, code-server started on a free port, headless Chromium
+// from playwright-core), started once for all the scenarios vscode_host.mjs runs or once per
+// script run by hand; per scenario a scratch copy of the sample, opened in a window of its
+// own (a new browser context), logs collected, cleaned up. See README.md beside this file.
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -48,10 +49,18 @@ export function parseArgs(argv, scriptUrl, extra = {}) {
   return o;
 }
 
-const T0 = Date.now();
+let T0 = Date.now();
 export const timings = {};
+/** Where log lines go: stdout, or what vscode_host.mjs collects for the scenario running. */
+let sink = (line) => console.log(line);
+export function setLogSink(fn) { sink = fn; }
 export function log(msg) {
-  console.log(`[e2e ${((Date.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+  sink(`[e2e ${((Date.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+}
+/** A scenario's times from its own start. */
+export function resetClock() {
+  T0 = Date.now();
+  for (const k of Object.keys(timings)) delete timings[k];
 }
 export async function timed(name, fn) {
   const t = Date.now();
@@ -136,26 +145,32 @@ export const BASE_SETTINGS = {
   "editor.occurrencesHighlight": "off",
 };
 
+// ---------------------------------------------------------------- the host
 /**
- * Run `body(ctx)` against a fresh code-server + Chromium with the sample copied to
- * `ctx.dirs.workspace` (after `prepare(workspaceDir)` changed the copy). `settings` is
- * merged over BASE_SETTINGS and `holodeck.server.path`. ctx: { page, dirs, shot(name),
- * runCommand(label), scratch }. Cleans up; the scratch folder is kept on failure or --keep.
+ * code-server with the packaged extension installed, user settings written and headless
+ * Chromium launched: what every scenario needs and none changes. Started once by
+ * vscode_host.mjs for all the scenarios a test session runs (each in its own workspace and
+ * window, see withSession), or by withSession for one script run by hand. `host.stop()` ends
+ * both; `host.logs` holds code-server.log and install-extension.log.
  */
-export async function withSession(o, { prefix = "holodeck-e2e-", sample = "financial-assistant", prepare = () => {}, settings = {} }, body) {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+export async function startHost(o) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "holodeck-e2e-host-"));
   const dirs = {
-    userData: path.join(scratch, "user-data"),
-    extensions: path.join(scratch, "extensions"),
-    logs: path.join(scratch, "logs"),
-    shots: path.join(scratch, "screenshots"),
-    xdg: path.join(scratch, "xdg"),
-    workspace: path.join(scratch, "workspace", sample),
+    root,
+    userData: path.join(root, "user-data"),
+    extensions: path.join(root, "extensions"),
+    logs: path.join(root, "logs"),
+    xdg: path.join(root, "xdg"),
   };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  log(`scratch folder: ${scratch}`);
-
-  let codeServer; let browser; let ok = false;
+  const host = { dirs, logs: dirs.logs, codeServer: null, browser: null, url: null };
+  host.stop = async () => {
+    if (host.browser) await host.browser.close().catch(() => {});
+    if (host.codeServer && host.codeServer.exitCode === null) {
+      try { process.kill(-host.codeServer.pid, "SIGTERM"); } catch { /* gone */ }
+    }
+    host.browser = null; host.codeServer = null;
+  };
   try {
     if (!fs.existsSync(o.serverPath)) {
       throw new Error(`${o.serverPath} not found: python3 -m venv .venv && .venv/bin/pip install -e . (or pass --server-path)`);
@@ -163,14 +178,6 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     const vsix = o.vsix ?? findVsix(o.build);
     log(`extension: ${vsix}`);
     const csBin = o.codeServer ?? await timed("install_code_server", async () => installCodeServer());
-    // workspace: a copy of the sample (sample/ itself is never touched)
-    // without the sample's own state (.holodeck/: runs a developer made there, the last run)
-    fs.cpSync(path.join(REPO, "sample", sample), dirs.workspace, {
-      recursive: true,
-      filter: (from) => path.basename(from) !== ".holodeck",
-    });
-    const prepared = await prepare(dirs.workspace);
-
     const env = {
       ...process.env,
       // keep code-server's own config.yaml / state out of $HOME
@@ -179,8 +186,6 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
       XDG_CACHE_HOME: path.join(dirs.xdg, "cache"),
     };
     const csCommon = ["--user-data-dir", dirs.userData, "--extensions-dir", dirs.extensions];
-    log(`code-server: ${csBin} (${execFileSync(csBin, ["--version"], { encoding: "utf8", env }).trim().split("\n").pop()})`);
-
     await timed("install_vsix", async () => {
       const r = spawnSync(csBin, [...csCommon, "--install-extension", vsix], { env, encoding: "utf8" });
       fs.writeFileSync(path.join(dirs.logs, "install-extension.log"), `${r.stdout}\n${r.stderr}`);
@@ -188,38 +193,91 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
         throw new Error(`--install-extension failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
       }
     });
-    log(`installed ${path.basename(vsix)}: ${fs.readdirSync(dirs.extensions).filter((f) => !f.endsWith(".json")).join(", ")}`);
+    log(`code-server: ${csBin}; installed ${path.basename(vsix)}: ${fs.readdirSync(dirs.extensions).filter((f) => !f.endsWith(".json")).join(", ")}`);
 
     // User settings, and the same in the remote machine's settings: code-server's extension
     // host is "remote", where machine-scoped settings such as holodeck.server.path come from
-    // Machine/settings.json; from User/settings.json they were missed in some sessions.
-    const all = JSON.stringify({ "holodeck.server.path": o.serverPath, ...BASE_SETTINGS, ...settings }, null, 2);
+    // Machine/settings.json; from User/settings.json they were missed in some sessions. A
+    // scenario's own settings go into its workspace's .vscode/settings.json (withSession).
+    const all = JSON.stringify({ "holodeck.server.path": o.serverPath, ...BASE_SETTINGS }, null, 2);
     for (const scope of ["User", "Machine"]) {
       fs.mkdirSync(path.join(dirs.userData, scope), { recursive: true });
       fs.writeFileSync(path.join(dirs.userData, scope, "settings.json"), all);
     }
 
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}/`;
+    host.url = `http://127.0.0.1:${port}/`;
     const csLog = fs.openSync(path.join(dirs.logs, "code-server.log"), "a");
     await timed("start_code_server", async () => {
-      codeServer = spawn(csBin, [
+      host.codeServer = spawn(csBin, [
         "--bind-addr", `127.0.0.1:${port}`, "--auth", "none",
         "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
         "--disable-getting-started-override", "--ignore-last-opened",
         ...csCommon,
       ], { env, stdio: ["ignore", csLog, csLog], detached: true });
-      await waitHttp(`${url}healthz`, o.timeoutMs, codeServer);
+      await waitHttp(`${host.url}healthz`, o.timeoutMs, host.codeServer);
     });
-    log(`code-server up on ${url} (pid ${codeServer.pid}, log ${path.join(dirs.logs, "code-server.log")})`);
-
-    browser = await chromium.launch({
+    log(`code-server up on ${host.url} (pid ${host.codeServer.pid}, log ${path.join(dirs.logs, "code-server.log")})`);
+    host.browser = await timed("start_chromium", async () => chromium.launch({
       executablePath: o.chromium,
       headless: true,
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      // vscode_host.mjs stops code-server and the browser itself on a signal
+      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    }));
+    return host;
+  } catch (e) {
+    await host.stop();
+    throw e;
+  }
+}
+
+/** The host shared by every scenario of this process (vscode_host.mjs sets it), or null: each
+ * withSession then starts and stops its own. */
+let sharedHost = null;
+export function shareHost(host) { sharedHost = host; }
+
+/**
+ * Run `body(ctx)` in a new VS Code window (its own browser context: no state from another
+ * scenario) on the sample copied to `ctx.dirs.workspace` (after `prepare(workspaceDir)` changed
+ * the copy), against the shared host or, run by hand, a host of its own. `settings` go into the
+ * workspace's .vscode/settings.json (the host's user settings are BASE_SETTINGS and
+ * `holodeck.server.path`). ctx: { page, dirs, shot(name), runCommand(label), scratch, prepared }.
+ * Cleans up; the scratch folder is kept on failure or --keep.
+ */
+export async function withSession(o, { prefix = "holodeck-e2e-", sample = "financial-assistant", prepare = () => {}, settings = {} }, body) {
+  resetClock();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dirs = {
+    logs: path.join(scratch, "logs"),
+    shots: path.join(scratch, "screenshots"),
+    workspace: path.join(scratch, "workspace", sample),
+  };
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+  log(`scratch folder: ${scratch}`);
+
+  const own = sharedHost === null;
+  let host = sharedHost; let context; let ok = false;
+  let outputLogsBefore = new Set();
+  try {
+    // workspace: a copy of the sample (sample/ itself is never touched)
+    // without the sample's own state (.holodeck/: runs a developer made there, the last run)
+    fs.cpSync(path.join(REPO, "sample", sample), dirs.workspace, {
+      recursive: true,
+      filter: (from) => path.basename(from) !== ".holodeck",
     });
-    const page = await browser.newPage({ viewport: { width: o.width, height: o.height }, deviceScaleFactor: 1 });
+    const prepared = await prepare(dirs.workspace);
+    if (Object.keys(settings).length) {
+      fs.mkdirSync(path.join(dirs.workspace, ".vscode"), { recursive: true });
+      fs.writeFileSync(path.join(dirs.workspace, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
+    }
+    if (own) host = await startHost(o);
+    dirs.userData = host.dirs.userData;
+    outputLogsBefore = new Set(findFiles(host.dirs.userData, /^HoloDeck.*\.log$/));
+
+    context = await host.browser.newContext({ viewport: { width: o.width, height: o.height }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
     page.setDefaultTimeout(o.timeoutMs);
     const consoleLog = fs.createWriteStream(path.join(dirs.logs, "browser-console.log"));
     page.on("console", (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
@@ -241,7 +299,7 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     };
 
     await timed("workbench_load", async () => {
-      await page.goto(`${url}?folder=${encodeURIComponent(dirs.workspace)}`);
+      await page.goto(`${host.url}?folder=${encodeURIComponent(dirs.workspace)}`);
       await page.locator(".monaco-workbench").waitFor();
       await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor();
     });
@@ -255,13 +313,19 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     }
     ok = true;
   } finally {
-    if (browser) await browser.close().catch(() => {});
-    if (codeServer && codeServer.exitCode === null) {
-      try { process.kill(-codeServer.pid, "SIGTERM"); } catch { /* gone */ }
+    // the window closed: VS Code ends its extension host, which stops holodeck-lsp
+    if (context) await context.close().catch(() => {});
+    if (own && host) await host.stop();
+    if (host) {
+      for (const f of ["code-server.log", "install-extension.log"]) {
+        const from = path.join(host.logs, f);
+        if (fs.existsSync(from)) fs.copyFileSync(from, path.join(dirs.logs, f));
+      }
+      // the extension's "HoloDeck" output channel (server start, errors) of this window
+      const hoLogs = findFiles(host.dirs.userData, /^HoloDeck.*\.log$/).filter((f) => !outputLogsBefore.has(f));
+      hoLogs.forEach((f, i) => fs.copyFileSync(f, path.join(dirs.logs, `HoloDeck-output${i ? `-${i}` : ""}.log`)));
+      if (own && ok && !o.keep) fs.rmSync(host.dirs.root, { recursive: true, force: true });
     }
-    // the extension's "HoloDeck" output channel (server start, errors) -> logs/HoloDeck-output.log
-    const hoLogs = findFiles(dirs.userData, /^HoloDeck.*\.log$/);
-    hoLogs.forEach((f, i) => fs.copyFileSync(f, path.join(dirs.logs, `HoloDeck-output${i ? `-${i}` : ""}.log`)));
     log(`timings (s): ${JSON.stringify(timings)}`);
     if (o.artifacts) {
       // screenshots and logs, pass or fail, where CI keeps them (one folder per script)
@@ -272,12 +336,17 @@ export async function withSession(o, { prefix = "holodeck-e2e-", sample = "finan
     }
     log(`logs (code-server, browser console, install-extension, HoloDeck output channel): ${dirs.logs}`);
     if (ok && !o.keep) {
-      log(`screenshots: ${dirs.shots} (scratch folder removed except screenshots; pass --keep to keep all)`);
-      for (const d of ["user-data", "extensions", "xdg", "workspace"]) fs.rmSync(path.join(scratch, d), { recursive: true, force: true });
+      log(`screenshots: ${dirs.shots} (scratch folder removed except screenshots and logs; pass --keep to keep all)`);
+      fs.rmSync(path.join(scratch, "workspace"), { recursive: true, force: true });
     } else {
       log(`scratch folder kept: ${scratch}`);
     }
   }
+}
+
+/** True when `moduleUrl` is the script node was started with (not imported by vscode_host.mjs). */
+export function isMain(moduleUrl) {
+  return process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(moduleUrl);
 }
 
 /** Open `name` from the Explorer and wait for its text. */

@@ -17,8 +17,7 @@ import pytest
 
 from bench.conversation_view import pages
 from holodeck_lsp.reports.run import html
-from tests.e2e.test_vscode_e2e import CHROMIUM
-from tests.extension.npm_build import run_npm
+from tests.e2e.test_vscode_e2e import CHROMIUM, playwright_core
 
 HERE = Path(__file__).resolve().parent
 TURNS = 90
@@ -42,31 +41,44 @@ def expected_differences(turns: int, beside: str) -> dict[int, str]:
     return found
 
 
-def open_page(tmp_path: Path, beside: str) -> dict[str, object]:
+#: The sides shown beside the first model, one test each.
+BESIDES = ("m1", "base")
+
+
+@pytest.fixture(scope="module")
+def driven(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
+    """The page rendered once and driven once per side in BESIDES, by one conversation_view.mjs
+    (one browser, a fresh context per side): what each drive read back, by side."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not on PATH: install Node.js 20 (or set HOLODECK_E2E=0)")
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} not found: apt-get install -y chromium (or HOLODECK_E2E=0)")
+    tmp_path = tmp_path_factory.mktemp("conversation")
     head, base = pages(TURNS, calls=2, result_chars=5000)
     for case in [*head.results, *base.results]:  # the same on every side: not a difference
         assert case.turns is not None
         case.turns[3].response = HOSTILE
     page = tmp_path / "conversation.html"
     page.write_text(html.render_html(head, base_report=base), encoding="utf-8")
-    run_npm("ci", "--no-audit", "--no-fund", cwd=HERE)  # playwright-core, no browser download
-    out = tmp_path / "result.json"
-    args = [node, str(HERE / "conversation_view.mjs"), "--page", str(page), "--out", str(out),
-            "--beside", beside, "--chromium", str(CHROMIUM)]  # fmt: skip
+    playwright_core()
+    args = [node, str(HERE / "conversation_view.mjs"), "--page", str(page),
+            "--chromium", str(CHROMIUM)]  # fmt: skip
+    for beside in BESIDES:
+        args += ["--beside", beside, "--out", str(tmp_path / f"{beside}.json")]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    result: dict[str, object] = json.loads(out.read_text(encoding="utf-8"))
-    return result
+    return {
+        beside: json.loads((tmp_path / f"{beside}.json").read_text(encoding="utf-8"))
+        for beside in BESIDES
+    }
 
 
-@pytest.mark.parametrize("beside", ["m1", "base"])
-def test_a_long_conversation_beside_another_side(tmp_path: Path, beside: str) -> None:
-    r = open_page(tmp_path, beside)
+@pytest.mark.parametrize("beside", BESIDES)
+def test_a_long_conversation_beside_another_side(
+    driven: dict[str, dict[str, object]], beside: str
+) -> None:
+    r = driven[beside]
     assert (r["pageErrors"], r["console"], r["requests"]) == ([], [], [])
     assert (r["pwned"], r["handlers"]) == (None, 0)
     assert r["total"] == TURNS

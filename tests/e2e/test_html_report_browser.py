@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -25,8 +26,8 @@ from holodeck_lsp.reports.run.html.data import page_data
 from holodeck_lsp.reports.run.view import duration, run_cost, usd
 from holodeck_lsp.schema.comparison import Comparison, MetricDelta, RunRef, SideOfTurn, TurnChange
 from holodeck_lsp.schema.results import TestReport, TestResult, ToolInvocation
-from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir
-from tests.extension.npm_build import REPO, run_npm
+from tests.e2e.test_vscode_e2e import CHROMIUM, artifacts_dir, playwright_core
+from tests.extension.npm_build import REPO
 from tests.reports.test_html_report import failing_turn, report_of
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +93,7 @@ def check_pages(pages: list[Path], shots: Path, tmp_path: Path) -> list[dict[str
         pytest.fail("node is not on PATH: install Node.js 20 (or set HOLODECK_E2E=0)")
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} not found: apt-get install -y chromium (or HOLODECK_E2E=0)")
-    run_npm("ci", "--no-audit", "--no-fund", cwd=HERE)  # playwright-core, no browser download
+    playwright_core()
     out = tmp_path / "result.json"
     args = [node, str(HERE / "html_report.mjs"), "--out", str(out), "--screenshots", str(shots),
             "--chromium", str(CHROMIUM)]  # fmt: skip
@@ -127,8 +128,19 @@ def expected_charts(report: TestReport) -> tuple[dict[str, tuple[int, int]], ...
     )
 
 
-@pytest.mark.slow
-def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
+class Browsed(NamedTuple):
+    sample: TestReport
+    #: what html_report.mjs read back from each page, by name
+    found: dict[str, dict[str, object]]
+    shots: Path
+
+
+@pytest.fixture(scope="module")
+def browsed(tmp_path_factory: pytest.TempPathFactory) -> Browsed:
+    """Both tests' pages, from one replay of the sample, opened by one html_report.mjs (one
+    browser, a fresh context per page): the sample's, a hostile, an empty and a 1,000-case
+    report (the first test), the two models with a baseline (the second)."""
+    tmp_path = tmp_path_factory.mktemp("html-report")
     sample_page, sample = sample_report(tmp_path)
     pages = {"sample": sample_page}
     for name, report in (
@@ -138,8 +150,20 @@ def test_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
     ):
         pages[name] = tmp_path / f"{name}.html"
         pages[name].write_text(html.render(report), encoding="utf-8")
+    two_models = two_model_report(sample)
+    pages["two-models"] = tmp_path / "two-models.html"
+    pages["two-models"].write_text(
+        html.render_html(two_models, comparison_for(two_models)), encoding="utf-8"
+    )
     shots = artifacts_dir() / "html-report"
     found = dict(zip(pages, check_pages(list(pages.values()), shots, tmp_path), strict=True))
+    return Browsed(sample, found, shots)
+
+
+@pytest.mark.slow
+def test_the_html_report_in_a_real_browser(browsed: Browsed) -> None:
+    sample, shots = browsed.sample, browsed.shots
+    found = {name: browsed.found[name] for name in ("sample", "hostile", "empty", "thousand")}
 
     for name, result in found.items():
         assert result["console"] == [] and result["pageErrors"] == [], (name, result)
@@ -259,14 +283,11 @@ def comparison_for(report: TestReport) -> Comparison:
 
 
 @pytest.mark.slow
-def test_two_models_and_a_baseline_in_a_real_browser(tmp_path: Path) -> None:
-    _, sample = sample_report(tmp_path)
+def test_two_models_and_a_baseline_in_a_real_browser(browsed: Browsed) -> None:
+    sample, shots = browsed.sample, browsed.shots
     report = two_model_report(sample)
-    base = comparison_for(report)
-    page_path = tmp_path / "two-models.html"
-    page_path.write_text(html.render_html(report, base), encoding="utf-8")
-    shots = artifacts_dir() / "html-report"
-    [page] = check_pages([page_path], shots, tmp_path)
+    base = comparison_for(report)  # as the page was rendered (deterministic)
+    page = browsed.found["two-models"]
     assert page["console"] == [] and page["pageErrors"] == [] and page["requests"] == []
     assert page["pwned"] is None and page["pwnedAfter"] is None and page["imgs"] == 0
 

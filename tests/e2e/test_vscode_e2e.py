@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.extension.npm_build import REPO, run_npm
+from tests.e2e.vscode_host import HostError, shared_host
+from tests.extension.npm_build import run_npm
 from tests.server.lsp_client import installed_server
 
 HERE = Path(__file__).resolve().parent
@@ -47,17 +48,15 @@ def artifacts_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="holodeck-e2e-artifacts-"))
 
 
-@pytest.fixture(scope="module")
-def e2e(packaged_extension: dict[str, str]) -> dict[str, str]:
-    """Everything the scripts need: the .vsix, code-server, playwright-core, the server."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on PATH: install Node.js 20 (or set HOLODECK_E2E=0)")
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} not found: apt-get install -y chromium (.ci/run does; or HOLODECK_E2E=0)"
-        )
-    run_npm("ci", "--no-audit", "--no-fund", cwd=HERE)  # playwright-core, no browser download
+@functools.cache
+def playwright_core() -> None:
+    """`npm ci` here once per process: playwright-core (no browser download)."""
+    run_npm("ci", "--no-audit", "--no-fund", cwd=HERE)
+
+
+@functools.cache
+def code_server() -> str:
+    """install_code_server.sh once per process (cached: 0.5 s once installed); the binary."""
     installed = subprocess.run(
         ["bash", str(HERE / "install_code_server.sh")],
         capture_output=True,
@@ -67,39 +66,48 @@ def e2e(packaged_extension: dict[str, str]) -> dict[str, str]:
     )
     if installed.returncode != 0:
         pytest.fail(f"install_code_server.sh failed:\n{installed.stderr[-4000:]}")
+    return installed.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def e2e(packaged_extension: dict[str, str]) -> dict[str, str]:
+    """Everything the scripts need: the .vsix, code-server, playwright-core, the server. The
+    scenarios run on one shared host (vscode_host.py; tests/e2e/conftest.py stops it)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: install Node.js 20 (or set HOLODECK_E2E=0)")
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} not found: apt-get install -y chromium (.ci/run does; or HOLODECK_E2E=0)"
+        )
+    playwright_core()
     return {
         "node": node,
         "vsix": packaged_extension["vsix"],
-        "code_server": installed.stdout.strip().splitlines()[-1],
+        "code_server": code_server(),
         "server": installed_server(),
     }
 
 
 def run_script(e2e: dict[str, str], script: str, *extra: str) -> str:
-    command = [
-        e2e["node"],
-        str(HERE / script),
+    """Run the scenario `script` (with its own options `extra`) on the shared host, as
+    `node tests/e2e/<script> …` would alone; its output, or the test fails with it."""
+    common = [
         "--vsix", e2e["vsix"],
         "--code-server", e2e["code_server"],
         "--server-path", e2e["server"],
         "--chromium", str(CHROMIUM),
-        "--artifacts", str(artifacts_dir()),
-        *extra,
     ]  # fmt: skip
     try:
-        done = subprocess.run(
-            command, cwd=REPO, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, check=False
+        host = shared_host(e2e["node"], common, artifacts_dir() / "vscode-host.log")
+        passed, output = host.run(
+            script, [*common, "--artifacts", str(artifacts_dir()), *extra], SCRIPT_TIMEOUT
         )
-    except subprocess.TimeoutExpired as error:
+    except HostError as error:
+        pytest.fail(f"{script}: {error} (screenshots and logs in {artifacts_dir()})")
+    if not passed:
         pytest.fail(
-            f"{script} timed out after {SCRIPT_TIMEOUT}s (screenshots and logs in "
-            f"{artifacts_dir()}):\n{error.stdout}\n{error.stderr}"
-        )
-    output = f"{done.stdout}\n{done.stderr}"
-    if done.returncode != 0:
-        pytest.fail(
-            f"{script} failed (exit {done.returncode}; screenshots and logs in "
-            f"{artifacts_dir()}):\n{output[-6000:]}"
+            f"{script} failed (screenshots and logs in {artifacts_dir()}):\n{output[-6000:]}"
         )
     return output
 

@@ -33,7 +33,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, testingRows, timed, turnRow, withSession } from "./session.mjs";
+import { REPO, fail, goToLine, isMain, lensAbove, log, openFromExplorer, parseArgs, testingRows, timed, turnRow, withSession } from "./session.mjs";
 
 /** Seconds a cancelled run may take to end (the slow model answers after --delay). */
 const CANCEL_WITHIN_S = 20;
@@ -197,9 +197,10 @@ async function simulatedItems({ page, shot, runCommand, workspace, url }) {
   log("PASS: a simulated case's generated turns are Testing-view items with their states, replaced by the next run");
 }
 
-async function main() {
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
   let python = null; let delay = 300;
-  const o = parseArgs(process.argv.slice(2), import.meta.url, {
+  const o = parseArgs(argv, import.meta.url, {
     "--python": (_, next) => { python = path.resolve(next()); },
     "--delay": (_, next) => { delay = Number(next()); },
   });
@@ -333,4 +334,4 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });

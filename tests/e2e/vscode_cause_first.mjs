@@ -19,7 +19,7 @@
 // Screenshots: <scratch>/screenshots (01-typed-extra, 02-problems-cause-first).
 import fs from "node:fs";
 import path from "node:path";
-import { fail, goToLine, log, openFromExplorer, parseArgs, timed, withSession } from "./session.mjs";
+import { fail, goToLine, isMain, log, openFromExplorer, parseArgs, timed, withSession } from "./session.mjs";
 
 const CASSETTE = "cassettes/oracle.json";
 const BROKEN = "broken.agent.yaml";
@@ -69,8 +69,9 @@ async function problemRows(page, words = "") {
   }, words);
 }
 
-async function main() {
-  const o = parseArgs(process.argv.slice(2), import.meta.url);
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
+  const o = parseArgs(argv, import.meta.url);
   if (!process.argv.includes("--width")) o.width = 1000;
   await withSession(o, {
     prefix: "holodeck-e2e-cause-",
@@ -128,4 +129,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });

@@ -26,7 +26,7 @@
 // "ASSERTION FAILED: …".
 import fs from "node:fs";
 import path from "node:path";
-import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, isMain, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
 
 const CASSETTE = "cassettes/oracle.json";
 const BROKEN = "broken.agent.yaml";
@@ -105,8 +105,9 @@ async function hoverAt(page, line, column, hasText) {
   }
 }
 
-async function main() {
-  const o = parseArgs(process.argv.slice(2), import.meta.url);
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
+  const o = parseArgs(argv, import.meta.url);
   await withSession(o, {
     prefix: "holodeck-e2e-",
     prepare: (workspace) => {
@@ -280,4 +281,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });

@@ -20,7 +20,7 @@
 // 04-references).
 import fs from "node:fs";
 import path from "node:path";
-import { fail, goToLine, log, openFromExplorer, parseArgs, timed, withSession } from "./session.mjs";
+import { fail, goToLine, isMain, log, openFromExplorer, parseArgs, timed, withSession } from "./session.mjs";
 
 function splitSuite(workspace) {
   const agent = path.join(workspace, "agent.yaml");
@@ -79,8 +79,9 @@ async function colourOf(page, text) {
   );
 }
 
-async function main() {
-  const o = parseArgs(process.argv.slice(2), import.meta.url);
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
+  const o = parseArgs(argv, import.meta.url);
   await withSession(o, {
     prefix: "holodeck-e2e-nav-",
     prepare: splitSuite,
@@ -211,4 +212,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(e.stack ?? String(e)); process.exit(1); });

@@ -20,7 +20,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, isMain, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, withSession } from "./session.mjs";
 
 const RECORDING = "cassettes/oracle.json";
 const BROKEN = "cassettes/oracle-broken.json";
@@ -141,8 +141,9 @@ async function compareWithBaseline(page, { shot, runCommand, info, editor }) {
   if (logged.length) fail(`console errors while the comparison was shown: ${JSON.stringify(logged)}`);
 }
 
-async function main() {
-  const o = parseArgs(process.argv.slice(2), import.meta.url);
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
+  const o = parseArgs(argv, import.meta.url);
   await withSession(o, {
     prefix: "holodeck-e2e-regression-",
     prepare: (workspace) => {
@@ -253,4 +254,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });

@@ -13,7 +13,7 @@
 // tests/e2e/screenshots/run-report.png in the repository). Which turn is clicked and the numbers the summary must show come from
 // replaying the recording with `holodeck-lsp run` first (replayVerdicts), not from this script.
 // Screenshots: 01-run-all, 02-report-webview, 03-turn-revealed (failure.png on a failure).
-import { copyOut, fail, goToLine, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, timed, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, isMain, lensAbove, log, openFromExplorer, parseArgs, replayVerdicts, timed, withSession } from "./session.mjs";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -46,8 +46,9 @@ async function cursorLine(page) {
   return m ? Number(m[1]) : null;
 }
 
-async function main() {
-  const o = parseArgs(process.argv.slice(2), import.meta.url);
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
+  const o = parseArgs(argv, import.meta.url);
   await withSession(o, {
     prefix: "holodeck-e2e-report-",
     prepare: (workspace) => {
@@ -135,4 +136,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });

@@ -28,7 +28,7 @@
 // "ASSERTION FAILED: ..." and a failure.png, keeping the scratch folder.
 import fs from "node:fs";
 import path from "node:path";
-import { copyOut, fail, goToLine, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
+import { copyOut, fail, goToLine, isMain, log, openFromExplorer, parseArgs, replayVerdicts, testingRows, timed, turnRow, withSession } from "./session.mjs";
 
 const RECORDING = "cassettes/oracle.json";
 const CASSETTE = "e2e.cassette.json";
@@ -54,9 +54,10 @@ function writeCassette(workspace, caseIndex, serverPath) {
   return { caseName: chosen.name, caseLine: chosen.line, wrongTurnLine: chosen.turns[1].line, turns: chosen.turns.length, right, otherName: other.name, lastTurnLine: last.turns[0].line };
 }
 
-async function main() {
+/** The scenario, run alone (below) or by vscode_host.mjs on its shared host. */
+export async function main(argv = process.argv.slice(2)) {
   let caseIndex = null;
-  const o = parseArgs(process.argv.slice(2), import.meta.url, { "--case": (_o, next) => { caseIndex = Number(next()); } });
+  const o = parseArgs(argv, import.meta.url, { "--case": (_o, next) => { caseIndex = Number(next()); } });
   await withSession(o, {
     prefix: "holodeck-e2e-run-",
     prepare: (workspace) => {
@@ -223,4 +224,4 @@ async function main() {
   });
 }
 
-main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });
+if (isMain(import.meta.url)) main().catch((e) => { console.error(`[e2e] FAILED: ${e.stack ?? e}`); process.exitCode = 1; });
