@@ -234,7 +234,9 @@ def test_switched_off_or_in_pull_mode_only_the_server_publishes(
 
 
 @pytest.mark.slow
-def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(tmp_path: Path, warmed: Path) -> None:
+def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(
+    tmp_path: Path, warmed: Path
+) -> None:
     cache = warm_copy(warmed, tmp_path)
     named = tmp_path / "named" / "agent.yaml"  # an agent by name only: settings could disown it
     named.parent.mkdir()
@@ -245,7 +247,9 @@ def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(tmp_path: P
 
 
 @pytest.mark.slow
-def test_an_edit_sent_at_once_is_what_the_server_publishes_last(tmp_path: Path, warmed: Path) -> None:
+def test_an_edit_sent_at_once_is_what_the_server_publishes_last(
+    tmp_path: Path, warmed: Path
+) -> None:
     cache = warm_copy(warmed, tmp_path)
     agent = tmp_path / "edit" / "agent.yaml"
     agent.parent.mkdir()
@@ -267,7 +271,9 @@ def test_an_edit_sent_at_once_is_what_the_server_publishes_last(tmp_path: Path, 
 
 
 @pytest.mark.slow
-def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(tmp_path: Path, warmed: Path) -> None:
+def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(
+    tmp_path: Path, warmed: Path
+) -> None:
     cache = warm_copy(warmed, tmp_path)
     agent = tmp_path / "disowned" / "agent.yaml"
     agent.parent.mkdir()
