@@ -54,9 +54,25 @@ def shared_client(**initialize_options: Any) -> Any:
     return client
 
 
+def own_client() -> Any:
+    """A function-scoped client on a server of its own (as conftest.py's `client`), for the
+    tests of such a module that initialize differently."""
+
+    @pytest_lsp.fixture(
+        config=ClientServerConfig(
+            server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+        )
+    )
+    async def own_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
+        yield
+        await lsp_client.shutdown_session()
+
+    return own_client
+
+
 def own_folder() -> Any:
-    """A fixture: this test's folder in the shared workspace; its agent.yaml (which every
-    test of such a module opens) is closed on the shared server after the test."""
+    """A fixture: this test's folder in the shared workspace; its YAML files are closed on
+    the shared server after the test (closing one that is not open changes nothing)."""
 
     @pytest.fixture
     async def folder(
@@ -65,7 +81,8 @@ def own_folder() -> Any:
         own = workspace / request.node.name
         own.mkdir()
         yield own
-        document = types.TextDocumentIdentifier(uri=uri(own / "agent.yaml"))
-        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=document))
+        for path in sorted([*own.rglob("*.yaml"), *own.rglob("*.yml")]):
+            document = types.TextDocumentIdentifier(uri=uri(path))
+            client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=document))
 
     return folder
