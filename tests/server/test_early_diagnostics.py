@@ -146,6 +146,22 @@ def warm(cache: Path, tmp_path: Path) -> None:
     session(cache, [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)])
 
 
+@pytest.fixture(scope="module")
+def warmed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache warmed once for the module (the default capabilities and options), which
+    each test copies: a start costs a server's start, and the answer is the same for all."""
+    folder = tmp_path_factory.mktemp("warmed")
+    warm(folder / "cache", folder)
+    return folder / "cache"
+
+
+def warm_copy(warmed: Path, tmp_path: Path) -> Path:
+    """This test's own copy of the warmed cache (a session may write its cache again)."""
+    cache = tmp_path / "cache"
+    shutil.copytree(warmed, cache)
+    return cache
+
+
 def corpus_copy(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
     shutil.copytree(CORPUS / name, target)
@@ -155,16 +171,16 @@ def corpus_copy(tmp_path: Path, name: str) -> Path:
 @pytest.mark.slow
 def test_the_first_publish_comes_before_the_server_and_equals_its_own(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    warm(cache, tmp_path)
     agent = corpus_copy(tmp_path, "include-faults")  # faults in the agent and in its include
     opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
+    # What the server publishes itself for the same messages, with this part switched off
+    # (the start caches the initialize answer the early publish needs).
+    _, own = split(session(cache, opened, env=OFF, until=lambda late: len(late) >= 2))
     early, late = split(session(cache, opened, settle=True))
     # The server took that check: whatever it publishes later for that version (it checks
     # again when its settings arrive) is the same list.
     first = {item["uri"]: item for item in early}
     assert all(item == first[item["uri"]] for item in late), late
-    # What the server publishes itself for the same messages, with this part switched off.
-    _, own = split(session(cache, opened, env=OFF, until=lambda late: len(late) >= 2))
     by_uri = {item["uri"]: item for item in own}
     assert (
         {item["uri"] for item in early}
@@ -189,9 +205,9 @@ def test_positions_follow_the_negotiated_encoding(tmp_path: Path) -> None:
     starts = {}
     for encodings in (["utf-32", "utf-16"], ["utf-16"]):
         capabilities = {"general": {"positionEncodings": encodings}}
-        session(cache, opened, capabilities=capabilities)  # caches the answer for these
-        early, late = split(session(cache, opened, capabilities=capabilities, settle=True))
+        # The server's own publish; the start caches the answer for these capabilities.
         _, own = split(session(cache, opened, capabilities=capabilities, env=OFF))
+        early, late = split(session(cache, opened, capabilities=capabilities, settle=True))
         assert len(early) == 1 and early[0] == own[0]
         assert all(item == early[0] for item in late), late
         [fault] = [d for d in early[0]["diagnostics"] if d["code"] == "HD102"]
@@ -200,9 +216,10 @@ def test_positions_follow_the_negotiated_encoding(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_switched_off_or_in_pull_mode_only_the_server_publishes(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    warm(cache, tmp_path)
+def test_switched_off_or_in_pull_mode_only_the_server_publishes(
+    tmp_path: Path, warmed: Path
+) -> None:
+    cache = warm_copy(warmed, tmp_path)
     agent = tmp_path / "wide" / "agent.yaml"
     agent.parent.mkdir()
     agent.write_text(WIDE, encoding="utf-8")
@@ -217,9 +234,10 @@ def test_switched_off_or_in_pull_mode_only_the_server_publishes(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    warm(cache, tmp_path)
+def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(
+    tmp_path: Path, warmed: Path
+) -> None:
+    cache = warm_copy(warmed, tmp_path)
     named = tmp_path / "named" / "agent.yaml"  # an agent by name only: settings could disown it
     named.parent.mkdir()
     named.write_text("description: not one\n", encoding="utf-8")
@@ -229,9 +247,10 @@ def test_a_file_that_is_not_an_agent_by_content_waits_for_the_server(tmp_path: P
 
 
 @pytest.mark.slow
-def test_an_edit_sent_at_once_is_what_the_server_publishes_last(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    warm(cache, tmp_path)
+def test_an_edit_sent_at_once_is_what_the_server_publishes_last(
+    tmp_path: Path, warmed: Path
+) -> None:
+    cache = warm_copy(warmed, tmp_path)
     agent = tmp_path / "edit" / "agent.yaml"
     agent.parent.mkdir()
     agent.write_text(WIDE, encoding="utf-8")
@@ -252,9 +271,10 @@ def test_an_edit_sent_at_once_is_what_the_server_publishes_last(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    warm(cache, tmp_path)
+def test_a_file_the_workspace_globs_disown_is_cleared_by_the_server(
+    tmp_path: Path, warmed: Path
+) -> None:
+    cache = warm_copy(warmed, tmp_path)
     agent = tmp_path / "disowned" / "agent.yaml"
     agent.parent.mkdir()
     agent.write_text("name: a\nbogus: 1\n", encoding="utf-8")  # an agent by name, not content
@@ -272,7 +292,6 @@ def test_a_substituted_value_is_in_no_publish_early_or_late(tmp_path: Path) -> N
     (checker/env_masking.py) — in the early publish and in the server's own."""
     planted = "sk-planted-early-9c1d"
     cache = tmp_path / "cache"
-    warm(cache, tmp_path)
     agent = tmp_path / "leaky" / "agent.yaml"
     agent.parent.mkdir()
     agent.write_text(
@@ -282,7 +301,9 @@ def test_a_substituted_value_is_in_no_publish_early_or_late(tmp_path: Path) -> N
     )
     opened = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}, _open(agent)]
     env = {"EARLY_KEY": planted}
-    for switch in ({}, OFF):  # the early publish; the server's own (the early one off)
+    # The server's own (the early one off; the start caches the initialize answer); the early
+    # publish.
+    for switch in (OFF, {}):
         seen = session(cache, opened, env={**env, **switch}, settle=not switch)
         early, late = split(seen)
         assert (early and not switch) or (late and switch)
@@ -307,14 +328,13 @@ def test_settings_pushed_before_the_didopen_keep_the_early_publish(tmp_path: Pat
     client for its settings, and the answer comes after that didOpen was classified: by the
     default globs, not the pushed ones."""
     cache = tmp_path / "cache"
-    warm(cache, tmp_path)
     agent = tmp_path / "pushed" / "agent.yaml"
     agent.parent.mkdir()
     agent.write_text(WIDE, encoding="utf-8")
     initialized = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
     opened = [initialized, _settings_pushed(["other.yaml"]), _open(agent)]
+    _, own = split(session(cache, opened, env=OFF))  # also caches the initialize answer
     early, _ = split(session(cache, opened, settle=True))
-    _, own = split(session(cache, opened, env=OFF))
     assert [item["uri"] for item in early] == [agent.as_uri()]
     assert early[0] == own[0]
 

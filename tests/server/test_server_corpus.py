@@ -8,25 +8,45 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_lsp import LanguageClient
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.server.lsp_client import SERVER_ENV, initialize, open_file, published, uri, wait_for
+from tests.server.lsp_client import (
+    SERVER_COMMAND,
+    SERVER_ENV,
+    initialize,
+    make_client,
+    open_file,
+    published,
+    uri,
+    wait_for,
+)
 
-# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+# Two servers (untrusted, trusted) and two `--check` runs for the module: run by CI and by
+# `pytest FILE`, not the loop.
 pytestmark = pytest.mark.slow
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 AGENTS = sorted(CORPUS.glob("*/agent.yaml"))
+Expected = dict[str, list[tuple[Any, ...]]]
 
 
-def check_json(agent: Path, trusted: bool) -> dict[str, list[tuple[Any, ...]]]:
-    command = [sys.executable, "-m", "holodeck_lsp", "--check", str(agent), "--format", "json"]
+def is_trusted(agent: Path) -> bool:
+    return (agent.parent / "TRUSTED").exists()
+
+
+def check_json(agents: list[Path], trusted: bool) -> Expected:
+    """`--check --format json` of `agents` in one process (the check of each file does not
+    depend on the others given with it): every reported file's diagnostics, by URI."""
+    command = [sys.executable, "-m", "holodeck_lsp", "--check", *map(str, agents)]
     completed = subprocess.run(
-        [*command, *(["--trust"] if trusted else [])],
+        [*command, "--format", "json", *(["--trust"] if trusted else [])],
         capture_output=True,
         text=True,
         env=SERVER_ENV,
@@ -50,15 +70,51 @@ def check_json(agent: Path, trusted: bool) -> dict[str, list[tuple[Any, ...]]]:
     }
 
 
+@pytest.fixture(scope="module")
+def checked() -> Expected:
+    """What `--check` reports for the whole corpus: one run per trust setting."""
+    found: Expected = {}
+    for trusted in (False, True):
+        found.update(check_json([a for a in AGENTS if is_trusted(a) == trusted], trusted))
+    return found
+
+
+def corpus_client(trusted: bool) -> Any:
+    """One server for the module per trust setting, its workspace the corpus: each test opens
+    its own folder's agent file and closes it again (the documents are apart)."""
+
+    @pytest_lsp.fixture(
+        config=ClientServerConfig(
+            server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+        ),
+        scope="module",
+    )
+    async def started(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+        await initialize(lsp_client, root=CORPUS, trusted=trusted, encodings=["utf-32"])
+        yield lsp_client
+        await lsp_client.shutdown_session()
+
+    return started
+
+
+untrusted_client = corpus_client(trusted=False)
+trusted_client = corpus_client(trusted=True)
+
+
 @pytest.mark.parametrize("agent", AGENTS, ids=[agent.parent.name for agent in AGENTS])
-async def test_server_matches_check(client: LanguageClient, agent: Path) -> None:
-    trusted = (agent.parent / "TRUSTED").exists()
-    await initialize(client, root=agent.parent, trusted=trusted, encodings=["utf-32"])
-    expected = check_json(agent, trusted)
+async def test_server_matches_check(
+    untrusted_client: LanguageClient,
+    trusted_client: LanguageClient,
+    checked: Expected,
+    agent: Path,
+) -> None:
+    client = trusted_client if is_trusted(agent) else untrusted_client
+    folder = uri(agent.parent) + "/"
+    expected = {target: found for target, found in checked.items() if target.startswith(folder)}
     document = open_file(client, agent)
 
-    def server_view() -> dict[str, list[tuple[Any, ...]]]:
-        latest = {p.uri: p.diagnostics for p in published(client)}
+    def server_view() -> Expected:
+        latest = {p.uri: p.diagnostics for p in published(client) if p.uri.startswith(folder)}
         return {
             target: sorted(
                 (
@@ -84,3 +140,6 @@ async def test_server_matches_check(client: LanguageClient, agent: Path) -> None
     while server_view() != expected and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.02)
     assert server_view() == expected
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )

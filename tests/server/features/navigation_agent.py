@@ -82,8 +82,11 @@ def case_name_position(text: str, name: str) -> types.Position:
     return types.Position(line=line, character=len('  - name: "') + 1)
 
 
-async def opened(client: LanguageClient, tmp_path: Path) -> str:
-    await initialize(client, root=tmp_path)
+async def opened(client: LanguageClient, tmp_path: Path, *, initialized: bool = False) -> str:
+    """The sample agent opened in `tmp_path`; the session is initialized on `tmp_path` first
+    unless it is `initialized` already (a shared server, tests/server/shared_server.py)."""
+    if not initialized:
+        await initialize(client, root=tmp_path)
     (tmp_path / "tools.py").write_text(TOOLS, encoding="utf-8")
     (tmp_path / "graders.py").write_text(GRADERS, encoding="utf-8")
     agent = tmp_path / "agent.yaml"

@@ -11,13 +11,20 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.server.features.navigation_agent import hover_text, opened, position
+from tests.server.shared_server import own_folder, shared_client, shared_workspace
+
+# One server for the module (tests/server/shared_server.py): each test opens the sample in
+# its own folder.
+workspace = shared_workspace("hover")
+client = shared_client()
+folder = own_folder()
 
 Hover = Callable[..., Awaitable[str]]
 
 
 async def hovering(client: LanguageClient, tmp_path: Path) -> Hover:
     """The sample document opened; `hover(needle, occurrence, offset)` its hover text."""
-    document = await opened(client, tmp_path)
+    document = await opened(client, tmp_path, initialized=True)
 
     async def hover(needle: str, occurrence: int = 0, offset: int = 0) -> str:
         text = await hover_text(client, document, position(needle, occurrence, offset))
@@ -27,16 +34,16 @@ async def hovering(client: LanguageClient, tmp_path: Path) -> Hover:
     return hover
 
 
-async def test_a_field_shows_its_type_and_default(client: LanguageClient, tmp_path: Path) -> None:
-    hover = await hovering(client, tmp_path)
+async def test_a_field_shows_its_type_and_default(client: LanguageClient, folder: Path) -> None:
+    hover = await hovering(client, folder)
     field = await hover("absolute_tolerance")
     assert "**`absolute_tolerance`**: `number`" in field
     assert "Default: `1e-06`" in field
     assert "`list of (text | mapping (ExpectedTool))`" in await hover("expected_tools")
 
 
-async def test_matchers_explain_how_they_compare(client: LanguageClient, tmp_path: Path) -> None:
-    hover = await hovering(client, tmp_path)
+async def test_matchers_explain_how_they_compare(client: LanguageClient, folder: Path) -> None:
+    hover = await hovering(client, folder)
     fuzzy = await hover("fuzzy")
     assert "not edit distance" in fuzzy and "U+202F" in fuzzy and "÷100" in fuzzy
     assert "**full** match" not in fuzzy
@@ -45,9 +52,9 @@ async def test_matchers_explain_how_they_compare(client: LanguageClient, tmp_pat
 
 
 async def test_tools_and_graders_show_their_python_source(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    hover = await hovering(client, tmp_path)
+    hover = await hovering(client, folder)
     tool = await hover("subtract", occurrence=2, offset=2)  # the expected tool's name
     assert "**tool `subtract`** (function)" in tool
     assert "def subtract(a: float, b: float) -> float" in tool and "Return a minus b." in tool
@@ -55,16 +62,16 @@ async def test_tools_and_graders_show_their_python_source(
     assert "def exact(test_case, result)" in grader and "Pass when the answer is exact." in grader
 
 
-async def test_a_metric_shows_what_is_set_here(client: LanguageClient, tmp_path: Path) -> None:
-    hover = await hovering(client, tmp_path)
+async def test_a_metric_shows_what_is_set_here(client: LanguageClient, folder: Path) -> None:
+    hover = await hovering(client, folder)
     metric = await hover("metric: numeric", offset=10)
     assert "absolute_tolerance" in metric and "Set here: `absolute_tolerance: 0.01`" in metric
 
 
 async def test_positions_are_utf16_and_blank_lines_have_no_hover(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    document = await opened(client, tmp_path)
+    document = await opened(client, folder, initialized=True)
     # After an astral character (two UTF-16 units): the position is still the right value.
     text = await hover_text(client, document, position("and the change", 0, 3))
     assert text is not None and "What the user says" in text

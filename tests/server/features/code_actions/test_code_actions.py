@@ -3,17 +3,28 @@ returned WorkspaceEdit ourselves (UTF-16 positions, as a client would) and check
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pygls import uris
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.server.lsp_client import change_file, open_file, uri, wait_for
+from tests.server.lsp_client import (
+    SERVER_COMMAND,
+    SERVER_ENV,
+    change_file,
+    make_client,
+    open_file,
+    uri,
+    wait_for,
+)
 
-# A server process per test over stdio, many tests: run by CI and by `pytest FILE`, not the loop.
+# Real servers over stdio (one for the module, one for the client without documentChanges):
+# run by CI and by `pytest FILE`, not the loop.
 pytestmark = pytest.mark.slow
 
 HEADER = """name: fixes
@@ -51,6 +62,49 @@ async def start(client: LanguageClient, root: Path, *, document_changes: bool = 
             workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
         )
     )
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared server's workspace; each test works in its own folder below it."""
+    return tmp_path_factory.mktemp("code-actions")
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+    ),
+    # One server for the module: no test changes its state but for its own documents (its
+    # own folder's agent.yaml, closed after the test) and the files of that folder.
+    scope="module",
+)
+async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
+    await start(lsp_client, workspace)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+    )
+)
+async def plain_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
+    """A server of its own, for a client that negotiates no documentChanges."""
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+async def folder(
+    client: LanguageClient, workspace: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Path]:
+    """This test's folder in the shared workspace; its agent.yaml is closed afterwards."""
+    own = workspace / request.node.name
+    own.mkdir()
+    yield own
+    document = types.TextDocumentIdentifier(uri=uri(own / "agent.yaml"))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=document))
 
 
 def _offset(text: str, position: types.Position) -> int:
@@ -128,42 +182,36 @@ async def fix(
     return action, new_text
 
 
-async def test_quote_a_number_on_a_line_with_an_emoji(
-    client: LanguageClient, tmp_path: Path
-) -> None:
-    await start(client, tmp_path)
+async def test_quote_a_number_on_a_line_with_an_emoji(client: LanguageClient, folder: Path) -> None:
     text = HEADER + 'test_cases:\n  - {name: "📈 growth", input: "q", ground_truth: 25587}\n'
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     action, fixed = await fix(client, document, text, 1, "HD102")
     assert action.title == "Quote the value"
     assert 'ground_truth: "25587"}' in fixed
 
 
-async def test_quote_booleans_and_dates_as_written(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_quote_booleans_and_dates_as_written(client: LanguageClient, folder: Path) -> None:
     text = HEADER + "test_cases:\n  - input: yes\n    ground_truth: 2009-01-01\n"
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     _, text = await fix(client, document, text, 1, "HD102")
     _, text = await fix(client, document, text, 2, "HD102")
     assert text.endswith('  - input: "yes"\n    ground_truth: "2009-01-01"\n')
 
 
-async def test_quote_matcher_patterns(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_quote_matcher_patterns(client: LanguageClient, folder: Path) -> None:
     text = (
         HEADER
         + "test_cases:\n  - input: q\n"
         + "    expected_tools: [{name: t, args: {a: {fuzzy: 12}, b: {regex: 1.50}}}]\n"
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     _, text = await fix(client, document, text, 1, "HD102")
     _, text = await fix(client, document, text, 2, "HD102")
     assert '{a: {fuzzy: "12"}, b: {regex: "1.50"}}' in text
 
 
-async def test_did_you_mean_fixes(client: LanguageClient, tmp_path: Path) -> None:
-    (tmp_path / "tools.py").write_text("def search(q):\n    return q\n", encoding="utf-8")
-    await start(client, tmp_path)
+async def test_did_you_mean_fixes(client: LanguageClient, folder: Path) -> None:
+    (folder / "tools.py").write_text("def search(q):\n    return q\n", encoding="utf-8")
     text = (
         HEADER.replace("provider: openai", "provider: openia")
         + TOOLS
@@ -176,7 +224,7 @@ async def test_did_you_mean_fixes(client: LanguageClient, tmp_path: Path) -> Non
         + "      - name: search_docs\n"
         + '        args: {q: {fuzy: "docs"}}\n'
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     titles = []
     codes = ("HD103", "HD103", "HD100", "HD201", "HD125")
     for version, code in enumerate(codes, start=1):
@@ -196,14 +244,13 @@ async def test_did_you_mean_fixes(client: LanguageClient, tmp_path: Path) -> Non
     assert '{q: {fuzzy: "docs"}}' in text
 
 
-async def test_uncompilable_regex_matched_literally(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_uncompilable_regex_matched_literally(client: LanguageClient, folder: Path) -> None:
     text = (
         HEADER
         + "test_cases:\n  - input: q\n"
         + '    expected_tools: [{name: t, args: {a: {regex: "f(x"}}}]\n'
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     action, fixed = await fix(client, document, text, 1, "HD120")
     assert action.title == "Match this text literally"
     assert '{regex: "f\\\\(x"}' in fixed
@@ -217,12 +264,11 @@ def _grader_agent(spec: str) -> str:
     )
 
 
-async def test_create_missing_grader_function(client: LanguageClient, tmp_path: Path) -> None:
-    module = tmp_path / "checks.py"
+async def test_create_missing_grader_function(client: LanguageClient, folder: Path) -> None:
+    module = folder / "checks.py"
     module.write_text('"""Our graders."""\n\nfrom __future__ import annotations\n', "utf-8")
-    await start(client, tmp_path)
     text = _grader_agent("checks:exact_total")
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [diagnostic] = [d for d in published.diagnostics if d.code == "HD132"]
     # No grader-shaped function to change to: creating one is the only fix.
@@ -243,10 +289,9 @@ async def test_create_missing_grader_function(client: LanguageClient, tmp_path: 
     assert not after.diagnostics
 
 
-async def test_create_missing_grader_module(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_create_missing_grader_module(client: LanguageClient, folder: Path) -> None:
     text = _grader_agent("my_graders:score_it")
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [diagnostic] = [d for d in published.diagnostics if d.code == "HD131"]
     [action] = await actions(client, document, diagnostic.range, [diagnostic])
@@ -254,7 +299,7 @@ async def test_create_missing_grader_module(client: LanguageClient, tmp_path: Pa
     create = action.edit.document_changes[0]
     assert isinstance(create, types.CreateFile)
     path = Path(str(uris.to_fs_path(create.uri)))
-    assert path == tmp_path / "my_graders.py"
+    assert path == folder / "my_graders.py"
     written = apply_edit(action.edit, {})[create.uri]
     namespace: dict[str, Any] = {}
     exec(compile(written, str(path), "exec"), namespace)
@@ -267,8 +312,9 @@ async def test_create_missing_grader_module(client: LanguageClient, tmp_path: Pa
 
 
 async def test_plain_changes_for_clients_without_document_changes(
-    client: LanguageClient, tmp_path: Path
+    plain_client: LanguageClient, tmp_path: Path
 ) -> None:
+    client = plain_client
     await start(client, tmp_path, document_changes=False)
     text = _grader_agent("my_graders:score_it") + "    ground_truth: 5\n"
     document = open_file(client, tmp_path / "agent.yaml", text)
@@ -313,11 +359,10 @@ CONVERTED = """test_cases:
 """
 
 
-async def test_convert_single_turn_case_to_turns(client: LanguageClient, tmp_path: Path) -> None:
-    (tmp_path / "tools.py").write_text("def search(q):\n    return q\n", encoding="utf-8")
-    await start(client, tmp_path)
+async def test_convert_single_turn_case_to_turns(client: LanguageClient, folder: Path) -> None:
+    (folder / "tools.py").write_text("def search(q):\n    return q\n", encoding="utf-8")
     text = HEADER + TOOLS + LEGACY
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     assert not (await wait_for(client, document, lambda p: p.version == 1)).diagnostics
     line = text.split("\n").index("      Really.")
     cursor = types.Range(types.Position(line, 8), types.Position(line, 8))
@@ -337,10 +382,9 @@ async def test_convert_single_turn_case_to_turns(client: LanguageClient, tmp_pat
     assert await actions(client, document, cursor, [], only=quick) == []
 
 
-async def test_broken_yaml_gets_no_actions(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_broken_yaml_gets_no_actions(client: LanguageClient, folder: Path) -> None:
     text = HEADER + "test_cases:\n  - input: [unclosed\n"
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     assert published.diagnostics
     everywhere = types.Range(types.Position(0, 0), types.Position(9, 0))
@@ -380,11 +424,10 @@ MOVED = """test_cases:
 
 
 async def test_mixed_legacy_fields_become_a_first_turn(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    await start(client, tmp_path)
     text = HEADER + MIXED
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     mixed = [d for d in published.diagnostics if d.code == "HD111"]
     assert len(mixed) == 3  # one per legacy field
@@ -401,24 +444,22 @@ async def test_mixed_legacy_fields_become_a_first_turn(
 
 
 async def test_mixed_case_without_input_is_left_to_the_user(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    await start(client, tmp_path)
     text = HEADER + "test_cases:\n  - turns:\n      - input: a\n    ground_truth: b\n"
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [mixed] = [d for d in published.diagnostics if d.code == "HD111"]
     assert await actions(client, document, mixed.range, [mixed]) == []
 
 
-async def test_regex_fix_escapes_only_the_culprit(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_regex_fix_escapes_only_the_culprit(client: LanguageClient, folder: Path) -> None:
     text = (
         HEADER
         + "test_cases:\n  - input: q\n"
         + "    expected_tools: [{name: t, args: {a: {regex: '(?i)total\\s*(usd'}}}]\n"
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [diagnostic] = [d for d in published.diagnostics if d.code == "HD120"]
     quick = [types.CodeActionKind.QuickFix]
@@ -441,12 +482,11 @@ def helper(a, b):
 
 
 async def test_unknown_grader_changed_to_the_closest_one(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    (tmp_path / "checks.py").write_text(GRADERS, "utf-8")
-    await start(client, tmp_path)
+    (folder / "checks.py").write_text(GRADERS, "utf-8")
     text = _grader_agent("checks:turn_program_equivalnce")
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [diagnostic] = [d for d in published.diagnostics if d.code == "HD132"]
     offered = await actions(client, document, diagnostic.range, [diagnostic])
@@ -458,8 +498,7 @@ async def test_unknown_grader_changed_to_the_closest_one(
     assert "grader: checks:turn_program_equivalence\n" in fixed
 
 
-async def test_fix_all_of_one_code(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+async def test_fix_all_of_one_code(client: LanguageClient, folder: Path) -> None:
     text = (
         HEADER
         + "test_cases:\n"
@@ -467,7 +506,7 @@ async def test_fix_all_of_one_code(client: LanguageClient, tmp_path: Path) -> No
         + "  - {input: yes, ground_truth: 2009-01-01}\n"
         + "  - input: r\n    expected_tools: [{name: t, args: {a: {regex: 'x('}}}]\n"
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     quoted = [d for d in published.diagnostics if d.code == "HD102"]
     assert len(quoted) == 3
@@ -492,13 +531,12 @@ async def test_fix_all_of_one_code(client: LanguageClient, tmp_path: Path) -> No
 
 
 async def test_a_diagnostic_sent_back_without_its_data_still_gets_its_fix(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
     """Kate 22.12 sends our diagnostics back without `data` (where the suggestion is): the
     server takes it from the same diagnostic of its last check."""
-    await start(client, tmp_path)
     text = HEADER.replace("provider: openai", "provider: openia") + "test_cases:\n  - input: q\n"
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     published = await wait_for(client, document, lambda p: p.version == 1)
     [typo] = [d for d in published.diagnostics if d.code == "HD103"]
     assert typo.data is not None

@@ -9,7 +9,14 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import initialize, open_file
+from tests.server.lsp_client import open_file
+from tests.server.shared_server import own_folder, shared_client, shared_workspace
+
+# One server for the module (tests/server/shared_server.py): each test opens its own
+# folder's agent.yaml.
+workspace = shared_workspace("completion")
+client = shared_client()
+folder = own_folder()
 
 TOOLS = (
     "def subtract(a: float, b: float) -> float:\n    return a - b\n\n\ndef _hidden():\n    pass\n"
@@ -74,15 +81,15 @@ def text(item: types.CompletionItem) -> str:
 
 
 async def opened(client: LanguageClient, tmp_path: Path, agent: str = AGENT) -> str:
+    """The agent opened in `tmp_path` (a folder of the shared server's workspace)."""
     (tmp_path / "tools.py").write_text(TOOLS, encoding="utf-8")
     (tmp_path / "graders.py").write_text(GRADERS, encoding="utf-8")
     (tmp_path / "data").mkdir()
-    await initialize(client, root=tmp_path)
     return open_file(client, tmp_path / "agent.yaml", agent)
 
 
-async def test_keys_and_values(client: LanguageClient, tmp_path: Path) -> None:
-    document_uri = await opened(client, tmp_path)
+async def test_keys_and_values(client: LanguageClient, folder: Path) -> None:
+    document_uri = await opened(client, folder)
     # a half-typed key under a turn (the YAML does not parse); present keys are left out
     items = await complete(client, document_uri, at("        inp"))
     assert "ground_truth" in items and "expected_tools" in items
@@ -101,8 +108,8 @@ async def test_keys_and_values(client: LanguageClient, tmp_path: Path) -> None:
     assert {"openai", "azure_openai", "anthropic", "ollama"} <= set(items)
 
 
-async def test_items_matchers_and_snippets(client: LanguageClient, tmp_path: Path) -> None:
-    document_uri = await opened(client, tmp_path)
+async def test_items_matchers_and_snippets(client: LanguageClient, folder: Path) -> None:
+    document_uri = await opened(client, folder)
     items = await complete(client, document_uri, at("      - inp"))
     assert "new turn" in items and "input" in items
     assert text(items["new turn"]) == 'input: "$1"\n        ground_truth: "$2"'
@@ -116,8 +123,8 @@ async def test_items_matchers_and_snippets(client: LanguageClient, tmp_path: Pat
     assert set(items) == {"fuzzy", "regex"}
 
 
-async def test_functions_graders_and_paths(client: LanguageClient, tmp_path: Path) -> None:
-    document_uri = await opened(client, tmp_path)
+async def test_functions_graders_and_paths(client: LanguageClient, folder: Path) -> None:
+    document_uri = await opened(client, folder)
     items = await complete(client, document_uri, at("    function: "))
     assert set(items) == {"subtract"}
     items = await complete(client, document_uri, at("        grader: "))
@@ -128,12 +135,12 @@ async def test_functions_graders_and_paths(client: LanguageClient, tmp_path: Pat
     assert text(items["data"]) == "data/"
 
 
-async def test_utf16_positions(client: LanguageClient, tmp_path: Path) -> None:
+async def test_utf16_positions(client: LanguageClient, folder: Path) -> None:
     agent = (
         'name: x\ntest_cases:\n  - name: "😀"\n    turns:\n      - input: "😀"\n'
         '        ground_truth: "1"  # 😀\n        exp\n'
     )
-    document_uri = await opened(client, tmp_path, agent)
+    document_uri = await opened(client, folder, agent)
     items = await complete(client, document_uri, (6, 11))
     assert "expected_tools" in items and "ground_truth" not in items
     # the emoji line itself: a value position after the emoji
@@ -142,12 +149,12 @@ async def test_utf16_positions(client: LanguageClient, tmp_path: Path) -> None:
     assert isinstance(items, dict)
 
 
-async def test_garbage_gives_no_error(client: LanguageClient, tmp_path: Path) -> None:
+async def test_garbage_gives_no_error(client: LanguageClient, folder: Path) -> None:
     """A crash inside the handler is swallowed by the server's guard (server/guard.py), which
     then answers null instead of a list — so each answer must be a CompletionList, not just
     arrive: a swallowed crash fails this test."""
     garbage = "::: - [ {\n\t- - x: y: z\n  }}}\n😀😀 - :\n"
-    document_uri = await opened(client, tmp_path, garbage)
+    document_uri = await opened(client, folder, garbage)
     for line in range(5):
         for character in (0, 1, 3, 20):
             result = await client.text_document_completion_async(
@@ -160,19 +167,18 @@ async def test_garbage_gives_no_error(client: LanguageClient, tmp_path: Path) ->
 
 
 async def test_argument_names_grader_shape_and_matcher_docs(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
     """Inside `args:` the tool's real parameters with type and default; `grader:` offers only
     grader-shaped functions; the `fuzzy` documentation is hover's."""
     from holodeck_lsp.server.documents.matcher_docs import FUZZY_DOC
 
-    await initialize(client, root=tmp_path)
-    (tmp_path / "tools.py").write_text(
+    (folder / "tools.py").write_text(
         "def subtract(a: float, b: float = 0.0, *, rounding: int = 2) -> float:\n"
         "    return a - b\n",
         encoding="utf-8",
     )
-    (tmp_path / "graders.py").write_text(
+    (folder / "graders.py").write_text(
         "import os\nfrom math import isclose\nLIMIT = 3\nclass Box: pass\n"
         "def exact(ctx):\n    return 1.0\ndef two(a, b):\n    return 0\n"
         "def _private(ctx):\n    return 0\n",
@@ -187,7 +193,7 @@ async def test_argument_names_grader_shape_and_matcher_docs(
         "test_cases:\n  - input: q\n    expected_tools:\n      - name: subtract\n"
         "        args:\n          a: 1\n          \n"
     )
-    document = open_file(client, tmp_path / "agent.yaml", text)
+    document = open_file(client, folder / "agent.yaml", text)
     lines = text.split("\n")
 
     async def labels_at(line: int, character: int) -> list[types.CompletionItem]:

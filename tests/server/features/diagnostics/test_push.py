@@ -16,6 +16,14 @@ from tests.server.lsp_client import (
     uri,
     wait_for,
 )
+from tests.server.shared_server import own_client, own_folder, shared_client, shared_workspace
+
+# One server for the module (tests/server/shared_server.py): each test opens its documents in
+# its own folder. The tests that initialize differently start their own (`own_client`).
+workspace = shared_workspace("push")
+client = shared_client()
+folder = own_folder()
+fresh_client = own_client()
 
 HEADER = """name: emoji
 model:
@@ -31,8 +39,9 @@ FIXED_CASE = '  - {name: "📈 growth", input: "q", ground_truth: "5"}\n'
 
 
 async def test_initialize_names_the_server_and_negotiates_utf16(
-    client: LanguageClient, tmp_path: Path
+    fresh_client: LanguageClient, tmp_path: Path
 ) -> None:
+    client = fresh_client
     result = await initialize(client, root=tmp_path)
     assert result.server_info is not None
     assert result.server_info.name == "holodeck-lsp"
@@ -40,9 +49,8 @@ async def test_initialize_names_the_server_and_negotiates_utf16(
     assert result.capabilities.diagnostic_provider is None  # push by default
 
 
-async def test_open_reports_codes_at_utf16_ranges(client: LanguageClient, tmp_path: Path) -> None:
-    await initialize(client, root=tmp_path)
-    agent = tmp_path / "agent.yaml"
+async def test_open_reports_codes_at_utf16_ranges(client: LanguageClient, folder: Path) -> None:
+    agent = folder / "agent.yaml"
     agent.write_text(HEADER + EMOJI_CASE, encoding="utf-8")
     params = await wait_for(client, open_file(client, agent), lambda p: p.version == 1)
     [diagnostic] = params.diagnostics
@@ -55,7 +63,8 @@ async def test_open_reports_codes_at_utf16_ranges(client: LanguageClient, tmp_pa
     assert diagnostic.data["test_case"] == "📈 growth"
 
 
-async def test_utf32_client_gets_code_points(client: LanguageClient, tmp_path: Path) -> None:
+async def test_utf32_client_gets_code_points(fresh_client: LanguageClient, tmp_path: Path) -> None:
+    client = fresh_client
     result = await initialize(client, root=tmp_path, encodings=["utf-8", "utf-32", "utf-16"])
     assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf32
     agent = tmp_path / "agent.yaml"
@@ -65,10 +74,9 @@ async def test_utf32_client_gets_code_points(client: LanguageClient, tmp_path: P
 
 
 async def test_change_republishes_with_the_new_version(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    await initialize(client, root=tmp_path)
-    agent = tmp_path / "agent.yaml"
+    agent = folder / "agent.yaml"
     agent.write_text(HEADER + FIXED_CASE, encoding="utf-8")
     document = open_file(client, agent)
     assert not (await wait_for(client, document, lambda p: p.version == 1)).diagnostics
@@ -80,10 +88,9 @@ async def test_change_republishes_with_the_new_version(
 
 
 async def test_a_burst_of_changes_publishes_only_the_last_version(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    await initialize(client, root=tmp_path)
-    agent = tmp_path / "agent.yaml"
+    agent = folder / "agent.yaml"
     agent.write_text(HEADER + FIXED_CASE, encoding="utf-8")
     document = open_file(client, agent)
     await wait_for(client, document, lambda p: p.version == 1)
@@ -99,9 +106,8 @@ async def test_a_burst_of_changes_publishes_only_the_last_version(
     assert versions == sorted(versions)
 
 
-async def test_close_clears_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
-    await initialize(client, root=tmp_path)
-    agent = tmp_path / "agent.yaml"
+async def test_close_clears_diagnostics(client: LanguageClient, folder: Path) -> None:
+    agent = folder / "agent.yaml"
     agent.write_text(HEADER + EMOJI_CASE, encoding="utf-8")
     document = open_file(client, agent)
     assert (await wait_for(client, document, lambda p: p.version == 1)).diagnostics
@@ -113,13 +119,10 @@ async def test_close_clears_diagnostics(client: LanguageClient, tmp_path: Path) 
     assert not cleared.diagnostics
 
 
-async def test_files_that_are_not_agents_get_nothing(
-    client: LanguageClient, tmp_path: Path
-) -> None:
-    await initialize(client, root=tmp_path)
-    other = tmp_path / "other.yaml"
+async def test_files_that_are_not_agents_get_nothing(client: LanguageClient, folder: Path) -> None:
+    other = folder / "other.yaml"
     other.write_text("just: data\n", encoding="utf-8")
-    agent = tmp_path / "suite.agent.yaml"
+    agent = folder / "suite.agent.yaml"
     agent.write_text(HEADER + EMOJI_CASE, encoding="utf-8")
     open_file(client, other)
     await wait_for(client, open_file(client, agent), lambda p: p.version == 1)
@@ -127,16 +130,16 @@ async def test_files_that_are_not_agents_get_nothing(
 
 
 async def test_yaml_with_top_level_test_cases_is_an_agent(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient, folder: Path
 ) -> None:
-    await initialize(client, root=tmp_path)
-    suite = tmp_path / "suite.yaml"
+    suite = folder / "suite.yaml"
     suite.write_text(HEADER + EMOJI_CASE, encoding="utf-8")
     params = await wait_for(client, open_file(client, suite), lambda p: p.version == 1)
     assert summary(params.diagnostics)[0][0] == "HD102"
 
 
-async def test_agent_globs_setting_is_read(client: LanguageClient, tmp_path: Path) -> None:
+async def test_agent_globs_setting_is_read(fresh_client: LanguageClient, tmp_path: Path) -> None:
+    client = fresh_client
     await initialize(client, root=tmp_path, settings={"agentGlobs": ["suites/*.yml"]})
     (tmp_path / "suites").mkdir()
     suite = tmp_path / "suites" / "bad.yml"
