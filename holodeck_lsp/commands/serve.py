@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import sys
@@ -86,8 +87,11 @@ def main(argv: Sequence[str]) -> int:
     if left:
         # A thread that would not stop (named in the log): finalising the interpreter under
         # it can abort the process (server/threads.py), so end without finalising — after
-        # flushing what the process still has to say.
-        sys.stdout.flush()
-        sys.stderr.flush()
+        # flushing what the process still has to say. The client may have closed our stdout
+        # already (it read the exit's answer and left): a flush then raises, and raising here
+        # would finalise the interpreter after all — the abort this path exists to avoid.
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
         os._exit(EXIT_OK)
     return EXIT_OK
