@@ -30,7 +30,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
   end
 
   local responses, err = vim.lsp.buf_request_sync(
-    bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 10000
+    bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 30000
   )
   if err then
     fail("documentLink: " .. tostring(err))
