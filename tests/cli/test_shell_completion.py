@@ -24,6 +24,8 @@ from holodeck_lsp.commands.shell_completion.command_table import Command, find_c
 from tests.cli.completion_shells import (
     bash_complete,
     bash_words,
+    completion_script,
+    load_script,
     run_shell,
     shell_quote,
     tab_in_terminal,
@@ -277,7 +279,10 @@ def test_bash_finds_the_agent_file_among_options(suite: Path) -> None:
 def test_bash_completes_commands_options_choices_and_files(suite: Path) -> None:
     cwd = suite.parent
     (cwd / "cassette.json").write_text("{}", encoding="utf-8")
-    assert bash_complete(cwd, ["holodeck-lsp", ""]) == [c.name for c in COMMANDS]
+    # The install line as docs/cli.md gives it; the other completions source the same script
+    # from a file (tests/cli/completion_shells.py).
+    commands = [c.name for c in COMMANDS]
+    assert bash_complete(cwd, ["holodeck-lsp", ""], as_installed=True) == commands
     assert bash_complete(cwd, ["holodeck-lsp", "r"]) == ["run", "report", "runs"]
     assert bash_complete(cwd, ["holodeck-lsp", "--v"]) == ["--version"]
     assert bash_complete(cwd, ["holodeck-lsp", "run", "agent.yaml", "--rep"]) == [
@@ -323,14 +328,14 @@ def test_zsh_completes_case_names(suite: Path) -> None:
     prints what it was given, the values of `-a ARRAY` included."""
     cwd = suite.parent
     assert ZSH is not None
-    script = run_shell([sys.executable, "-m", "holodeck_lsp", "completion", "zsh"], cwd)
+    script = completion_script("zsh").read_text(encoding="utf-8")
     assert run_shell([ZSH, "-n", "-c", script], cwd) == ""
 
-    def complete(words: list[str]) -> list[str]:
+    def complete(words: list[str], as_installed: bool = False) -> list[str]:
         quoted = " ".join(shell_quote(word) for word in words)
         program = (
             "compdef() { :; }\n"
-            'eval "$(holodeck-lsp completion zsh)"\n'
+            f"{load_script('zsh', as_installed)}\n"
             "compadd() { while (( $# )); do\n"
             '  if [[ $1 == -a ]]; then print -rl -- "${(@P)2}"; shift\n'
             '  elif [[ $1 == -- ]]; then shift; print -rl -- "$@"; return; fi\n'
@@ -342,7 +347,8 @@ def test_zsh_completes_case_names(suite: Path) -> None:
         )
         return run_shell([ZSH, "-f", "-c", program], cwd).splitlines()
 
-    assert complete(["holodeck-lsp", "run", "agent.yaml", "--case", ""]) == NAMES
+    line = ["holodeck-lsp", "run", "agent.yaml", "--case", ""]
+    assert complete(line, as_installed=True) == NAMES  # the line docs/cli.md gives
     assert complete(["holodeck-lsp", "run", "'agent.yaml'", "-x", "--case", ""]) == NAMES
     assert not (cwd / "PWNED").exists()
     assert complete(["holodeck-lsp", "check", "--color", ""]) == ["auto", "always", "never"]
@@ -361,14 +367,15 @@ def test_fish_completes_case_names(suite: Path) -> None:
     cwd = suite.parent
     assert FISH is not None
 
-    def complete(line: str) -> list[str]:
-        program = f"holodeck-lsp completion fish | source\ncomplete -C {shell_quote(line)}\n"
+    def complete(line: str, as_installed: bool = False) -> list[str]:
+        program = f"{load_script('fish', as_installed)}\ncomplete -C {shell_quote(line)}\n"
         return [
             entry.split("\t")[0]
             for entry in run_shell([FISH, "-N", "-c", program], cwd).splitlines()
         ]
 
-    assert complete("holodeck-lsp run agent.yaml --case ") == sorted(NAMES)
+    # The first through `| source`, as a user tries the script out; the rest from its file.
+    assert complete("holodeck-lsp run agent.yaml --case ", as_installed=True) == sorted(NAMES)
     assert complete("holodeck-lsp run 'agent.yaml' --parallel 2 --case rev") == [
         "revenue 2009",
         "revenue growth",

@@ -23,7 +23,13 @@ from holodeck_lsp.commands.shell_completion.line_words import (
 from holodeck_lsp.commands.shell_completion.model_names import model_names
 from holodeck_lsp.commands.shell_completion.run_refs import run_refs
 from holodeck_lsp.schema.providers import Provider
-from tests.cli.completion_shells import bash_complete, run_shell, shell_quote, tab_in_terminal
+from tests.cli.completion_shells import (
+    bash_complete,
+    load_script,
+    run_shell,
+    shell_quote,
+    tab_in_terminal,
+)
 from tests.runner.run_history.history_suite import replay, run_folders, write_cassette, write_suite
 
 #: A tag written into tags.json by hand (`runs --tag` refuses such names): it must reach the
@@ -292,7 +298,7 @@ def test_zsh_completes_runs_with_descriptions(history: Path) -> None:
         quoted = " ".join(shell_quote(word) for word in words)
         program = (
             "compdef() { :; }\n"
-            'eval "$(holodeck-lsp completion zsh)"\n'
+            f"{load_script('zsh')}\n"
             "compadd() { while (( $# )); do\n"
             '  if [[ $1 == -a ]]; then print -rl -- "${(@P)2}"; shift\n'
             '  elif [[ $1 == -d ]]; then print -rl -- "${(@P)2}"; shift\n'
@@ -325,7 +331,7 @@ def test_fish_completes_runs_with_descriptions(history: Path) -> None:
     assert FISH is not None
 
     def complete(line: str) -> list[str]:
-        program = f"holodeck-lsp completion fish | source\ncomplete -C {shell_quote(line)}\n"
+        program = f"{load_script('fish')}\ncomplete -C {shell_quote(line)}\n"
         return run_shell([FISH, "-N", "-c", program], history).splitlines()
 
     shown = complete("holodeck-lsp compare ")

@@ -61,24 +61,24 @@ repeat -- one pass; `break` on a failure skips to writing the result
     break
   end
   vim.api.nvim_buf_set_text(bufnr, fault.line, from - 1, fault.line, from - 1 + #fault.from, { fault.to })
-  if not vim.wait(15000, function()
+  if not vim.wait(40000, function()
     return #vim.diagnostic.get(bufnr, { lnum = fault.line }) > 0
   end, 20) then
-    fail("no diagnostic on the misspelt line within 15 s")
+    fail("no diagnostic on the misspelt line within 40 s")
     break
   end
   result.fault_diagnostics = common.diagnostics(bufnr)
   local faulty = line_text(fault.line)
   vim.api.nvim_win_set_cursor(0, { fault.line + 1, from - 1 })
   vim.lsp.buf.code_action()
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return line_text(fault.line) ~= faulty
   end, 20) then
-    fail("the quick fix changed nothing within 10 s: " .. vim.inspect(result.offered))
+    fail("the quick fix changed nothing within 30 s: " .. vim.inspect(result.offered))
     break
   end
   result.fixed_line = line_text(fault.line)
-  vim.wait(15000, function()
+  vim.wait(40000, function()
     return #vim.diagnostic.get(bufnr) == 0
   end, 20)
   result.fixed_diagnostics = common.diagnostics(bufnr)

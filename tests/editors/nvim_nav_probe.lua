@@ -30,7 +30,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
   end
 
   local responses, err = vim.lsp.buf_request_sync(
-    bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 10000
+    bufnr, "textDocument/documentLink", { textDocument = { uri = uri } }, 30000
   )
   if err then
     fail("documentLink: " .. tostring(err))
@@ -44,7 +44,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
   if vim.lsp.semantic_tokens and vim.lsp.semantic_tokens.get_at_pos then -- 0.9+
     for name, at in pairs(spec.tokens) do
       local found = {}
-      vim.wait(10000, function()
+      vim.wait(30000, function()
         found = vim.lsp.semantic_tokens.get_at_pos(bufnr, at[1], at[2]) or {}
         return #found > 0
       end, 20)
@@ -60,7 +60,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
   local win = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_cursor(win, { spec.definition[1] + 1, spec.definition[2] })
   vim.lsp.buf.definition()
-  if vim.wait(10000, function()
+  if vim.wait(30000, function()
     return vim.api.nvim_win_get_buf(win) ~= bufnr
   end, 20) then
     local cursor = vim.api.nvim_win_get_cursor(win)
@@ -70,7 +70,7 @@ repeat -- one pass; `break` on a failure skips to writing the result
       character = cursor[2],
     }
   else
-    fail("go to definition did not jump within 10 s")
+    fail("go to definition did not jump within 30 s")
   end
   vim.api.nvim_set_current_win(win)
   vim.api.nvim_win_set_buf(win, bufnr)
@@ -79,10 +79,10 @@ repeat -- one pass; `break` on a failure skips to writing the result
   vim.fn.setqflist({}, "r")
   vim.api.nvim_win_set_cursor(win, { spec.references[1] + 1, spec.references[2] })
   vim.lsp.buf.references()
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return #vim.fn.getqflist() > 0
   end, 20) then
-    fail("references filled no quickfix list within 10 s")
+    fail("references filled no quickfix list within 30 s")
   end
   for _, item in ipairs(vim.fn.getqflist()) do
     table.insert(result.references, {
@@ -98,10 +98,10 @@ repeat -- one pass; `break` on a failure skips to writing the result
   local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
   vim.api.nvim_win_set_cursor(0, { spec.rename.at[1] + 1, spec.rename.at[2] })
   vim.lsp.buf.rename(spec.rename.to)
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
   end, 20) then
-    fail("the rename changed nothing within 10 s")
+    fail("the rename changed nothing within 30 s")
   end
   result.renamed = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
 until true

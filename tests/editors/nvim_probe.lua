@@ -13,19 +13,19 @@ vim.notify = function(message, level, opts) -- what the user commands tell the u
   return notify(message, level, opts)
 end
 
-local attached = vim.wait(10000, function()
+local attached = vim.wait(30000, function()
   return #common.clients(bufnr) > 0
 end, 20)
 result.clients = #common.clients(bufnr)
 if not attached then
-  table.insert(result.errors, "no client attached within 10 s")
+  table.insert(result.errors, "no client attached within 30 s")
 end
 
-local got = vim.wait(15000, function()
+local got = vim.wait(40000, function()
   return #vim.diagnostic.get(bufnr) > 0
 end, 20)
 if not got then
-  table.insert(result.errors, "no diagnostics within 15 s")
+  table.insert(result.errors, "no diagnostics within 40 s")
 end
 result.diagnostics = common.diagnostics(bufnr)
 
@@ -49,10 +49,10 @@ end
 if vim.env.HOLODECK_NVIM_RUN_AT then
   vim.api.nvim_win_set_cursor(0, { tonumber(vim.env.HOLODECK_NVIM_RUN_AT) + 1, 0 })
   vim.cmd("HoloDeckRun turn")
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return #result.messages > 0
   end, 20) then
-    table.insert(result.errors, ":HoloDeckRun turn said nothing within 10 s")
+    table.insert(result.errors, ":HoloDeckRun turn said nothing within 30 s")
   end
 end
 

@@ -52,8 +52,8 @@ function M.ready(bufnr, result, fail, published)
   if not M.attached(bufnr, result, fail) then
     return false
   end
-  if not vim.wait(15000, published, 20) then
-    fail("no publishDiagnostics within 15 s")
+  if not vim.wait(40000, published, 20) then
+    fail("no publishDiagnostics within 40 s")
     return false
   end
   return true

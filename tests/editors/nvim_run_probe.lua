@@ -119,19 +119,19 @@ repeat -- one pass; `break` on a failure skips to writing the result
     local said = #result.messages
     vim.api.nvim_win_set_cursor(0, { run.cursor + 1, 0 })
     vim.cmd("HoloDeckRun turn")
-    if not vim.wait(20000, function()
+    if not vim.wait(60000, function()
       return #result.messages > said
     end, 20) then
-      fail("no answer to :HoloDeckRun turn at line " .. run.cursor .. " within 20 s")
+      fail("no answer to :HoloDeckRun turn at line " .. run.cursor .. " within 60 s")
       break
     end
     table.insert(result.runs, result.messages[#result.messages])
     table.insert(result.quickfix, vim.fn.getqflist({ title = 0, items = 0 }))
     table.insert(hint_lines, run.hint_line)
-    if not vim.wait(5000, function()
+    if not vim.wait(15000, function()
       return has_mark_at(hint_lines)
     end, 20) then
-      fail("no virtual text at lines " .. vim.inspect(hint_lines) .. " within 5 s")
+      fail("no virtual text at lines " .. vim.inspect(hint_lines) .. " within 15 s")
       break
     end
   end
@@ -153,10 +153,10 @@ repeat -- one pass; `break` on a failure skips to writing the result
   -- :HoloDeckReport: the last run's Markdown in a new window.
   local windows = #vim.api.nvim_list_wins()
   vim.cmd("HoloDeckReport")
-  if not vim.wait(10000, function()
+  if not vim.wait(30000, function()
     return #vim.api.nvim_list_wins() > windows
   end, 20) then
-    fail("no window from :HoloDeckReport within 10 s")
+    fail("no window from :HoloDeckReport within 30 s")
     break
   end
   local shown = vim.api.nvim_get_current_buf()
@@ -177,14 +177,14 @@ repeat -- one pass; `break` on a failure skips to writing the result
     local said = #result.messages
     vim.api.nvim_win_set_cursor(0, { run.cursor + 1, 0 })
     vim.cmd("HoloDeckRun " .. run.kind)
-    if not vim.wait(40000, function()
+    if not vim.wait(90000, function()
       return #result.messages > said
     end, 20) then
-      fail("no answer to :HoloDeckRun " .. run.kind .. " within 40 s")
+      fail("no answer to :HoloDeckRun " .. run.kind .. " within 90 s")
       break
     end
     local message = result.messages[#result.messages]
-    if not vim.wait(10000, function()
+    if not vim.wait(30000, function()
       return has_mark_at(run.hint_lines)
     end, 20) then
       fail(":HoloDeckRun " .. run.kind .. ": no results shown at lines " .. vim.inspect(run.hint_lines))

@@ -85,9 +85,11 @@ def test_the_cassette_replays_with_every_turn_passing_both_views(
 # -- live, against the oracle ---------------------------------------------------------------
 
 
-@pytest.fixture
-def oracle(tmp_path: Path) -> Iterator[int]:
-    log = (tmp_path / "oracle.log").open("w")
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """The oracle's port, one process for the module: it keeps no state between requests
+    (each answer is found from the messages sent), so the two live runs can share it."""
+    log = (tmp_path_factory.mktemp("oracle") / "oracle.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, str(ORACLE), "--port", "0", "--quiet"],
         cwd=SAMPLE,

@@ -163,6 +163,19 @@ def test_the_openai_alternative_reaches_the_oracle_through_openai_base_url(
     assert report.summary.passed_turns == report.summary.total_turns == 34
 
 
+#: The cases the Claude path runs: each CLI process (one per case) costs about 1.5 CPU-s, and
+#: the other seven cases take no path these three do not: a table value looked up, steps
+#: chained through an earlier result (`divide(#0, …)`), a constant (`const_100`), answers
+#: taken from the page's text with no call, later turns building on earlier ones — through the
+#: same MCP tools of tools.py. Every case's turns against the oracle are checked by the live
+#: runs above, through Semantic Kernel.
+CLAUDE_CASES = (
+    "single-mro-2007-page-134-pdf-1",
+    "single-ipg-2009-page-85-pdf-3",
+    "double-rsg-2016-page-144-pdf",
+)
+
+
 @pytest.mark.slow
 def test_the_anthropic_alternative_runs_green_on_the_claude_agent_sdk(
     oracle: Oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -170,17 +183,21 @@ def test_the_anthropic_alternative_runs_green_on_the_claude_agent_sdk(
     """The agent file's commented anthropic line: the real Claude Code CLI (bundled with
     claude-agent-sdk) streams Anthropic messages to the oracle through ANTHROPIC_BASE_URL and
     calls tools.py as MCP tools (`mcp__tools__…`); every turn passes and the program grader
-    matches those names too."""
+    matches those names too. Three cases at once (`CLAUDE_CASES`)."""
     folder = copy_sample(tmp_path)
     switch_model(folder / "agent.yaml", "anthropic")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", oracle.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle")
     out = tmp_path / "claude.json"
+    chosen = [arg for name in CLAUDE_CASES for arg in ("--case", name)]
     with grader_imports_isolated():
-        status = main(["run", str(folder), "--report-json", str(out), "--parallel", "4", "--quiet"])
+        status = main(
+            ["run", str(folder), *chosen, "--report-json", str(out), "--parallel", "4", "--quiet"]
+        )
     report = read_report(out)
     assert status == 0, [t.errors for _, t in turns_of(report) if not t.passed]
-    assert report.summary.passed_turns == report.summary.total_turns == 34
+    assert [case.test_name for case in report.results] == list(CLAUDE_CASES)
+    assert report.summary.passed_turns == report.summary.total_turns == 5 + 2 + 4
     names = {c.name for _, t in turns_of(report) for c in t.tool_invocations}
     assert "mcp__tools__lookup" in names and "mcp__tools__divide" in names
     assert {metric(t, GRADER_METRIC).score for _, t in turns_of(report)} == {1.0}
