@@ -1,5 +1,5 @@
 """The most answers an endpoint's limit has delivered in one second: a rate the limit is
-known to allow, which a re-measure of the pace (pacing.py `limited`) does not widen past.
+known to allow, which a re-measure of the pace (pacing.py `limited`) does not widen far past.
 
 The pace measures the limit's rate at a 429 from the answers of the last second. Whatever
 held the sends back in that second — faults, a pause for a random refusal's `reset:

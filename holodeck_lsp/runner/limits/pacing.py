@@ -278,16 +278,17 @@ class Pace:
                 # measures next to nothing (the probe gate is for that).
                 spacing = max(self.spacing, min(measured, self.spacing * (1.0 + DECREASE)))
             known = self.known_spacing()
-            if known and spacing > known and not saturated:
+            if known and not saturated:
                 # (Most sends refused, the limit is overrun: a window that counts
                 # refusals must empty before it delivers that rate again.)
                 if self.spacing >= known:
                     # Refused at (or slower than) the best rate it delivered: the memory
                     # is stale (a fixed window's straddle, a limit lowered).
                     self.delivered.forget()
-                else:
-                    # A measure under the rate the limit has delivered is diluted (faults,
-                    # a pause, a start): the limit allows that rate (delivered.py).
+                elif spacing > known * (1.0 + DECREASE):
+                    # A measure further under the rate the limit has delivered than one
+                    # decrease is diluted (faults, a pause, a start): the limit allows that
+                    # rate (delivered.py). A decrease near it is left as it was.
                     spacing = known
             self._guessed = early
             self._widened_at = now
