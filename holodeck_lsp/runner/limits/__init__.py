@@ -9,6 +9,7 @@ One concept per module:
 - `budget`: the retry budget of one turn (every HTTP request of the turn draws on it);
 - `window`: the adaptive number of requests in flight to one endpoint (AIMD);
 - `pacing`: the adaptive spacing between sends once an endpoint has answered 429;
+- `delivered`: the most answers the limit let through in one second (a rate it allows);
 - `gate`: the probe gate of an overrun limit (one request at a time asks until it answers);
 - `bucket`: explicit `rpm` / `tpm` limits as token buckets;
 - `endpoint`: one endpoint's limiter (window + buckets + pause), and what it counts;

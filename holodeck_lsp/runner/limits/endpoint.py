@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 from holodeck_lsp.runner.limits import trace
+from holodeck_lsp.runner.limits.backoff import coarse_hint
 from holodeck_lsp.runner.limits.bucket import Bucket
 from holodeck_lsp.runner.limits.gate import ProbeGate
 from holodeck_lsp.runner.limits.pacing import MEASURE_SPAN, Pace
@@ -68,6 +69,8 @@ class EndpointLimiter:
         self._block_window = DEFAULT_WINDOW
         self._paused_until = 0.0
         self._paused_at = float("-inf")
+        #: The end of the pauses that named their time exactly (not in whole seconds).
+        self._exact_until = 0.0
         self._answered_at = float("-inf")
         #: (answered at, answered 429) of the last `SHARE_SECONDS`' sends.
         self._outcomes: collections.deque[tuple[float, bool]] = collections.deque()
@@ -229,6 +232,8 @@ class EndpointLimiter:
             self.pace.unused(sent_at)
         elif outcome == "ok":
             self._answered_at = time.monotonic()
+            if sent_at is not None and sent_at > self._paused_at:
+                self._unpause(sent_at)
             self.pace.answered()
             if self.pace.spacing > 0:
                 # Paced, the window only bounds requests in flight (those waiting for their
@@ -249,6 +254,22 @@ class EndpointLimiter:
         now = time.monotonic()
         self._paused_at = now
         self._paused_until = max(self._paused_until, now + seconds)
+        if not coarse_hint(seconds):
+            self._exact_until = max(self._exact_until, now + seconds)
+
+    def _unpause(self, sent_at: float) -> None:
+        """A send that left after the last pause began was answered 2xx before the pause
+        ended: a wait of whole seconds (`x-ratelimit-reset-requests: 1000ms`, backoff.py
+        `coarse_hint`) said when at the latest, not when, and the limit had a slot before
+        it; so the endpoint's requests go again at once (a reset named exactly is kept).
+        Left whole, such a pause at the start of a run (a random refusal saying `remaining:
+        0`) idled the endpoint for its second, and the answers of that second measured a
+        pace four times too slow (docs/benchmarks.md, "After the pause is lifted")."""
+        now = time.monotonic()
+        until = max(now, self._exact_until)
+        if until < self._paused_until:
+            trace.note("pause.lifted", self._paused_until - until)
+            self._paused_until = until
 
     def _paused_within(self, seconds: float) -> float:
         """Seconds of the last `seconds` the endpoint was paused (nothing could be sent)."""

@@ -26,6 +26,7 @@ import heapq
 import itertools
 import time
 
+from holodeck_lsp.runner.limits.delivered import DeliveredRate
 from holodeck_lsp.runner.limits.window import Priority
 
 #: Answers kept for measuring (and the oldest may be at most `HORIZON` seconds old); the
@@ -84,6 +85,8 @@ class Pace:
         self._floor = 0.0
         self._floor_at = float("-inf")
         self._answers: collections.deque[float] = collections.deque(maxlen=SAMPLES)
+        #: The most answers the limit let through in one second (delivered.py).
+        self.delivered = DeliveredRate()
         self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
@@ -162,6 +165,7 @@ class Pace:
         if not self._answers:
             self._first_answer = now
         self._answers.append(now)
+        self.delivered.answered(now)
         if self.spacing:
             # The rate creeps up, but by at most `PROBE_PER_SECOND` of the spacing set at
             # the last widening per second since: a window limiter lets a whole window's
@@ -179,6 +183,13 @@ class Pace:
                 self.spacing = max(self.spacing * (1.0 - PROBE), reach)
             if self.spacing < FLOOR:
                 self.spacing = 0.0
+
+    def known_spacing(self) -> float:
+        """The spacing of the best rate the limit delivered (delivered.py), `OVERRUN_MARGIN`
+        under it, or 0.0: answers are counted when they arrive, and a loaded event loop
+        bunches 22 of a limit's 20 into one second; a limit that counts refusals punishes
+        the overshoot with a second of refusals."""
+        return self.delivered.spacing * (1.0 + OVERRUN_MARGIN)
 
     def _measured(self, now: float, idle: float) -> tuple[float, bool] | None:
         """Seconds per 2xx answer: the answers of the last `RATE_SPAN` over that span, gaps
@@ -266,6 +277,19 @@ class Pace:
                 # sent at the limit (a start, faults, a shut gate), and a second of collapse
                 # measures next to nothing (the probe gate is for that).
                 spacing = max(self.spacing, min(measured, self.spacing * (1.0 + DECREASE)))
+            known = self.known_spacing()
+            if known and not saturated:
+                # (Most sends refused, the limit is overrun: a window that counts
+                # refusals must empty before it delivers that rate again.)
+                if self.spacing >= known:
+                    # Refused at (or slower than) the best rate it delivered: the memory
+                    # is stale (a fixed window's straddle, a limit lowered).
+                    self.delivered.forget()
+                elif spacing > known * (1.0 + DECREASE):
+                    # A measure further under the rate the limit has delivered than one
+                    # decrease is diluted (faults, a pause, a start): the limit allows that
+                    # rate (delivered.py). A decrease near it is left as it was.
+                    spacing = known
             self._guessed = early
             self._widened_at = now
         else:  # too few answers to measure: slow down by half again
