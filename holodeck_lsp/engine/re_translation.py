@@ -35,8 +35,6 @@ from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
 from typing import Any, Final
 
-import regex
-
 __all__ = ["NotTranslatable", "translate"]
 
 _ALL_CODE_POINTS: Final = 0x110000
@@ -71,6 +69,8 @@ def _matched_set(item: str, flags: int) -> str:
     theirs = _runs(re.compile(f"(?:{item})+", flags))
     letters = ("i" if flags & re.IGNORECASE else "") + ("a" if flags & re.ASCII else "")
     native = f"(?{letters}:{item})" if letters else item
+    import regex  # here, as engine/matchers.py imports it: on the first regex run
+
     try:
         if _runs(regex.compile(f"(?:{native})+", regex.V0)) == theirs:
             return native
