@@ -117,8 +117,8 @@ def server_cost(argv: list[str], env: dict[str, str], cwd: Path) -> Cost:
         send.write(_message({"jsonrpc": "2.0", **payload}))
         send.flush()
 
-    write({"id": 1, "method": "initialize",
-           "params": {"processId": None, "rootUri": SAMPLE.as_uri(), "capabilities": {}}})  # fmt: skip
+    initialize = {"processId": None, "rootUri": SAMPLE.as_uri(), "capabilities": {}}
+    write({"id": 1, "method": "initialize", "params": initialize})
     while _read(process.stdout).get("id") != 1:
         pass
     write({"method": "initialized", "params": {}})
