@@ -12,7 +12,11 @@ CPU is the child's user + system time (os.wait4), so other load on the machine m
 figure much more than the CPU one. Child processes run with cached bytecode (a warm-up run
 writes it, PYTHONDONTWRITEBYTECODE removed from their environment). Median of --repeat runs.
 
-    .venv/bin/python bench/startup_cost.py [--repeat 7] [--json]
+    .venv/bin/python bench/startup_cost.py [--repeat 7] [--json] [--before DIR]
+
+`--before DIR` measures a second copy of the package beside this one, the two interleaved
+(same load for both): DIR holds an older `holodeck_lsp/` (`git archive REV holodeck_lsp |
+tar -x -C DIR`), put first on the children's PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -138,12 +142,14 @@ def server_cost(argv: list[str], env: dict[str, str], cwd: Path) -> Cost:
     return usage.ru_utime + usage.ru_stime, time.perf_counter() - started
 
 
-def measures(home: Path) -> dict[str, Callable[[], Cost]]:
+def measures(home: Path, before: Path | None = None) -> dict[str, Callable[[], Cost]]:
     tiny = home / "tiny"
-    tiny.mkdir()
+    tiny.mkdir(exist_ok=True)
     (tiny / "agent.yaml").write_text(TINY_AGENT, encoding="utf-8")
     (tiny / "cassette.json").write_text(json.dumps(TINY_CASSETTE), encoding="utf-8")
     env = {**os.environ, "HOME": str(home)}
+    if before is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(before), env.get("PYTHONPATH")]))
     env.pop("HOLODECK_PREFLIGHT", None)
     # The warm-up run writes the bytecode cache, as on a user's machine (some sandboxes set
     # this, and then every process compiles the whole package again: DEVELOPERS.md).
@@ -162,32 +168,43 @@ def measures(home: Path) -> dict[str, Callable[[], Cost]]:
     }
 
 
+def _row(name: str, costs: list[Cost]) -> dict[str, object]:
+    cpu = [c for c, _ in costs]
+    wall = [w for _, w in costs]
+    return {"name": name, "cpu_s": round(statistics.median(cpu), 3),
+            "cpu_min_s": round(min(cpu), 3), "wall_s": round(statistics.median(wall), 3),
+            "wall_min_s": round(min(wall), 3)}  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--only", help="measure only the rows whose name contains this")
+    parser.add_argument("--before", type=Path, help="a folder holding an older holodeck_lsp/")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="startup-cost-") as temp:
-        for name, measure in measures(Path(temp)).items():
+        now = measures(Path(temp))
+        then = measures(Path(temp), args.before) if args.before else {}
+        for name, measure in now.items():
             if args.only and args.only not in name:
                 continue
-            measure()  # warm-up: writes .pyc
-            costs = [measure() for _ in range(args.repeat)]
-            cpu = [c for c, _ in costs]
-            wall = [w for _, w in costs]
-            rows.append({"name": name, "cpu_s": round(statistics.median(cpu), 3),
-                         "cpu_min_s": round(min(cpu), 3),
-                         "wall_s": round(statistics.median(wall), 3),
-                         "wall_min_s": round(min(wall), 3)})  # fmt: skip
+            pairs = [(name, measure)] + ([(f"{name} [before]", then[name])] if then else [])
+            for _, each in pairs:
+                each()  # warm-up: writes .pyc
+            costs: dict[str, list[Cost]] = {label: [] for label, _ in pairs}
+            for _ in range(args.repeat):
+                for label, each in pairs:
+                    costs[label].append(each())
+            rows += [_row(label, found) for label, found in costs.items()]
     if args.json:
         print(json.dumps({"python": platform.python_version(),
                           "load": os.getloadavg(), "rows": rows}, indent=2))  # fmt: skip
     else:
         print(f"load average {os.getloadavg()[0]:.2f}; median (min) of {args.repeat}")
         for row in rows:
-            print(f"{row['name']:<26} cpu {row['cpu_s']:6.3f} s ({row['cpu_min_s']:.3f})"
+            print(f"{row['name']:<35} cpu {row['cpu_s']:6.3f} s ({row['cpu_min_s']:.3f})"
                   f"   wall {row['wall_s']:6.3f} s ({row['wall_min_s']:.3f})")  # fmt: skip
     return 0
 
