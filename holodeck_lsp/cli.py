@@ -11,6 +11,7 @@ options and imports what it needs only then, so `--version` and `--help` answer 
 from __future__ import annotations
 
 import difflib
+import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -101,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _BY_NAME.get(first)
     if command is not None:
         # Imported here: each command pulls in only what it needs (run: pydantic, asyncio).
-        entry: Callable[[list[str]], int] = importlib.import_module(command.module).main
+        entry: Callable[[list[str]], int] = _import_command(command.module)
         if command.name == "serve":  # the protocol's stream: nothing printed on it
             return entry(args[1:])
         if command.name == "completion":  # written from this table's parsers
@@ -124,6 +125,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not first.startswith("-"):
         return _unknown_command(first)
     return _legacy(args)
+
+
+def _import_command(module: str) -> Callable[[list[str]], int]:
+    """The command's `main`, imported with the garbage collector off. An import creates
+    hundreds of thousands of objects that live as long as the process (pydantic's models of
+    schema/, the YAML library) and almost no garbage, yet triggers a hundred collections,
+    one of them full: about a tenth of a short command's CPU (docs/benchmarks.md, "Start-up
+    cost, issue 37 item 7"). Frozen afterwards, that heap is never walked again; what the
+    command itself allocates is collected as usual. `serve` turns collection off for good
+    before its imports (commands/serve.py), so it is left alone here."""
+    if module == "holodeck_lsp.commands.serve" or module in sys.modules:
+        # Already imported (a test calling `main` in-process again): nothing to spare, and
+        # freezing that process's heap again would keep its garbage for good.
+        return importlib.import_module(module).main  # type: ignore[no-any-return]
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(module).main  # type: ignore[no-any-return]
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 #: Said on stderr when `holodeck-lsp` alone is started from a terminal (an editor gives it

@@ -89,20 +89,21 @@ def _check_once(options: argparse.Namespace, palette: Palette) -> int:
     if files is None:
         return EXIT_BAD_INPUT
 
-    from holodeck_lsp.checker.env_masking import masked_text
-    from holodeck_lsp.checker.loader import load_agent_file  # pydantic: only when checking
-
-    if options.fix or options.diff:
-        from holodeck_lsp.commands.fix import apply_fixes
-
-        # A machine format keeps stdout for itself: the changes go to stderr then.
-        out = sys.stdout if options.format == "text" and options.output is None else sys.stderr
-        status = apply_fixes(files, write=options.fix, palette=palette, out=out)
-        if options.diff:
-            return status
-    # A one-shot process keeps every result until it exits: cyclic GC would only re-walk them.
+    # A one-shot process keeps every result until it exits: cyclic GC would only re-walk them
+    # (and the loader's import, pydantic's models, would pay for a dozen collections).
     gc.disable()
     try:
+        from holodeck_lsp.checker.env_masking import masked_text
+        from holodeck_lsp.checker.loader import load_agent_file  # pydantic: only when checking
+
+        if options.fix or options.diff:
+            from holodeck_lsp.commands.fix import apply_fixes
+
+            # A machine format keeps stdout for itself: the changes go to stderr then.
+            out = sys.stdout if options.format == "text" and options.output is None else sys.stderr
+            status = apply_fixes(files, write=options.fix, palette=palette, out=out)
+            if options.diff:
+                return status
         forms: dict[str, str] = {}
 
         def checked() -> Iterator[tuple[Path, list[Diagnostic]]]:

@@ -29,8 +29,6 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-import regex  # timeouts on matching; typed by types-regex (dev)
-
 from holodeck_lsp.engine.re_translation import NotTranslatable, translate
 from holodeck_lsp.schema.matchers import (
     ArgMatcherValue,
@@ -191,6 +189,11 @@ def _safe_pattern(compiled: re.Pattern[str]) -> Any:
 
 
 def _compile_safe(compiled: re.Pattern[str]) -> Any:
+    # Imported on the first regex matcher run (timeouts on matching; typed by types-regex,
+    # dev): a run or a re-grade without one never pays for its import (docs/benchmarks.md,
+    # "Start-up cost, issue 37 item 7").
+    import regex
+
     try:
         # `re` reads the pattern; `regex` only runs what `re` read (module doc).
         return regex.compile(translate(compiled.pattern, compiled.flags), regex.V0)

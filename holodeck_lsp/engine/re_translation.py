@@ -26,7 +26,9 @@ The one approximation: a backreference under IGNORECASE compares with `regex`'s 
 
 from __future__ import annotations
 
+import array
 import re
+import sys
 import warnings
 from functools import cache, lru_cache
 
@@ -34,8 +36,6 @@ from functools import cache, lru_cache
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
 from typing import Any, Final
-
-import regex
 
 __all__ = ["NotTranslatable", "translate"]
 
@@ -50,8 +50,15 @@ class NotTranslatable(ValueError):
 @cache
 def _every_character() -> str:
     # Built once, on the first pattern that needs a table (4 MB); a one-character matcher
-    # is then found by one C-speed `re` scan over it.
-    return "".join(map(chr, range(_ALL_CODE_POINTS)))
+    # is then found by one C-speed `re` scan over it. Decoded from the code points' UTF-32
+    # bytes (surrogates passed through): a quarter of the time of joining a million `chr`s,
+    # paid by every process that runs the sample's matchers (docs/benchmarks.md, "Start-up
+    # cost, issue 37 item 7").
+    codes = array.array("I", range(_ALL_CODE_POINTS))
+    if codes.itemsize != 4:  # a platform whose C unsigned int is not 32 bits
+        return "".join(map(chr, range(_ALL_CODE_POINTS)))
+    codec = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+    return codes.tobytes().decode(codec, "surrogatepass")
 
 
 def _escape(code: int) -> str:
@@ -71,6 +78,8 @@ def _matched_set(item: str, flags: int) -> str:
     theirs = _runs(re.compile(f"(?:{item})+", flags))
     letters = ("i" if flags & re.IGNORECASE else "") + ("a" if flags & re.ASCII else "")
     native = f"(?{letters}:{item})" if letters else item
+    import regex  # here, as engine/matchers.py imports it: on the first regex run
+
     try:
         if _runs(regex.compile(f"(?:{native})+", regex.V0)) == theirs:
             return native

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
 from holodeck_lsp.engine.repeat_rates import Rate, case_rates, model_rates, turn_rates
 from holodeck_lsp.engine.run_statistics import latency_text, pass_k_text, rate_text, run_statistics
 from holodeck_lsp.engine.token_totals import agent_usage
@@ -102,6 +101,10 @@ def matrix_lines(
     )
     title = _title(len(models), repeats)
     table = _render([[title, *models], *rows, *totals], header_rows=1, rule_before=len(rows) + 1)
+    # Imported here: only a run of several models compares them, and the paired statistics
+    # bring the comparison's models (docs/benchmarks.md, "Start-up cost, issue 37 item 7").
+    from holodeck_lsp.engine.comparison_statistics import matrix_comparisons
+
     paired = [f"  {figures.summary}" for figures in matrix_comparisons(report)]
     if paired:
         paired.insert(0, f"Paired against {models[0]} (docs/reports.md, Paired comparison):")

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holodeck_lsp.commands._common import write_output
 from holodeck_lsp.commands.console.text_stream import TextStream
@@ -15,7 +16,10 @@ from holodeck_lsp.commands.report_formats import REPORT_FORMATS
 from holodeck_lsp.exit_codes import EXIT_CANNOT_RUN, EXIT_OK
 from holodeck_lsp.runner.run_session import RunOutcome
 from holodeck_lsp.runner.secrets import Redactor
-from holodeck_lsp.schema.comparison import Comparison
+
+if TYPE_CHECKING:
+    # Type-level only: a run builds a comparison only for --baseline (commands/run/baseline.py).
+    from holodeck_lsp.schema.comparison import Comparison
 
 
 @dataclass(frozen=True, slots=True)

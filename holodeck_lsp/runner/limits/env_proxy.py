@@ -9,13 +9,18 @@ the proxy of its scheme (else `ALL_PROXY`), straight when `NO_PROXY` names its h
 
 from __future__ import annotations
 
-import urllib.request
 from types import ModuleType
 from typing import Any
+
+# urllib.request is imported by the functions that read the proxies: it brings http.client
+# and email's parser, which a replayed run, the checker and the editor's start never need
+# (docs/benchmarks.md, "Start-up cost, issue 37 item 7").
 
 
 def environment_proxies() -> dict[str, str]:
     """`scheme -> proxy URL` (plus `no`, the bypass list) from the environment now."""
+    import urllib.request
+
     found = urllib.request.getproxies_environment()
     return {
         scheme: url if "://" in url or scheme == "no" else f"http://{url}"
@@ -29,6 +34,8 @@ def proxy_for(url_scheme: str, host: str, proxies: dict[str, str]) -> str | None
     proxy = proxies.get(url_scheme) or proxies.get("all")
     if proxy is None:
         return None
+    import urllib.request
+
     bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
     if "no" in proxies and bypass(host, proxies):
         return None
