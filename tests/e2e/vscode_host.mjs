@@ -5,24 +5,33 @@
 // Chromium (see README.md, "One host for all the scenarios").
 //
 //   node tests/e2e/vscode_host.mjs [session.mjs options: --vsix, --code-server, --server-path,
-//        --chromium, --timeout-ms]
+//        --chromium, --timeout-ms, --keep]
 //
-// Protocol, one JSON object per line: on stdout first {"ready": true} (or {"ready": false,
+// Its scratch folder (code-server's user data and extensions) is removed at the end unless
+// --keep. Protocol, one JSON object per line: on stdout first {"ready": true} (or {"ready": false,
 // "error"}), then for each request read from stdin, {"script": "vscode_e2e.mjs", "args":
 // [...]}, the reply {"ok": bool, "output": "<the scenario's log and any error>"}. Log lines
 // also go to stderr as they come. stdin closed, SIGTERM or SIGINT: the host stops and exits.
+import fs from "node:fs";
 import readline from "node:readline";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { HERE, parseArgs, setLogSink, shareHost, startHost } from "./session.mjs";
 
 const say = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+const options = parseArgs(process.argv.slice(2), import.meta.url);
 let host = null;
 let stopping = false;
 async function stop(code) {
   if (stopping) return;
   stopping = true;
-  if (host) await host.stop();
+  if (host) {
+    await host.stop();
+    // its logs are in every scenario's logs/ already (withSession copies them)
+    if (!options.keep) {
+      try { fs.rmSync(host.dirs.root, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { process.stderr.write(`[host] could not remove ${host.dirs.root}: ${e}\n`); }
+    }
+  }
   process.exit(code);
 }
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => { void stop(1); });
@@ -31,7 +40,7 @@ process.on("unhandledRejection", (e) => process.stderr.write(`[host] unhandled r
 
 setLogSink((line) => process.stderr.write(`${line}\n`));
 try {
-  host = await startHost(parseArgs(process.argv.slice(2), import.meta.url));
+  host = await startHost(options);
   shareHost(host);
   say({ ready: true });
 } catch (e) {
