@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.runner.test_run_cli_live import CLI, child_env, run_cli
+from tests.runner.test_run_cli_live import CHILD_TIMEOUT, CLI, child_env, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +63,7 @@ async def paste(hint: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    out, _ = await asyncio.wait_for(proc.communicate(), CHILD_TIMEOUT)
     assert proc.returncode is not None
     return proc.returncode, out.decode("utf-8")
 

@@ -27,6 +27,7 @@ from holodeck_lsp.runner.execution.events import CaseKey
 from tests.fakes.faults import FaultPlan
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.runner.test_run_cli_live import (
+    CHILD_TIMEOUT,
     child_env,
     finish,
     run_cli,
@@ -197,7 +198,7 @@ async def _kill_and_resume(
     path = _write_agent(folder, server)
     server.requests.clear()
     proc = await start([str(path), *extra], _env(tmp_path), folder)
-    await wait_for_requests(server, kill_after, proc, timeout=60)
+    await wait_for_requests(server, kill_after, proc, timeout=CHILD_TIMEOUT)
     proc.send_signal(signal.SIGKILL)  # this child only, by its own handle
     await proc.wait()
     await asyncio.sleep(0.3)  # a request the child sent as it died reaches the fake first
@@ -250,7 +251,7 @@ async def test_ctrl_c_leaves_a_resumable_run_that_runs_and_report_call_unfinishe
     _answering(fake_openai, delay=0.3)
     path = _write_agent(tmp_path, fake_openai)
     proc = await start([str(path)], _env(tmp_path), tmp_path)
-    await wait_for_requests(fake_openai, 2, proc, timeout=30)
+    await wait_for_requests(fake_openai, 2, proc, timeout=CHILD_TIMEOUT)
     proc.send_signal(signal.SIGINT)
     stopped = await finish(proc)
     (run,) = _runs(tmp_path)
@@ -387,5 +388,5 @@ async def _command(argv: list[str], cwd: Path, env: dict[str, str] | None = None
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    out, _ = await asyncio.wait_for(proc.communicate(), CHILD_TIMEOUT)
     return out.decode("utf-8")
