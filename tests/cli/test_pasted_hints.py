@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.runner.test_run_cli_live import CLI, child_env, run_cli
+from tests.runner.test_run_cli_live import CHILD_TIMEOUT, CLI, child_env, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +63,7 @@ async def paste(hint: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    out, _ = await asyncio.wait_for(proc.communicate(), CHILD_TIMEOUT)
     assert proc.returncode is not None
     return proc.returncode, out.decode("utf-8")
 
@@ -94,30 +94,26 @@ async def test_the_resume_hint_works_pasted_in_another_folder(
             assert "[2/4] case1" in out and "[4/4] case3" in out, out
 
 
-async def test_the_resume_hint_works_pasted_in_the_agents_folder_without_the_index(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
-) -> None:
-    path = _agent(tmp_path / "suite", fake_openai)
-    env = child_env(tmp_path, OPENAI_API_KEY=KEY, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    printed = await _stopped_run(path, env)
-    # The index is a cache: emptied, the runs stored under the current folder still say it.
-    cleared = {**env, "XDG_CACHE_HOME": str(tmp_path / "empty-cache")}
-    (resume,) = [hint for hint in hints(printed) if "--resume" in hint]
-    status, out = await paste(resume, path.parent, cleared)
-    assert status == 0 and "resuming run" in out, out
-
-
 async def test_runs_hints_and_the_resume_refusals_hints_work_pasted(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
+    """`runs`' hints pasted in the agent's folder with the run index emptied: among them the
+    stopped run's own resume hint, so this also shows that hint working without the index
+    (the index is a cache: the runs stored under the current folder still say it). One
+    stopped run for both: each resume finishes the run it resumes."""
     path = _agent(tmp_path / "suite", fake_openai)
     env = child_env(tmp_path, OPENAI_API_KEY=KEY, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    await _stopped_run(path, env)
+    printed = await _stopped_run(path, env)
+    (resume,) = [hint for hint in hints(printed) if "--resume" in hint]
     status, listed = await paste(f"holodeck-lsp runs {shlex.quote(str(path))}", tmp_path, env)
     assert status == 0 and hints(listed), listed
+    assert resume in hints(listed), listed
+    cleared = {**env, "XDG_CACHE_HOME": str(tmp_path / "empty-cache")}
     for hint in hints(listed):
-        status, out = await paste(hint, path.parent, env)
+        status, out = await paste(hint, path.parent, cleared)
         assert status == 0, f"`{hint}` from `runs`: exit {status}\n{out}"
+        if hint == resume:
+            assert "resuming run" in out, out
     # Nothing left to resume: the refusal's own hints are commands that work.
     status, refused = await paste("holodeck-lsp run --resume", path.parent, env)
     assert status == 2 and "no unfinished run" in refused, refused

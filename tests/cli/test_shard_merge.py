@@ -6,6 +6,7 @@ equal to the whole suite run at once; report files merge too; overlapping parts 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,21 @@ def _run(folder: Path, *flags: str) -> int:
     return done.returncode
 
 
-def test_three_shards_merged_are_the_whole_run(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Sharded:
+    """The sample run whole (tagged `whole`), then as three shards, each stored and written
+    as a report file."""
+
+    folder: Path
+    shard_files: list[Path]
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory: pytest.TempPathFactory) -> Sharded:
+    """Shared by both tests (four replays of the sample; the refusals need only one shard's
+    report file, which they do not change)."""
+    tmp_path = tmp_path_factory.mktemp("shards")
     folder = copy_sample(tmp_path)
-    agent = folder / "agent.yaml"
     _run(folder)
     assert cli("runs", folder, "--tag", "whole").returncode == EXIT_OK  # tags the latest run
     shard_files = []
@@ -37,6 +50,12 @@ def test_three_shards_merged_are_the_whole_run(tmp_path: Path) -> None:
         shard_file = tmp_path / f"shard{k}.json"
         _run(folder, "--shard", f"{k}/3", "--report-json", str(shard_file))
         shard_files.append(shard_file)
+    return Sharded(folder, shard_files)
+
+
+def test_three_shards_merged_are_the_whole_run(tmp_path: Path, sharded: Sharded) -> None:
+    folder, shard_files = sharded.folder, sharded.shard_files
+    agent = folder / "agent.yaml"
     names = [
         {r.test_name for r in TestReport.model_validate_json(f.read_text("utf-8")).results}
         for f in shard_files
@@ -72,10 +91,8 @@ def test_three_shards_merged_are_the_whole_run(tmp_path: Path) -> None:
     assert "merged_from" in merged.environment
 
 
-def test_parts_that_overlap_or_do_not_fit_are_refused(tmp_path: Path) -> None:
-    folder = copy_sample(tmp_path)
-    one = tmp_path / "one.json"
-    _run(folder, "--shard", "1/2", "--report-json", str(one), "--no-save")
+def test_parts_that_overlap_or_do_not_fit_are_refused(tmp_path: Path, sharded: Sharded) -> None:
+    folder, one = sharded.folder, sharded.shard_files[0]
     done = cli("merge", one, one, "--no-save", "--report-json", tmp_path / "x.json")
     assert done.returncode == EXIT_BAD_INPUT
     assert "is in both" in done.stderr and "--shard 1/N" in done.stderr

@@ -20,7 +20,7 @@ from tests.fakes import anthropic_server as anthropic
 from tests.fakes import openai_server as openai
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.runner.test_run_cli_live import child_env, read_report, run_cli
+from tests.runner.test_run_cli_live import Finished, child_env, read_report, run_cli
 from tests.sample.sample_support import SCRIPTS_DIR, copy_sample, grader_imports_isolated
 
 pytestmark = pytest.mark.slow
@@ -122,21 +122,11 @@ async def test_a_matrix_over_two_providers_reports_each_model(
         assert ANTHROPIC_KEY not in text and OPENAI_KEY not in text
 
 
-async def test_repeats_mark_a_turn_that_passed_once_in_two_as_flaky(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
+def repeats_mark_a_turn_that_passed_once_in_two_as_flaky(
+    finished: Finished, report_path: Path
 ) -> None:
-    # Right, then wrong on turn 0: every other session answers right.
-    fake_openai.script(
-        openai.Reply(text="7"), openai.Reply(text="15"),
-        openai.Reply(text="8"), openai.Reply(text="15"),
-    )  # fmt: skip
-    path = write_agent(tmp_path)
-    report_path = tmp_path / "report.json"
-    finished = await run_cli(
-        [str(path), "--repeat", "2", "--parallel", "1", "-v", "--report-json", str(report_path)],
-        child_env(tmp_path, OPENAI_API_KEY=OPENAI_KEY, OPENAI_BASE_URL=fake_openai.base_url),
-        tmp_path,
-    )
+    """A `--repeat 2 -v` run whose model answered turn 0 right, then wrong: its report and
+    console (a step of the compare test below, whose second run is this one)."""
     assert finished.status == 1, finished.err
     report = read_report(report_path)
     assert report.repeats == 2 and report.models == ["openai:gpt-4o-mini"]
@@ -238,22 +228,30 @@ def test_ollama_and_openai_side_by_side_against_the_oracle(
     assert report.model_summaries["ollama:qwen2.5:7b"].passed_turns > 0
 
 
-async def test_compare_lists_a_pass_rate_that_dropped_as_a_flaky_regression(
+async def test_repeats_mark_a_flaky_turn_and_compare_lists_its_dropped_rate_as_a_regression(
     tmp_path: Path, fake_openai: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Two stored `--repeat 2` runs: turn 0 passes 2/2, then 1/2 — its rate dropped, so
-    `compare` (previous against latest) lists it as a regression, but a turn that both passed
-    and failed is flaky and never fails the gate on its own (docs/running.md, "Flaky turns and
-    the significance gate"): exit 0."""
+    """Two stored `--repeat 2` runs: turn 0 passes 2/2, then 1/2 — the second run marks it
+    flaky; its rate dropped, so `compare` (previous against latest) lists it as a regression,
+    but a turn that both passed and failed is flaky and never fails the gate on its own
+    (docs/running.md, "Flaky turns and the significance gate"): exit 0."""
     path = write_agent(tmp_path)
     env = child_env(tmp_path, OPENAI_API_KEY=OPENAI_KEY, OPENAI_BASE_URL=fake_openai.base_url)
+    report_path = tmp_path / "report.json"
     for first_answers in (("7", "7"), ("7", "8")):
+        # Right, then (the second time) wrong on turn 0: every other session answers right.
         fake_openai.script(
             openai.Reply(text=first_answers[0]), openai.Reply(text="15"),
             openai.Reply(text=first_answers[1]), openai.Reply(text="15"),
         )  # fmt: skip
-        finished = await run_cli([str(path), "--repeat", "2", "--parallel", "1"], env, tmp_path)
+        finished = await run_cli(
+            [str(path), "--repeat", "2", "--parallel", "1", "-v", "--report-json",
+             str(report_path)],
+            env,
+            tmp_path,
+        )  # fmt: skip
         assert finished.status in (0, 1), finished.err
+    repeats_mark_a_turn_that_passed_once_in_two_as_flaky(finished, report_path)
     capsys.readouterr()
     assert main(["compare", "--agent", str(path), "--format", "json"]) == 0
     comparison = json.loads(capsys.readouterr().out)

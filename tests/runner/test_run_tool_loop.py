@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,11 @@ from tests.fakes.tool_loop_models import (
     LEAKED_NAME,
     NOT_JSON_7,
     NOT_JSON_9,
+    TICKET_7,
     openai_responder,
     write_suite,
 )
-from tests.runner.test_run_cli_live import live_env, read_report, run_cli
+from tests.runner.test_run_cli_live import Finished, live_env, read_report, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -44,26 +47,52 @@ def turns(report: TestReport, case: str) -> list[TurnResult]:
     return list(found.turns or [])
 
 
+@dataclass(frozen=True)
+class SuiteRun:
+    """The whole suite run once, recorded, with every report: what several tests assert on."""
+
+    agent: Path
+    out: Path
+    done: Finished
+    server: FakeOpenAIServer
+
+    @property
+    def report(self) -> TestReport:
+        return read_report(self.out / "r.json")
+
+
+@pytest.fixture(scope="module")
+async def suite_run(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SuiteRun]:
+    """One run of both cases, one at a time (long-loop first, so its requests come first),
+    recorded, with every report: the tests below read it and change nothing in it (a run
+    costs ~3 CPU-s; a run per test was three of them)."""
+    tmp_path = tmp_path_factory.mktemp("tool-loop")
+    async with FakeOpenAIServer() as server:
+        agent = suite(tmp_path / "suite", server)
+        out = tmp_path / "out"
+        done = await run_cli(
+            [str(agent), "--no-save", "--parallel", "1", "--record", str(out / "c.json"),
+             "--report-json", str(out / "r.json"), "--report-md", str(out / "r.md"),
+             "--junit", str(out / "r.xml"), "--report-html", str(out / "r.html")],
+            live_env(tmp_path),
+            tmp_path,
+        )  # fmt: skip
+        yield SuiteRun(agent, out, done, server)
+
+
 async def test_a_long_loop_stops_at_20_rounds_and_every_report_says_so(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
+    suite_run: SuiteRun,
 ) -> None:
-    agent = suite(tmp_path / "suite", fake_openai)
-    out = tmp_path / "out"
-    done = await run_cli(
-        [str(agent), "--no-save", "--parallel", "1", "--report-json", str(out / "r.json"),
-         "--report-md", str(out / "r.md"), "--junit", str(out / "r.xml"),
-         "--report-html", str(out / "r.html"), "--case", "long-loop"],
-        live_env(tmp_path),
-        tmp_path,
-    )  # fmt: skip
+    done, out = suite_run.done, suite_run.out
     assert done.status == 1, done.err
-    report = read_report(out / "r.json")
+    report = suite_run.report
     stopped, thanks = turns(report, "long-loop")
     # 20 rounds ran, then SK asked once more with no tools: that answer is the response.
     assert stopped.tool_limit_reached == 20 and len(stopped.tool_invocations) == 20
     assert stopped.response == "Touched 20 files." and stopped.passed is False
     assert stopped.errors == [LIMIT_REASON]
-    assert [len(r.tools) > 0 for r in fake_openai.chat_requests[:21]] == [True] * 20 + [False]
+    requests = suite_run.server.chat_requests
+    assert [len(r.tools) > 0 for r in requests[:21]] == [True] * 20 + [False]
     assert thanks.passed and thanks.tool_limit_reached is None  # the session went on
     # The console: the turn's reason and the summary's count with what to do.
     assert LIMIT_REASON in done.out and SUMMARY in done.out
@@ -105,16 +134,9 @@ def calls_of(turn: TurnResult) -> list[tuple[Any, ...]]:
 
 
 async def test_odd_calls_get_an_error_result_the_turn_goes_on_and_all_is_recorded_as_sent(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
+    tmp_path: Path, suite_run: SuiteRun, fake_openai: FakeOpenAIServer
 ) -> None:
-    agent = suite(tmp_path / "suite", fake_openai)
-    report_path = tmp_path / "r.json"
-    done = await run_cli(
-        [str(agent), "--no-save", "--case", "odd-calls", "--report-json", str(report_path)],
-        live_env(tmp_path),
-        tmp_path,
-    )
-    report = read_report(report_path)
+    done, report = suite_run.done, suite_run.report
     seven, nine, eight = turns(report, "odd-calls")
     # Several calls in one step (with text): run in the order given, each recorded.
     assert calls_of(seven) == [
@@ -125,10 +147,15 @@ async def test_odd_calls_get_an_error_result_the_turn_goes_on_and_all_is_recorde
         ("tools-lookup_ticket", {"ticket_id": 7}, '{"ticket_id": 7}', None, "ticket 7 is open"),
     ]  # fmt: skip
     # The model got an error result for each odd call, and the record keeps exactly it.
+    # The turn's second request (its first asked for the calls); later turns' requests carry
+    # this turn too, so the first two that do are this turn's.
+    ticket_7 = [
+        r
+        for r in suite_run.server.chat_requests
+        if any(m["role"] == "user" and TICKET_7 in str(m["content"]) for m in r.messages)
+    ]
     sent_back = {
-        m["tool_call_id"]: m["content"]
-        for m in fake_openai.chat_requests[1].messages
-        if m["role"] == "tool"
+        m["tool_call_id"]: m["content"] for m in ticket_7[1].messages if m["role"] == "tool"
     }
     assert len(sent_back) == 4
     assert [c.error for c in seven.tool_invocations[:3]] == list(sent_back.values())[:3]
@@ -162,6 +189,7 @@ async def test_odd_calls_get_an_error_result_the_turn_goes_on_and_all_is_recorde
     assert "Traceback" not in done.err
 
     # --verbose: asked for, they are shown.
+    agent = suite(tmp_path / "suite", fake_openai)
     done = await run_cli(
         [str(agent), "--no-save", "--case", "odd-calls", "--verbose"], live_env(tmp_path), tmp_path
     )
@@ -169,16 +197,13 @@ async def test_odd_calls_get_an_error_result_the_turn_goes_on_and_all_is_recorde
 
 
 async def test_record_replay_and_rejudge_keep_the_tool_loop(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
+    tmp_path: Path, suite_run: SuiteRun
 ) -> None:
-    agent = suite(tmp_path / "suite", fake_openai)
-    cassette, recorded, replayed = tmp_path / "c.json", tmp_path / "a.json", tmp_path / "b.json"
+    first, agent = suite_run.done, suite_run.agent
+    cassette, recorded = suite_run.out / "c.json", suite_run.out / "r.json"
+    replayed = tmp_path / "b.json"
     base = [str(agent), "--no-save", "--parallel", "1"]
-    first = await run_cli(
-        [*base, "--record", str(cassette), "--report-json", str(recorded)],
-        live_env(tmp_path),
-        tmp_path,
-    )
+    fake_openai = suite_run.server
     requests = len(fake_openai.chat_requests)
     data = json.loads(cassette.read_text())
     loop_turn = data["cases"][0]["turns"][0]

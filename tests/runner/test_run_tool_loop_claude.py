@@ -6,6 +6,8 @@ honoured), odd calls answered by the CLI and recorded as sent, replay keeping it
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -51,16 +53,38 @@ def turns(report: TestReport, case: str) -> list[TurnResult]:
     return list(found.turns or [])
 
 
+@dataclass(frozen=True)
+class SuiteRun:
+    """Both cases run once on Claude, recorded: what two tests assert on."""
+
+    agent: Path
+    report_path: Path
+    cassette: Path
+    done: Finished
+    server: FakeAnthropicServer
+
+
+@pytest.fixture(scope="module")
+async def suite_run(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SuiteRun]:
+    """One recorded run of the whole suite (long-loop, then odd-calls): the tests below read
+    it and change nothing in it (a Claude run costs a Python and a Node process; a run per
+    test was two of them)."""
+    tmp_path = tmp_path_factory.mktemp("tool-loop-claude")
+    async with FakeAnthropicServer() as server:
+        agent = suite(tmp_path / "suite", server)
+        report_path, cassette = tmp_path / "r.json", tmp_path / "c.json"
+        args = [str(agent), "--no-save", "--report-json", str(report_path)]
+        done = await run_cli(
+            [*args, "--record", str(cassette)], env(tmp_path, server), tmp_path, TIMEOUT
+        )
+        yield SuiteRun(agent, report_path, cassette, done, server)
+
+
 async def test_the_claude_backend_stops_at_the_same_count(
-    tmp_path: Path, fake_anthropic: FakeAnthropicServer
+    tmp_path: Path, suite_run: SuiteRun
 ) -> None:
-    agent = suite(tmp_path / "suite", fake_anthropic)
-    report_path, cassette = tmp_path / "r.json", tmp_path / "c.json"
-    base = [str(agent), "--no-save", "--case", "long-loop", "--report-json", str(report_path)]
-    done = await run_cli(
-        [*base, "--record", str(cassette)], env(tmp_path, fake_anthropic), tmp_path, TIMEOUT
-    )
-    report = read_report(report_path)
+    agent, done, cassette = suite_run.agent, suite_run.done, suite_run.cassette
+    report = read_report(suite_run.report_path)
     stopped, thanks = turns(report, "long-loop")
     assert stopped.tool_limit_reached == 20, done.err
     assert len(stopped.tool_invocations) == 20
@@ -71,11 +95,10 @@ async def test_the_claude_backend_stops_at_the_same_count(
 
     replayed = tmp_path / "replayed.json"
     again = await run_cli(
-        [str(agent), "--no-save", "--case", "long-loop", "--replay", str(cassette),
-         "--report-json", str(replayed)],
-        env(tmp_path, fake_anthropic),
+        [str(agent), "--no-save", "--replay", str(cassette), "--report-json", str(replayed)],
+        env(tmp_path, suite_run.server),
         tmp_path,
-    )  # fmt: skip
+    )
     assert again.status == done.status == 1
     assert comparable(read_report(replayed)) == comparable(report)
 
@@ -100,18 +123,9 @@ async def test_the_flag_and_the_agents_own_max_turns(
     assert (stopped.tool_limit_reached, len(stopped.tool_invocations)) == (2, 2), done.err
 
 
-async def test_odd_calls_on_claude_are_answered_recorded_and_graded(
-    tmp_path: Path, fake_anthropic: FakeAnthropicServer
-) -> None:
-    agent = suite(tmp_path / "suite", fake_anthropic)
-    report_path = tmp_path / "r.json"
-    done = await run_cli(
-        [str(agent), "--no-save", "--case", "odd-calls", "--report-json", str(report_path)],
-        env(tmp_path, fake_anthropic),
-        tmp_path,
-        TIMEOUT,
-    )
-    seven, nine, eight = turns(read_report(report_path), "odd-calls")
+async def test_odd_calls_on_claude_are_answered_recorded_and_graded(suite_run: SuiteRun) -> None:
+    done = suite_run.done
+    seven, nine, eight = turns(read_report(suite_run.report_path), "odd-calls")
     name = "mcp__tools__lookup_ticket"
     assert [
         (c.name, c.raw_arguments, c.call_problem, c.result) for c in seven.tool_invocations

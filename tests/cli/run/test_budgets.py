@@ -102,11 +102,14 @@ async def test_max_turns_stops_starting_cases_and_says_why(
     assert line in out
 
 
-async def test_max_cost_estimates_from_the_cost_per_turn_so_far(
+async def test_max_cost_estimates_then_a_resumed_run_keeps_to_the_whole_runs_budget(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
+    """The budgeted run, then resumed twice: one run (saved, so it can be resumed) carries both
+    what --max-cost stops and what a resume counts."""
     _house_priced_suite(tmp_path, fake_openai)
-    status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1")
+    status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1", save=True)
+    # --max-cost estimates from the cost per turn so far.
     assert status == EXIT_ERRORED, (out, err)
     # After 3 turns 0.045 USD is spent; a fourth would make 0.060 > 0.05.
     assert "stopped: --max-cost 0.05 USD would be passed after 3 of 10 cases" in out
@@ -115,14 +118,8 @@ async def test_max_cost_estimates_from_the_cost_per_turn_so_far(
     assert isinstance(summary, dict)
     assert summary["cost_usd"] == pytest.approx(0.045) and summary["cost_usd"] <= 0.05
 
-
-async def test_a_resumed_run_keeps_to_the_whole_runs_budget(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
-) -> None:
-    _house_priced_suite(tmp_path, fake_openai)
-    status, out, err = await _run(tmp_path, "--max-cost", "0.05", "--parallel", "1", save=True)
-    assert "would be passed after 3 of 10 cases" in out, (out, err)
-    # The same budget again: the journal's 0.045 USD counts, so not one case more.
+    # A resumed run keeps to the whole run's budget. The same budget again: the journal's
+    # 0.045 USD counts, so not one case more.
     status, out, err = await _run(
         tmp_path, "--resume", "--max-cost", "0.05", "--parallel", "1", save=True
     )

@@ -184,17 +184,18 @@ async def test_max_in_flight_in_holodeck_lsp_yaml_bounds_the_agents_requests(
 ) -> None:
     (tmp_path / "holodeck-lsp.yaml").write_text("limits:\n  anthropic: {max_in_flight: 2}\n")
     apply_project_limits(tmp_path / "agent.yaml")
-    fake_anthropic.script(*(Reply(text="ok", delay=0.8) for _ in range(4)))
+    # Three turns (one more than the cap is all the cap needs: each is a CLI process).
+    fake_anthropic.script(*(Reply(text="ok", delay=0.8) for _ in range(3)))
     backend = _backend(tmp_path, fake_anthropic)
     try:
-        sessions = await _sessions(backend, 4)
+        sessions = await _sessions(backend, 3)
         started = time.monotonic()
         results = await _turns(sessions)
         elapsed = time.monotonic() - started
     finally:
         await backend.aclose()
-    assert [r.response for r in results] == ["ok"] * 4
-    # Four turns sent at once, two answered at a time: two rounds of 0.8 s.
+    assert [r.response for r in results] == ["ok"] * 3
+    # Three turns sent at once, two answered at a time: two rounds of 0.8 s.
     assert fake_anthropic.most_in_flight == 2
     assert elapsed >= 1.6
     assert _limiter(fake_anthropic).window.ceiling == 2
@@ -204,23 +205,25 @@ async def test_parallel_turns_against_a_rate_limit_are_paced_not_hammered(
     tmp_path: Path, fake_anthropic: FakeAnthropicServer
 ) -> None:
     fake_anthropic.faults = FaultPlan(per_second=4, burst=1)
-    fake_anthropic.script(*(Reply(text="ok", delay=0.3) for _ in range(6)))
+    # Five turns: more than the window's 4 and the limit's 4 a second, so both show (each
+    # turn is a CLI process).
+    fake_anthropic.script(*(Reply(text="ok", delay=0.3) for _ in range(5)))
     backend = _backend(tmp_path, fake_anthropic)
     try:
-        sessions = await _sessions(backend, 6)
+        sessions = await _sessions(backend, 5)
         results = await _turns(sessions)
     finally:
         await backend.aclose()
-    assert [r.response for r in results] == ["ok"] * 6
+    assert [r.response for r in results] == ["ok"] * 5
     seen = fake_anthropic.faults.seen
     counts = _limiter(fake_anthropic).counts
     # The limit was met (429s), and each refusal was retried once by the relay, after its
     # Retry-After — none by the CLI, none errored the turn; the window (4 to start with,
-    # halved by a 429) kept the six turns from all being in flight at once. (How few 429s a
+    # halved by a 429) kept the five turns from all being in flight at once. (How few 429s a
     # long run gets is measured at scale for the other backend: bench/long_run_faults.py.)
     assert seen["429-limit"] >= 1 and counts.limited == seen["429-limit"]
     assert counts.retries == seen["429-limit"]
-    assert seen["requests"] == 6 + seen["429-limit"], seen
+    assert seen["requests"] == 5 + seen["429-limit"], seen
     assert fake_anthropic.most_in_flight <= 4
 
 

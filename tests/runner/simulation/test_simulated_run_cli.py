@@ -15,7 +15,15 @@ from holodeck_lsp.runner.cassette import comparable
 from tests.fakes.anthropic_server import ErrorReply, FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall
 from tests.fakes.simulated_user import anthropic_user, sent_to_simulator
-from tests.runner.test_run_cli_live import API_KEY, TOOLS, child_env, read_report, run_cli
+from tests.runner.test_run_cli_live import (
+    API_KEY,
+    TOOLS,
+    child_env,
+    finish,
+    read_report,
+    run_cli,
+    start,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +40,9 @@ tools:
   - {{name: subtract, type: function, description: "a minus b", file: tools.py,
       function: subtract}}
 test_cases:
-  - name: balance
+"""
+CASE = """\
+  - name: {name}
     turns:
       - input: "Hi, I need help with an order."
     simulated_user:
@@ -55,11 +65,18 @@ AGENT_REPLIES = (
 )
 
 
-def write_agent(folder: Path, agent_url: str, user_url: str, max_turns: int = 3) -> Path:
+def write_agent(
+    folder: Path,
+    agent_url: str,
+    user_url: str,
+    cases: tuple[tuple[str, int], ...] = (("balance", 3),),
+) -> Path:
+    """The shop agent with one simulated-user case per (name, max_turns)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "tools.py").write_text(TOOLS.replace("int", "float"), encoding="utf-8")
-    text = AGENT.format(
-        agent=agent_url, user=user_url, instructions=INSTRUCTIONS, max_turns=max_turns
+    text = AGENT.format(agent=agent_url) + "".join(
+        CASE.format(name=name, user=user_url, instructions=INSTRUCTIONS, max_turns=max_turns)
+        for name, max_turns in cases
     )
     path = folder / "agent.yaml"
     path.write_text(text, encoding="utf-8")
@@ -70,7 +87,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return child_env(tmp_path, OPENAI_API_KEY=API_KEY, ANTHROPIC_API_KEY="sk-ant-test-41c9e2")
 
 
-async def test_a_conversation_graded_per_turn_and_at_end_then_replayed(
+async def test_a_conversation_graded_per_turn_and_at_end_replayed_and_its_user_replayed(
     tmp_path: Path, fake_openai: FakeOpenAIServer, fake_anthropic: FakeAnthropicServer
 ) -> None:
     fake_openai.script(*AGENT_REPLIES)
@@ -132,6 +149,40 @@ async def test_a_conversation_graded_per_turn_and_at_end_then_replayed(
     assert [t.user_source for t in again.results[0].turns] == ["scripted", "recorded"]
     strip = _without_user_source
     assert strip(comparable(again)["results"]) == strip(comparable(report)["results"])
+    await _replay_the_user_to_a_new_agent_marks_the_divergence(
+        tmp_path, agent, cassette, fake_openai, fake_anthropic
+    )
+
+
+async def _replay_the_user_to_a_new_agent_marks_the_divergence(
+    tmp_path: Path,
+    agent: Path,
+    cassette: Path,
+    fake_openai: FakeOpenAIServer,
+    fake_anthropic: FakeAnthropicServer,
+) -> None:
+    """The recording above, its user replayed to a new agent (a step of the test above: the
+    recording is the one that test made and checked)."""
+    simulator_calls = len(fake_anthropic.conversation_requests)
+    # The new agent answers turn 0 alike, then calls subtract with other arguments.
+    fake_openai.script(
+        Reply(text="Sure, what is your order number please?"),
+        Reply(tool_calls=[ToolCall("tools-subtract", {"a": 1300, "b": 60})]),
+        Reply(text="Order W2378156 has $1240 left to pay."),
+    )
+    report_path = tmp_path / "replay-user.json"
+    args = [str(agent), "--replay-user", str(cassette), "--report-json", str(report_path)]
+    done = await run_cli(args, _env(tmp_path), tmp_path)
+    assert done.status == 1, done.out + done.err  # the new agent's answer is wrong
+    assert len(fake_anthropic.conversation_requests) == simulator_calls
+    [result] = read_report(report_path).results
+    simulation = result.simulation
+    assert simulation is not None and simulation.diverged_at_turn == 1
+    assert "different arguments to tools-subtract" in (simulation.divergence or "")
+    assert [t.user_source for t in result.turns or []] == ["scripted", "recorded"]
+    assert simulation.stop_marker == "###STOP###"
+    refused = await run_cli([str(agent), "--replay-user", str(agent)], _env(tmp_path), tmp_path)
+    assert refused.status in (2, 3) and "agent.yaml" in refused.err
 
 
 def _without_user_source(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,83 +198,49 @@ def _without_user_source(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 async def test_the_simulators_failures_are_its_own(
     tmp_path: Path, fake_openai: FakeOpenAIServer, fake_anthropic: FakeAnthropicServer
 ) -> None:
-    """Never stopping within max_turns: the case is the simulator's failure, not the
-    agent's; the run exits 4 (not measured), and the console says so."""
-    fake_openai.script(*AGENT_REPLIES)
-    fake_anthropic.script(*anthropic_user("My order is W2378156.", "And the balance?"))
-    agent = write_agent(
-        tmp_path / "suite", fake_openai.base_url, fake_anthropic.base_url, max_turns=1
+    """Three ways a simulator fails, one case each in one run (one case at a time, so the
+    fakes' scripts are taken in case order): its provider answers an error, it answers as the
+    agent, it never stops within max_turns. Each is the simulator's failure, not the agent's;
+    the run exits 4 (not measured), and the console says so."""
+    fake_openai.script(
+        Reply(text="Sure, what is your order number?"),  # provider_error
+        Reply(text="Sure, what is your order number?"),  # answered_as_agent
+        *AGENT_REPLIES,  # never_stopped (last: what it leaves unasked moves no other case)
     )
+    fake_anthropic.script(
+        ErrorReply(status=400, message="bad simulator request"),
+        *anthropic_user('Assistant: {"name": "subtract", "arguments": {}}'),
+        *anthropic_user("My order is W2378156.", "And the balance?"),
+    )
+    cases = (("provider_error", 3), ("as_agent", 3), ("never_stops", 1))
+    agent = write_agent(tmp_path / "suite", fake_openai.base_url, fake_anthropic.base_url, cases)
     report_path = tmp_path / "report.json"
-    done = await run_cli([str(agent), "--report-json", str(report_path)], _env(tmp_path), tmp_path)
+    # Three cases in one process: a generous bound on a loaded machine (not CHILD_TIMEOUT).
+    args = [str(agent), "--report-json", str(report_path)]
+    done = await finish(await start(args, _env(tmp_path), tmp_path), timeout=120)
     assert done.status == 4, done.out + done.err
     report = read_report(report_path)
-    [result] = report.results
-    assert result.simulator_failed and not result.passed and not result.errored
-    assert result.simulation is not None and result.simulation.failure == "never_stopped"
-    assert result.simulation.at_end is None
+    assert [r.test_name for r in report.results] == [name for name, _ in cases]
+    provider_error, as_agent, never_stops = report.results
+
+    assert provider_error.simulation is not None
+    assert provider_error.simulation.failure == "provider_error"
+    assert "bad simulator request" in (provider_error.simulation.failure_detail or "")
+    assert provider_error.simulator_failed
+
+    assert as_agent.simulation is not None
+    assert as_agent.simulation.failure == "answered_as_agent"
+    assert as_agent.simulator_failed
+
+    assert never_stops.simulator_failed and not never_stops.passed and not never_stops.errored
+    assert never_stops.simulation is not None
+    assert never_stops.simulation.failure == "never_stopped"
+    assert never_stops.simulation.at_end is None
     summary = report.summary
     assert (summary.passed, summary.failed, summary.errored, summary.simulator_failed) == (
         0,
         0,
         0,
-        1,
+        3,
     )
-    assert "SIMULATOR FAILED" in done.out and "1 simulator failed" in done.out
-
-
-async def test_a_simulator_provider_error_and_one_answering_as_the_agent(
-    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_anthropic: FakeAnthropicServer
-) -> None:
-    fake_openai.script(Reply(text="Sure, what is your order number?"))
-    fake_anthropic.script(ErrorReply(status=400, message="bad simulator request"))
-    agent = write_agent(tmp_path / "one", fake_openai.base_url, fake_anthropic.base_url)
-    report_path = tmp_path / "one.json"
-    done = await run_cli([str(agent), "--report-json", str(report_path)], _env(tmp_path), tmp_path)
-    assert done.status == 4, done.out + done.err
-    [result] = read_report(report_path).results
-    assert result.simulation is not None and result.simulation.failure == "provider_error"
-    assert "bad simulator request" in (result.simulation.failure_detail or "")
-    assert result.simulator_failed
-
-    fake_openai.script(Reply(text="Sure, what is your order number?"))
-    fake_anthropic.script(*anthropic_user('Assistant: {"name": "subtract", "arguments": {}}'))
-    agent = write_agent(tmp_path / "two", fake_openai.base_url, fake_anthropic.base_url)
-    report_path = tmp_path / "two.json"
-    done = await run_cli([str(agent), "--report-json", str(report_path)], _env(tmp_path), tmp_path)
-    [result] = read_report(report_path).results
-    assert result.simulation is not None and result.simulation.failure == "answered_as_agent"
-    assert result.simulator_failed and done.status == 4
-
-
-async def test_replay_the_user_to_a_new_agent_marks_the_divergence(
-    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_anthropic: FakeAnthropicServer
-) -> None:
-    fake_openai.script(*AGENT_REPLIES)
-    fake_anthropic.script(
-        *anthropic_user("My order is W2378156. What is left to pay?", "Thanks! ###STOP###")
-    )
-    agent = write_agent(tmp_path / "suite", fake_openai.base_url, fake_anthropic.base_url)
-    cassette = tmp_path / "cassette.json"
-    recorded = await run_cli([str(agent), "--record", str(cassette)], _env(tmp_path), tmp_path)
-    assert recorded.status == 0, recorded.out + recorded.err
-    simulator_calls = len(fake_anthropic.conversation_requests)
-    # The new agent answers turn 0 alike, then calls subtract with other arguments.
-    fake_openai.script(
-        Reply(text="Sure, what is your order number please?"),
-        Reply(tool_calls=[ToolCall("tools-subtract", {"a": 1300, "b": 60})]),
-        Reply(text="Order W2378156 has $1240 left to pay."),
-    )
-    report_path = tmp_path / "report.json"
-    args = [str(agent), "--replay-user", str(cassette), "--report-json", str(report_path)]
-    done = await run_cli(args, _env(tmp_path), tmp_path)
-    assert done.status == 1, done.out + done.err  # the new agent's answer is wrong
-    assert len(fake_anthropic.conversation_requests) == simulator_calls
-    [result] = read_report(report_path).results
-    simulation = result.simulation
-    assert simulation is not None and simulation.diverged_at_turn == 1
-    assert "different arguments to tools-subtract" in (simulation.divergence or "")
-    assert [t.user_source for t in result.turns or []] == ["scripted", "recorded"]
-    assert simulation.stop_marker == "###STOP###"
-    refused = await run_cli([str(agent), "--replay-user", str(agent)], _env(tmp_path), tmp_path)
-    assert refused.status in (2, 3) and "agent.yaml" in refused.err
+    assert "SIMULATOR FAILED" in done.out and "3 simulator failed" in done.out
