@@ -25,7 +25,7 @@ async def test_the_first_line_says_up_to_how_many_turns(
     fake_openai.script(Reply(text="What is your order number?"), Reply(text="It is paid."))
     fake_anthropic.script(*anthropic_user("Order W2378156.", "Thanks! ###STOP###"))
     agent = write_agent(
-        tmp_path / "suite", fake_openai.base_url, fake_anthropic.base_url, max_turns=10
+        tmp_path / "suite", fake_openai.base_url, fake_anthropic.base_url, (("balance", 10),)
     )
     env = child_env(tmp_path, OPENAI_API_KEY=API_KEY, ANTHROPIC_API_KEY="sk-ant-test-41c9e2")
     done = await run_cli([str(agent), "--no-save"], env, tmp_path)

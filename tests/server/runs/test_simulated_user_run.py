@@ -64,9 +64,9 @@ async def sim_client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterat
 
 
 async def _opened(
-    client: LanguageClient, folder: Path, agent_url: str, user_url: str, **kw: Any
+    client: LanguageClient, folder: Path, agent_url: str, user_url: str, max_turns: int = 3
 ) -> str:
-    agent = write_agent(folder, agent_url, user_url, **kw)
+    agent = write_agent(folder, agent_url, user_url, (("balance", max_turns),))
     seen = len(published(client))
     uri = open_file(client, agent)
     first = await publish_after(client, uri, seen)
