@@ -13,27 +13,13 @@ from holodeck_lsp.runner.limits import pacing
 from holodeck_lsp.runner.limits.delivered import MIN_ANSWERS, DeliveredRate
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.pacing import Pace
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.runner.long_runs.fake_clock import Clock, hand_clock
+from tests.runner.long_runs.fake_clock import answers_every as _answers
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    found = Clock()
-    monkeypatch.setattr(pacing.time, "monotonic", found)
-    return found
-
-
-def _answers(pace: Pace, clock: Clock, count: int, every: float) -> None:
-    for _ in range(count):
-        clock.now += every
-        pace.answered()
+    return hand_clock(monkeypatch, pacing)
 
 
 def test_the_best_second_is_remembered_until_forgotten() -> None:

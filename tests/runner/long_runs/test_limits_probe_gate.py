@@ -25,21 +25,12 @@ from holodeck_lsp.runner.limits.gate import ProbeGate
 from holodeck_lsp.runner.limits.pacing import Pace
 from holodeck_lsp.runner.limits.transport import Retrying
 from tests.fakes.limiter_shapes import HeaderStyle, LimiterShape, ShapeName, refusal_headers
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.runner.long_runs.fake_clock import Clock, hand_clock
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    found = Clock()
-    monkeypatch.setattr(pacing.time, "monotonic", found)
-    return found
+    return hand_clock(monkeypatch, pacing)
 
 
 def test_a_whole_second_hint_is_spread_over_its_last_second() -> None:

@@ -12,28 +12,13 @@ from holodeck_lsp.runner.limits import endpoint, pacing
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.pacing import Pace
 from tests.fakes.limiter_shapes import LimiterShape, RecoverableFaults, refusal_headers
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.runner.long_runs.fake_clock import Clock, hand_clock
+from tests.runner.long_runs.fake_clock import answers_every as _burst
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    found = Clock()
-    monkeypatch.setattr(pacing.time, "monotonic", found)
-    monkeypatch.setattr(endpoint.time, "monotonic", found)
-    return found
-
-
-def _burst(pace: Pace, clock: Clock, count: int, every: float) -> None:
-    for _ in range(count):
-        clock.now += every
-        pace.answered()
+    return hand_clock(monkeypatch, pacing, endpoint)
 
 
 def test_a_measure_counts_answers_over_the_span_gaps_included(clock: Clock) -> None:

@@ -7,27 +7,13 @@ import pytest
 
 from holodeck_lsp.runner.limits import pacing
 from holodeck_lsp.runner.limits.pacing import CEILING, Pace
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.runner.long_runs.fake_clock import Clock, hand_clock
+from tests.runner.long_runs.fake_clock import answers_every as _answers
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    found = Clock()
-    monkeypatch.setattr(pacing.time, "monotonic", found)
-    return found
-
-
-def _answers(pace: Pace, clock: Clock, count: int, every: float) -> None:
-    for _ in range(count):
-        clock.now += every
-        pace.answered()
+    return hand_clock(monkeypatch, pacing)
 
 
 def test_unpaced_until_a_429_then_at_the_rate_answered(clock: Clock) -> None:
