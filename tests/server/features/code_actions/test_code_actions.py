@@ -22,6 +22,7 @@ from tests.server.lsp_client import (
     uri,
     wait_for,
 )
+from tests.server.shared_server import own_client
 
 # Real servers over stdio (one for the module, one for the client without documentChanges):
 # run by CI and by `pytest FILE`, not the loop.
@@ -84,15 +85,8 @@ async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[N
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
-    )
-)
-async def plain_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
-    """A server of its own, for a client that negotiates no documentChanges."""
-    yield
-    await lsp_client.shutdown_session()
+#: A server of its own, for a client that negotiates no documentChanges.
+plain_client = own_client()
 
 
 @pytest.fixture
