@@ -89,10 +89,11 @@ export function singleTurn(index: number, overrides: Partial<TestResultJson>): T
   };
 }
 
-/** A RunSession over `discovery()`'s items reporting into a StubRun, as HolodeckTesting wires one. */
-export function stubSession(): { run: StubRun; session: RunSession<StubTestItem> } {
-  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
-  syncFileItem(stubFactory(), file, discovery());
+/** The item lookup HolodeckTesting gives a RunSession, over the items under `file`. */
+export function stubLookup(file: StubTestItem): {
+  find: (ref: TestRef) => StubTestItem | undefined;
+  turnsUnder: (ref: TestRef) => TestRef[];
+} {
   const find = (ref: TestRef): StubTestItem | undefined => {
     if (ref.kind === "file") return file;
     const found = file.children.get(caseId(ref.uri, ref.caseIndex));
@@ -102,6 +103,14 @@ export function stubSession(): { run: StubRun; session: RunSession<StubTestItem>
     if (ref.kind === "turn") return [ref];
     return (find(ref)?.children.all() ?? []).flatMap((child) => turnsUnder(parseTestId(child.id)));
   };
+  return { find, turnsUnder };
+}
+
+/** A RunSession over `discovery()`'s items reporting into a StubRun, as HolodeckTesting wires one. */
+export function stubSession(): { run: StubRun; session: RunSession<StubTestItem> } {
+  const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
+  syncFileItem(stubFactory(), file, discovery());
+  const { find, turnsUnder } = stubLookup(file);
   const run = new StubRun();
   return { run, session: new RunSession(run, { item: find, turnsUnder }) };
 }

@@ -9,7 +9,7 @@ import { RunSession } from "../src/runSession";
 import { generatedItems, generatedLabel, itemCounts } from "../src/simulatedItems";
 import { caseId, fileId, generatedId, idOf, parseTestId, turnId, type TestRef } from "../src/testIds";
 import { syncFileItem } from "../src/testTree";
-import { metric, multiTurn, range, turn, URI } from "./fixtures";
+import { metric, multiTurn, range, stubLookup, turn, URI } from "./fixtures";
 import { StubRun, StubTestItem, stubFactory } from "./vscode-stub";
 
 const SUMMARY = { total_tests: 1, passed: 1, failed: 0, pass_rate: 100 };
@@ -66,15 +66,7 @@ function simulatedSession(discovery = simulatedDiscovery()) {
   const factory = stubFactory();
   const file = new StubTestItem(fileId(URI), "agent.yaml", URI);
   syncFileItem(factory, file, discovery);
-  const find = (ref: TestRef): StubTestItem | undefined => {
-    if (ref.kind === "file") return file;
-    const found = file.children.get(caseId(ref.uri, ref.caseIndex));
-    return ref.kind === "case" ? found : found?.children.get(idOf(ref));
-  };
-  const turnsUnder = (ref: TestRef): TestRef[] => {
-    if (ref.kind === "turn") return [ref];
-    return (find(ref)?.children.all() ?? []).flatMap((child) => turnsUnder(parseTestId(child.id)));
-  };
+  const { find, turnsUnder } = stubLookup(file);
   const generated = generatedItems(factory, find, () => discovery.cases[0]?.simulatedRange);
   const run = new StubRun();
   const children = (): StubTestItem[] => find({ kind: "case", uri: URI, caseIndex: 0 })?.children.all() ?? [];
