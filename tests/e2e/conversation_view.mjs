@@ -94,9 +94,19 @@ async function drive(beside, screenshot) {
       r.sideLabels = await page.locator(".conv-turn").first().locator(".conv-side").evaluateAll((s) => s.map((x) => x.dataset.side));
     }
     const fold = page.locator("details.conv-fold").first();
-    if (await fold.count()) {
+    // Drawn in batches after the scroll: wait for the fold rather than skip it when late.
+    if (await fold.waitFor({ state: "attached", timeout: 20000 }).then(() => true, () => false)) {
       await fold.locator("summary").click();
-      r.foldOpenedLength = await fold.locator(".conv-text").evaluate((n) => n.textContent.length);
+      // The opened fold's text is filled on the toggle event: wait for it, then measure it.
+      const text = fold.locator(".conv-text");
+      await text.evaluate((n) => new Promise((done) => {
+        const filled = () => n.parentElement.open && n.textContent.length > 0;
+        if (filled()) return done();
+        const watch = new MutationObserver(() => { if (filled()) { watch.disconnect(); done(); } });
+        watch.observe(n, { childList: true, characterData: true, subtree: true });
+        setTimeout(() => { watch.disconnect(); done(); }, 10000);
+      }));
+      r.foldOpenedLength = await text.evaluate((n) => n.textContent.length);
     }
     r.longTasks = await page.evaluate(() => window.__long);
     r.pwned = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
