@@ -33,7 +33,14 @@ if (!o.page || o.outs.length === 0) throw new Error("need --page FILE and --out 
 if (o.besides.length > 1 && o.besides.length !== o.outs.length) throw new Error("give one --out per --beside");
 const jobs = o.outs.map((out, i) => ({ out, beside: o.besides[i] ?? null }));
 
-const browser = await chromium.launch({ executablePath: o.chromium, args: ["--no-sandbox"] });
+// Every wait below is bounded: a stuck browser (a busy CI machine) ends this script with the step
+// it was at, on stderr, rather than the test's subprocess timeout with nothing to read.
+const started = Date.now();
+let at = "launching Chromium";
+const say = (step) => { at = step; console.error(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${step}`); };
+const WATCHDOG_MS = 200000;
+setTimeout(() => { console.error(`stuck for ${WATCHDOG_MS / 1000} s at: ${at}`); process.exit(2); }, WATCHDOG_MS).unref();
+const browser = await chromium.launch({ executablePath: o.chromium, args: ["--no-sandbox"], timeout: 60000 });
 let failed = null;
 try {
   for (const [i, job] of jobs.entries()) {
@@ -57,6 +64,7 @@ async function drive(beside, screenshot) {
           .observe({ entryTypes: ["longtask"] });
       } catch (e) { window.__long = null; }
     });
+    context.setDefaultTimeout(30000);
     const page = await context.newPage();
     const url = "file://" + o.page;
     page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
@@ -67,6 +75,7 @@ async function drive(beside, screenshot) {
       r.requests.push(u);
       return route.abort();
     });
+    say(`drive ${beside ?? "(one side)"}: opening the page`);
     const t0 = Date.now();
     await page.goto(url, { waitUntil: "load" });
     await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
@@ -79,11 +88,13 @@ async function drive(beside, screenshot) {
     r.openMs = Date.now() - t1;
     r.total = Number(await page.locator(".conversation").getAttribute("data-turns"));
     r.drawnFirst = await page.locator(".conv-turn").count();
+    say("scrolling to the end");
     r.scroll = await scrollToEnd(page, r.total);
     r.turns = await readTurns(page);
     r.differing = Number(await page.locator(".conversation").getAttribute("data-differing"));
     r.choices = await page.locator("select.conv-beside option").evaluateAll((os) => os.map((x) => x.value));
     if (beside) {
+      say(`choosing ${beside} beside`);
       const t2 = Date.now();
       await page.locator("select.conv-beside").selectOption(beside);
       await page.waitForSelector('.conversation[data-sides="2"]');
@@ -93,6 +104,7 @@ async function drive(beside, screenshot) {
       r.besideDiffering = Number(await page.locator(".conversation").getAttribute("data-differing"));
       r.sideLabels = await page.locator(".conv-turn").first().locator(".conv-side").evaluateAll((s) => s.map((x) => x.dataset.side));
     }
+    say("opening the first fold");
     const fold = page.locator("details.conv-fold").first();
     // Drawn in batches after the scroll: wait for the fold rather than skip it when late.
     if (await fold.waitFor({ state: "attached", timeout: 20000 }).then(() => true, () => false)) {
@@ -108,6 +120,7 @@ async function drive(beside, screenshot) {
       }));
       r.foldOpenedLength = await text.evaluate((n) => n.textContent.length);
     }
+    say("reading the page back");
     r.longTasks = await page.evaluate(() => window.__long);
     r.pwned = await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned)));
     r.handlers = await page.evaluate(() => Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on"))).length);
@@ -130,8 +143,13 @@ async function scrollToEnd(page, total) {
     const tick = (now) => { frames.push(now - last); last = now; if (running) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
     const start = performance.now();
-    const wait = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-    for (let step = 0; step < 5000; step++) {
+    // Two frames, or a quarter second when frames stall, so a paused renderer cannot hang it;
+    // bounded at a minute (`drawn` then tells the test how far it got).
+    const wait = () => new Promise((done) => {
+      requestAnimationFrame(() => requestAnimationFrame(done));
+      setTimeout(done, 250);
+    });
+    for (let step = 0; step < 5000 && performance.now() - start < 60000; step++) {
       window.scrollBy(0, window.innerHeight);
       await wait();
       const drawn = document.querySelectorAll(".conv-turn").length;

@@ -66,7 +66,11 @@ def driven(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, obje
             "--chromium", str(CHROMIUM)]  # fmt: skip
     for beside in BESIDES:
         args += ["--beside", beside, "--out", str(tmp_path / f"{beside}.json")]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+    # The script stops itself after 200 s and says at which step; this timeout is a backstop.
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=280, check=False)
+    except subprocess.TimeoutExpired as stuck:
+        pytest.fail(f"conversation_view.mjs did not end; its steps:\n{stuck.stderr!r}")
     assert done.returncode == 0, done.stdout + done.stderr
     return {
         beside: json.loads((tmp_path / f"{beside}.json").read_text(encoding="utf-8"))
