@@ -16,6 +16,7 @@ import pytest
 from tests import bytecode_cache, checkout_guard
 from tests.extension.npm_build import package_extension
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_cli import bundled_cli_problem
 from tests.fakes.openai_server import FakeOpenAIServer
 
 # Before any test module is imported or any process started: from here on every module is
@@ -35,6 +36,16 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropicServer]:
     """A started fake Anthropic Messages API server, stopped after the test."""
     async with FakeAnthropicServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def bundled_claude_cli() -> None:
+    """Skips the test that uses it, with the reason, where the Claude Code CLI bundled in
+    claude-agent-sdk cannot start here (`needs_cli` in
+    tests/runner/backends/test_claude_backend.py)."""
+    problem = bundled_cli_problem()
+    if problem is not None:
+        pytest.skip(problem)
 
 
 @pytest.fixture(autouse=True)

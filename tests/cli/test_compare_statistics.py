@@ -8,13 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scipy.stats import binomtest
 
 from holodeck_lsp.exit_codes import EXIT_OK, EXIT_REGRESSED
 from holodeck_lsp.schema.comparison import Comparison
 from tests.cli.built_reports import case, cli, paired_reports, report, write
 
-pytestmark = pytest.mark.slow  # a process per command
+# The reference libraries (scipy, statsmodels, numpy) are imported inside the tests that use
+# them and these files share one xdist group, so one worker loads them rather than every
+# worker at collection (tests/test_collection_imports.py says why).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("scientific"),
+]  # slow: a process per command
 
 
 def _json(base: Path, head: Path, *flags: str) -> tuple[int, Comparison]:
@@ -24,6 +29,8 @@ def _json(base: Path, head: Path, *flags: str) -> tuple[int, Comparison]:
 
 
 def test_a_significant_improvement_in_words_and_both_gates(tmp_path: Path) -> None:
+    from scipy.stats import binomtest
+
     base, head = paired_reports(tmp_path, both=40, only_base=14, only_head=37, neither=9)
     done = cli("compare", base, head)
     # 14 turns regressed: the any-regression gate fails, as it always did.
@@ -44,6 +51,8 @@ def test_a_significant_improvement_in_words_and_both_gates(tmp_path: Path) -> No
 
 
 def test_no_detectable_difference_says_how_many_cases_would_tell(tmp_path: Path) -> None:
+    from scipy.stats import binomtest
+
     base, head = paired_reports(tmp_path, both=30, only_base=4, only_head=6, neither=10)
     done = cli("compare", base, head, "--gate", "significant")
     assert done.returncode == EXIT_OK  # 4 regressions, none significant
@@ -83,6 +92,8 @@ def test_a_flaky_turn_is_listed_never_a_regression_on_its_own(tmp_path: Path) ->
 
 def test_multi_turn_cases_are_clustered_by_case(tmp_path: Path) -> None:
     # 30 three-turn cases; head fails turn 2 of ten of them.
+    from scipy.stats import binomtest
+
     base = report([case(i, [True, True, True]) for i in range(30)])
     head = report([case(i, [True, True, i >= 10]) for i in range(30)])
     status, comparison = _json(write(tmp_path / "b.json", base), write(tmp_path / "h.json", head))

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
-from scipy.stats import binom, binomtest
-from statsmodels.regression.linear_model import OLS
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import confint_proportions_2indep
 
 from holodeck_lsp.engine.statistics.paired import (
     cases_needed,
@@ -23,9 +18,17 @@ from holodeck_lsp.engine.statistics.paired import (
     sign_test_p,
 )
 
+# The reference libraries (scipy, statsmodels, numpy) are imported inside the tests that use
+# them and these files share one xdist group, so one worker loads them rather than every
+# worker at collection (tests/test_collection_imports.py says why).
+pytestmark = pytest.mark.xdist_group("scientific")
+
 
 @pytest.mark.parametrize("seed", range(4))
 def test_mcnemar_exact_matches_scipy_and_statsmodels(seed: int) -> None:
+    from scipy.stats import binomtest
+    from statsmodels.stats.contingency_tables import mcnemar
+
     rng = random.Random(seed)
     for _ in range(300):
         size = rng.choice([3, 10, 60, 500, 3000, 9000])
@@ -42,12 +45,16 @@ def test_mcnemar_exact_matches_scipy_and_statsmodels(seed: int) -> None:
 
 def test_mcnemar_known_value() -> None:
     # 37 cases only head passed, 14 only base: p = 0.00177 (two-sided exact).
+    from scipy.stats import binomtest
+
     assert sign_test_p(37, 14) == pytest.approx(binomtest(37, 51).pvalue)
     assert sign_test_p(5, 5) == 1.0
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_newcombe_at_zero_correlation_is_statsmodels_newcomb(seed: int) -> None:
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
     rng = random.Random(seed)
     for _ in range(300):
         n = rng.choice([5, 20, 100, rng.randint(2, 3000)])
@@ -61,6 +68,8 @@ def test_newcombe_at_zero_correlation_is_statsmodels_newcomb(seed: int) -> None:
 def test_newcombe_paired_covers_the_true_difference() -> None:
     """95 % intervals should hold the true difference about 95 % of the time (Newcombe
     reports 93-96 % for his method 10 over a wide range of tables)."""
+    import numpy as np
+
     rng = np.random.default_rng(7)
     for cells, n in [
         ((0.5, 0.1, 0.2, 0.2), 60),
@@ -85,6 +94,9 @@ def test_newcombe_paired_bounds() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_clustered_difference_matches_statsmodels_cluster_ols(seed: int) -> None:
+    import numpy as np
+    from statsmodels.regression.linear_model import OLS
+
     rng = random.Random(seed)
     for _ in range(40):
         groups, turn_diffs, per_case = [], [], []
@@ -109,6 +121,9 @@ def test_clustered_difference_matches_statsmodels_cluster_ols(seed: int) -> None
 
 @pytest.mark.parametrize(("discordant", "difference"), [(0.3, 0.1), (0.2, 0.05), (0.5, 0.15)])
 def test_cases_needed_gives_the_promised_power(discordant: float, difference: float) -> None:
+    import numpy as np
+    from scipy.stats import binom
+
     n = cases_needed(discordant, difference)
     assert n is not None
     rng = np.random.default_rng(11)

@@ -7,7 +7,6 @@ import itertools
 import random
 
 import pytest
-from scipy.special import comb
 
 from holodeck_lsp.engine.statistics.pass_k import (
     pass_at_k,
@@ -15,6 +14,11 @@ from holodeck_lsp.engine.statistics.pass_k import (
     suite_pass_at_k,
     suite_pass_hat_k,
 )
+
+# The reference libraries (scipy, statsmodels, numpy) are imported inside the tests that use
+# them and these files share one xdist group, so one worker loads them rather than every
+# worker at collection (tests/test_collection_imports.py says why).
+pytestmark = pytest.mark.xdist_group("scientific")
 
 
 def enumerated(passed: int, runs: int, k: int) -> tuple[float, float]:
@@ -29,6 +33,8 @@ def enumerated(passed: int, runs: int, k: int) -> tuple[float, float]:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_matches_enumeration_and_scipy(seed: int) -> None:
+    from scipy.special import comb
+
     rng = random.Random(seed)
     for _ in range(150):
         runs = rng.randint(1, 9)

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
 from holodeck_lsp.engine.statistics.quantiles import percentile
 
+# The reference libraries (scipy, statsmodels, numpy) are imported inside the tests that use
+# them and these files share one xdist group, so one worker loads them rather than every
+# worker at collection (tests/test_collection_imports.py says why).
+pytestmark = pytest.mark.xdist_group("scientific")
+
 
 @pytest.mark.parametrize("seed", range(3))
 def test_matches_numpy(seed: int) -> None:
+    import numpy as np
+
     rng = random.Random(seed)
     for _ in range(300):
         values = [

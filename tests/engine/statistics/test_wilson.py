@@ -6,13 +6,19 @@ from __future__ import annotations
 import random
 
 import pytest
-from statsmodels.stats.proportion import proportion_confint
 
 from holodeck_lsp.engine.statistics.wilson import Interval, wilson_interval, z_of
+
+# The reference libraries (scipy, statsmodels, numpy) are imported inside the tests that use
+# them and these files share one xdist group, so one worker loads them rather than every
+# worker at collection (tests/test_collection_imports.py says why).
+pytestmark = pytest.mark.xdist_group("scientific")
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_matches_statsmodels_on_random_counts(seed: int) -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
     rng = random.Random(seed)
     for _ in range(400):
         trials = rng.choice([1, 2, 3, 5, 10, 40, 200, 5000, rng.randint(1, 20000)])

@@ -54,28 +54,10 @@ def divide(a: float, b: float) -> float:
 '''
 
 
-def _bundled_cli_runs() -> str | None:
-    """None when the bundled Claude Code CLI starts here, else why not."""
-    try:
-        from claude_agent_sdk._internal.transport.subprocess_cli import (
-            SubprocessCLITransport,
-        )
-    except ImportError as error:  # the `claude` extra is part of `dev`: a broken install
-        return f"claude-agent-sdk is not importable: {error}"
-    cli = SubprocessCLITransport._find_bundled_cli(None)  # type: ignore[arg-type]
-    if cli is None:
-        return "claude-agent-sdk has no bundled Claude Code CLI for this platform"
-    try:
-        done = subprocess.run([cli, "--version"], capture_output=True, timeout=60, check=False)
-    except OSError as error:
-        return f"the bundled Claude Code CLI cannot be executed: {error}"
-    if done.returncode != 0:
-        return f"the bundled Claude Code CLI fails: {done.stderr.decode()[-300:]}"
-    return None
-
-
-_CLI_PROBLEM = _bundled_cli_runs()
-needs_cli = pytest.mark.skipif(_CLI_PROBLEM is not None, reason=str(_CLI_PROBLEM))
+#: Skips the test, with the reason, where the bundled Claude Code CLI cannot start here: a
+#: fixture (tests/conftest.py, `bundled_claude_cli`) rather than a `skipif` computed at import,
+#: so collecting this module does not import the SDK in every xdist worker.
+needs_cli = pytest.mark.usefixtures("bundled_claude_cli")
 
 
 def _agent(**claude: Any) -> Agent:

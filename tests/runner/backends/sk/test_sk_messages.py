@@ -1,21 +1,10 @@
 """A turn in Semantic Kernel's terms and back (runner/backends/sk/messages.py), with SK's own
-content types and the usage objects its OpenAI connector stores."""
+content types and the usage objects its OpenAI connector stores. SK and openai are imported
+inside the tests, not at collection (tests/test_collection_imports.py says why)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from openai.types import CompletionUsage as OpenAIUsage
-from openai.types.completion_usage import PromptTokensDetails
-from semantic_kernel.connectors.ai.completion_usage import CompletionUsage
-from semantic_kernel.contents import (
-    AuthorRole,
-    ChatMessageContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    ImageContent,
-    TextContent,
-)
 
 from holodeck_lsp.runner.backends.base import TurnFile
 from holodeck_lsp.runner.backends.sk.kernel_functions import CallRecord
@@ -24,6 +13,8 @@ from holodeck_lsp.schema.results import TokenUsage
 
 
 def test_user_message_puts_the_text_first_then_each_file() -> None:
+    from semantic_kernel.contents import AuthorRole, ImageContent, TextContent
+
     files = [
         TurnFile(Path("/a/notes.txt"), "text", "text/plain", text="hello", description="notes"),
         TurnFile(Path("/a/chart.png"), "image", "image/png", data=b"\x89PNG"),
@@ -37,6 +28,13 @@ def test_user_message_puts_the_text_first_then_each_file() -> None:
 
 
 def test_text_of_joins_only_text_items() -> None:
+    from semantic_kernel.contents import (
+        AuthorRole,
+        ChatMessageContent,
+        FunctionCallContent,
+        TextContent,
+    )
+
     message = ChatMessageContent(
         role=AuthorRole.ASSISTANT,
         items=[
@@ -49,6 +47,13 @@ def test_text_of_joins_only_text_items() -> None:
 
 
 def test_invocations_in_the_models_order_with_what_each_tool_did() -> None:
+    from semantic_kernel.contents import (
+        AuthorRole,
+        ChatMessageContent,
+        FunctionCallContent,
+        FunctionResultContent,
+    )
+
     turn = [
         ChatMessageContent(
             role=AuthorRole.ASSISTANT,
@@ -91,6 +96,11 @@ def test_invocations_in_the_models_order_with_what_each_tool_did() -> None:
 
 
 def test_usage_sums_every_response_of_the_turn() -> None:
+    from openai.types import CompletionUsage as OpenAIUsage
+    from openai.types.completion_usage import PromptTokensDetails
+    from semantic_kernel.connectors.ai.completion_usage import CompletionUsage
+    from semantic_kernel.contents import AuthorRole, ChatMessageContent
+
     first = CompletionUsage.from_openai(
         OpenAIUsage(
             prompt_tokens=100,

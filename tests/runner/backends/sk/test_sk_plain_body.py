@@ -8,9 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from openai import AsyncOpenAI
-from openai._utils import async_maybe_transform
-from openai.types.chat import completion_create_params
 
 from holodeck_lsp.runner.backends.sk.plain_body import send_plain_bodies
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage
@@ -40,6 +37,9 @@ async def a_conversation(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
 async def test_the_transform_would_change_nothing_in_an_sk_request(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
+    from openai._utils import async_maybe_transform
+    from openai.types.chat import completion_create_params
+
     await a_conversation(tmp_path, fake_openai)
     last = fake_openai.chat_requests[-1]
     roles = [m["role"] for m in last.messages]
@@ -55,6 +55,8 @@ async def test_the_transform_would_change_nothing_in_an_sk_request(
 async def test_messages_and_tools_reach_the_server_once_and_extra_body_is_kept(
     fake_openai: FakeOpenAIServer,
 ) -> None:
+    from openai import AsyncOpenAI
+
     client = AsyncOpenAI(api_key="sk-test", base_url=f"{fake_openai.base_url}/v1")
     send_plain_bodies(client)
     send_plain_bodies(client)  # twice is once
