@@ -16,6 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { openOffline } from "./offline_page.mjs";
 
 const o = { page: null, outs: [], besides: [], chromium: "/usr/bin/chromium", screenshot: null };
 for (let i = 2; i < process.argv.length; i++) {
@@ -66,20 +67,8 @@ async function drive(beside, screenshot) {
     });
     context.setDefaultTimeout(30000);
     const page = await context.newPage();
-    const url = "file://" + o.page;
-    page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
-    page.on("pageerror", (e) => r.pageErrors.push(String(e)));
-    await context.route("**/*", (route) => {
-      const u = route.request().url();
-      if (u === url) return route.continue();
-      r.requests.push(u);
-      return route.abort();
-    });
     say(`drive ${beside ?? "(one side)"}: opening the page`);
-    const t0 = Date.now();
-    await page.goto(url, { waitUntil: "load" });
-    await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-    r.readyMs = Date.now() - t0;
+    r.readyMs = await openOffline(context, page, o.page, r);
     await page.locator('button.cell[data-case="0"][data-model="0"]').first().click();
     await page.waitForSelector("#detail .detail-body");
     const t1 = Date.now();

@@ -15,6 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { openOffline } from "./offline_page.mjs";
 
 const o = { pages: [], out: null, screenshots: null, chromium: "/usr/bin/chromium", width: 1280, height: 900 };
 for (let i = 2; i < process.argv.length; i++) {
@@ -36,20 +37,8 @@ try {
   for (const file of o.pages) {
     const context = await browser.newContext({ viewport: { width: o.width, height: o.height } });
     const page = await context.newPage();
-    const url = "file://" + file;
     const r = { file, console: [], pageErrors: [], requests: [] };
-    page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") r.console.push(`${m.type()}: ${m.text()}`); });
-    page.on("pageerror", (e) => r.pageErrors.push(String(e)));
-    await context.route("**/*", (route) => {
-      const u = route.request().url();
-      if (u === url) return route.continue();
-      r.requests.push(u);
-      return route.abort();
-    });
-    const t0 = Date.now();
-    await page.goto(url, { waitUntil: "load" });
-    await page.waitForSelector("body[data-ready=true]", { timeout: 10000 });
-    r.readyMs = Date.now() - t0;
+    r.readyMs = await openOffline(context, page, file, r, { readyTimeout: 10000 });
     r.perfReadyMs = await page.evaluate(() => performance.now());
     // Interactive: a click on the first cell gets its detail drawn.
     const t1 = Date.now();
