@@ -1,0 +1,95 @@
+"""`holodeck-lsp …` inside the test's own process, for tests that check what a command did —
+the reports, journal and history a run leaves, the requests it sent — rather than the console
+script itself: `cli.main(argv)` on a worker thread, with the environment, folder and captured
+output a child would have. A child process spends ~1.5 CPU-s starting (the interpreter and the
+run's imports) before it does anything; in process, the imports are paid once per test worker.
+
+Each behaviour a user meets at the command line keeps a test that starts the real console
+script (tests/runner/test_run_cli_live.py `start` / `run_cli`); this is for the runs around it
+(a reference run, a resume whose requests are counted, a `runs --json` read back).
+
+On a worker thread because the loopback fakes (tests/fakes/) answer on the test's event loop,
+which must keep running while the command runs its own. One command at a time per process: the
+environment, the current folder and sys.stdout/sys.stderr are the process's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from holodeck_lsp.cli import main
+from tests.sample.sample_support import grader_imports_isolated
+
+#: One command at a time: it swaps process-wide state (environment, folder, output streams).
+_one_at_a_time = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A command's exit status and what it printed (stdout, stderr)."""
+
+    status: int
+    out: str
+    err: str
+
+    def texts(self) -> list[str]:
+        return [self.out, self.err]
+
+
+@contextlib.contextmanager
+def _as_a_child(env: Mapping[str, str], cwd: Path) -> Iterator[None]:
+    """The process's environment replaced by `env` and its folder by `cwd`, then restored."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+def _call(argv: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        _one_at_a_time,
+        _as_a_child(env, cwd),
+        grader_imports_isolated(),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            status = main(argv)
+        except SystemExit as stopped:  # argparse's usage errors and --help
+            code = stopped.code
+            status = code if isinstance(code, int) else (0 if code is None else 2)
+    return Finished(status, out.getvalue(), err.getvalue())
+
+
+def cli_in_process_now(
+    argv: list[str], cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> Finished:
+    """`holodeck-lsp *argv` in this process, on this thread: for commands that talk to no
+    fake on the test's loop (`compare`, `runs`, a replay). `env` defaults to this process's
+    environment, `cwd` to its folder."""
+    return _call(list(argv), dict(os.environ if env is None else env), cwd or Path.cwd())
+
+
+async def cli_in_process(argv: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
+    """`holodeck-lsp *argv` run in this process as a child started with `env` in `cwd` would
+    run it; the test's event loop keeps serving the fakes meanwhile."""
+    return await asyncio.to_thread(_call, list(argv), dict(env), cwd)
+
+
+async def run_in_process(args: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
+    """`holodeck-lsp run *args` in this process (see `cli_in_process`)."""
+    return await cli_in_process(["run", *args], env, cwd)
