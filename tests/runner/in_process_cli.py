@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holodeck_lsp.cli import main
+from tests import bytecode_cache
 from tests.sample.sample_support import grader_imports_isolated
 
 #: One command at a time: it swaps process-wide state (environment, folder, output streams).
@@ -43,12 +44,18 @@ class Finished:
         return [self.out, self.err]
 
 
+#: Kept across the swap: the session's one bytecode tree (tests/bytecode_cache.py), for
+#: anything the command starts in turn.
+_SESSION_VARIABLES = ("PYTHONPYCACHEPREFIX", bytecode_cache.OWNED_BY)
+
+
 @contextlib.contextmanager
 def _as_a_child(env: Mapping[str, str], cwd: Path) -> Iterator[None]:
     """The process's environment replaced by `env` and its folder by `cwd`, then restored."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    kept = {name: saved_env[name] for name in _SESSION_VARIABLES if name in saved_env}
     os.environ.clear()
-    os.environ.update(env)
+    os.environ.update({**kept, **env})
     os.chdir(cwd)
     try:
         yield
