@@ -8,9 +8,10 @@ Each behaviour a user meets at the command line keeps a test that starts the rea
 script (tests/runner/test_run_cli_live.py `start` / `run_cli`); this is for the runs around it
 (a reference run, a resume whose requests are counted, a `runs --json` read back).
 
-On a worker thread because the loopback fakes (tests/fakes/) answer on the test's event loop,
-which must keep running while the command runs its own. One command at a time per process: the
-environment, the current folder and sys.stdout/sys.stderr are the process's.
+On a thread of its own because the loopback fakes (tests/fakes/) answer on the test's event
+loop, which must keep running while the command runs its own, and so that a command that hangs
+fails its test after COMMAND_TIMEOUT. One command at a time per process: the environment, the
+current folder and sys.stdout/sys.stderr are the process's.
 """
 
 from __future__ import annotations
@@ -82,19 +83,53 @@ def _call(argv: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
     return Finished(status, out.getvalue(), err.getvalue())
 
 
+#: Any one command must end within this (an upper bound never waited out by a passing test,
+#: as tests/runner/test_run_cli_live.py's CHILD_TIMEOUT for a child): a hang fails the test.
+COMMAND_TIMEOUT = 120.0
+
+
+def _bounded(argv: list[str], env: Mapping[str, str], cwd: Path, timeout: float) -> Finished:
+    """`_call` on a thread of its own, waited for at most `timeout` seconds: a command that
+    hangs fails the test with its arguments instead of blocking the session (a daemon
+    thread: it cannot keep the process from ending either)."""
+    outcome: list[Finished | BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(_call(argv, env, cwd))
+        except BaseException as error:  # handed to the waiting test below
+            outcome.append(error)
+
+    thread = threading.Thread(target=work, name="holodeck-lsp in process", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not outcome:
+        raise AssertionError(f"holodeck-lsp {' '.join(argv)} did not end within {timeout}s")
+    (result,) = outcome
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
 def cli_in_process_now(
-    argv: list[str], cwd: Path | None = None, env: Mapping[str, str] | None = None
+    argv: list[str],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = COMMAND_TIMEOUT,
 ) -> Finished:
-    """`holodeck-lsp *argv` in this process, on this thread: for commands that talk to no
+    """`holodeck-lsp *argv` in this process, the test waiting: for commands that talk to no
     fake on the test's loop (`compare`, `runs`, a replay). `env` defaults to this process's
     environment, `cwd` to its folder."""
-    return _call(list(argv), dict(os.environ if env is None else env), cwd or Path.cwd())
+    environment = dict(os.environ if env is None else env)
+    return _bounded(list(argv), environment, cwd or Path.cwd(), timeout)
 
 
-async def cli_in_process(argv: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
+async def cli_in_process(
+    argv: list[str], env: Mapping[str, str], cwd: Path, timeout: float = COMMAND_TIMEOUT
+) -> Finished:
     """`holodeck-lsp *argv` run in this process as a child started with `env` in `cwd` would
     run it; the test's event loop keeps serving the fakes meanwhile."""
-    return await asyncio.to_thread(_call, list(argv), dict(env), cwd)
+    return await asyncio.to_thread(_bounded, list(argv), dict(env), cwd, timeout)
 
 
 async def run_in_process(args: list[str], env: Mapping[str, str], cwd: Path) -> Finished:
