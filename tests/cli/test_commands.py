@@ -1,6 +1,11 @@
 """The command line as a user meets it, through the installed console script (a real process):
 subcommands and the old flags, option order, exit codes, the typo error, syntax errors, fixes,
-colour on a terminal and not in a pipe, `--watch` picking up a save."""
+colour on a terminal and not in a pipe, `--watch` picking up a save.
+
+Where a parametrised test checks the same behaviour several times (each command's help, each
+option order), one case starts the console script and the others run the same command in this
+process (tests/runner/in_process_cli.py): the parsing is the command's own, and each child
+spends ~0.3 CPU-s (a sample replay ~1.9) starting."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.runner.in_process_cli import cli_in_process_now
 
 # The console script as a process per test: run by CI and by `pytest FILE`, not the loop.
 pytestmark = pytest.mark.slow
@@ -69,6 +76,14 @@ def run(
     )
 
 
+def run_here(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`run`'s command in this process (see the module docstring), answered in its shape."""
+    environment = dict(os.environ)
+    environment.pop("NO_COLOR", None)
+    done = cli_in_process_now(list(args), cwd, environment)
+    return subprocess.CompletedProcess(list(args), done.status, done.out, done.err)
+
+
 def write(folder: Path, text: str = VALID, name: str = "agent.yaml") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
@@ -94,7 +109,8 @@ def test_top_level_help_lists_every_command_and_the_exit_codes(tmp_path: Path) -
     "command", ["check", "run", "serve", "schema", "report", "runs", "compare", "completion"]
 )
 def test_each_command_has_its_help(tmp_path: Path, command: str) -> None:
-    done = run(command, "--help", cwd=tmp_path)
+    # `check`'s through the console script; the others' in this process.
+    done = (run if command == "check" else run_here)(command, "--help", cwd=tmp_path)
     assert done.returncode == 0
     assert done.stdout.startswith(f"usage: holodeck-lsp {command}")
 
@@ -114,8 +130,10 @@ def test_compare_of_two_runs_of_the_sample_exits_1_on_a_regression(tmp_path: Pat
     turn["response"] = "wrong"
     bad = folder / "worse.json"
     bad.write_text(json.dumps(recording), encoding="utf-8")
-    for cassette in (good, bad):
-        done = run("run", ".", "--replay", str(cassette), "--quiet", cwd=folder)
+    # The first replay through the console script, the second in this process (the stored
+    # run is what `compare` reads); `compare` as CI runs it.
+    for cassette, through in ((good, run), (bad, run_here)):
+        done = through("run", ".", "--replay", str(cassette), "--quiet", cwd=folder)
         assert done.returncode == 1, done.stderr  # the recording fails 6 cases on purpose
     compared = run("compare", "--color", "never", cwd=folder)
     assert compared.returncode == 1, compared.stderr
@@ -159,7 +177,9 @@ def test_serve_rejects_a_port_without_tcp(tmp_path: Path) -> None:
 )
 def test_check_options_before_or_after_the_paths(tmp_path: Path, argv: list[str]) -> None:
     write(tmp_path)
-    done = run(*argv, cwd=tmp_path)
+    # The old flag's hardest order through the console script; the others in this process.
+    real = argv == ["--check", "--format", "json", "agent.yaml"]
+    done = (run if real else run_here)(*argv, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["files"][0]["path"] == "agent.yaml"
 

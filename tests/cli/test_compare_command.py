@@ -5,6 +5,11 @@ are real ones, and the oracle's own plans say which they must be. Also edited tu
 file with a case dropped, an interrupted run, stored runs (`.holodeck/runs/`), bad arguments.
 
 The engine's rules on hand-built reports are tests/engine/test_run_comparison.py.
+
+`compare` as CI meets it — exit status, text and Markdown output, refusals — runs as a real
+process; the tests that read its JSON comparison (what was compared, not how it is printed)
+run the same command in this process (tests/runner/in_process_cli.py): a child costs ~0.3 CPU-s
+of start-up for a command that takes a few milliseconds.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import pytest
 from holodeck_lsp.cli import main
 from holodeck_lsp.schema.comparison import Comparison
 from tests.reports.test_html_report import embedded
+from tests.runner.in_process_cli import cli_in_process_now
 from tests.sample.sample_support import (
     CASSETTE_MISTAKES,
     CASSETTE_SEED,
@@ -89,9 +95,10 @@ def compare_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
 
 
 def comparison_of(*args: str, cwd: Path | None = None) -> tuple[int, Comparison]:
-    done = compare_cli(*args, "--format", "json", cwd=cwd)
-    assert done.returncode in (0, 1), done.stderr
-    return done.returncode, Comparison.model_validate_json(done.stdout)
+    """`compare … --format json` in this process: its exit status and the comparison."""
+    done = cli_in_process_now(["compare", *args, "--format", "json"], cwd)
+    assert done.status in (0, 1), done.err
+    return done.status, Comparison.model_validate_json(done.out)
 
 
 def ids(comparison: Comparison, kind: str) -> set[TurnId]:

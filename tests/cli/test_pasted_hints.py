@@ -1,7 +1,12 @@
 """Every command `run` and `runs` print as a hint works when pasted, as a new user would paste
 it: in the agent's folder and in another one. A run stopped by a budget prints `resume with
 `holodeck-lsp run --resume ID``, with no PATH: the stored run names its agent file (the run
-index, runner/run_history/run_index.py, or the runs under the current folder)."""
+index, runner/run_history/run_index.py, or the runs under the current folder).
+
+Every pasted hint is a real process, as a user's would be; the stopped run that prints the
+first hints runs in this process (tests/runner/in_process_cli.py, the same command, folder and
+environment: what it prints and stores is the command's, and a child spends ~1.5 CPU-s
+starting)."""
 
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.runner.test_run_cli_live import CHILD_TIMEOUT, CLI, child_env, run_cli
+from tests.runner.in_process_cli import run_in_process
+from tests.runner.test_run_cli_live import CHILD_TIMEOUT, CLI, child_env
 
 pytestmark = pytest.mark.slow
 
@@ -69,8 +75,9 @@ async def paste(hint: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
 
 
 async def _stopped_run(path: Path, env: dict[str, str]) -> str:
-    """A run stopped by --max-turns after one case: unfinished, with its resume hint."""
-    done = await run_cli([str(path), "--max-turns", "1"], env, path.parent.parent)
+    """A run stopped by --max-turns after one case: unfinished, with its resume hint (run in
+    this process; the hints it prints are pasted as real processes)."""
+    done = await run_in_process([str(path), "--max-turns", "1"], env, path.parent.parent)
     assert "unfinished" in done.out, done.out + done.err
     return done.out + done.err
 

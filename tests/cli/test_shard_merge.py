@@ -1,7 +1,12 @@
 """`run --shard K/N` and `merge`, through the console script on the financial-assistant sample
 replayed from its cassette (real stored runs): three shards cover the suite once, their merge
 is one stored run that `runs`, `report` and `compare` read like any other and that compares
-equal to the whole suite run at once; report files merge too; overlapping parts are refused."""
+equal to the whole suite run at once; report files merge too; overlapping parts are refused.
+
+`merge`, `compare`, `report` and one shard's run (`--shard 1/3 --replay … --report-json`) are
+real processes; the whole run, the other two shards and the `runs` read-backs run the same
+commands in this process (tests/runner/in_process_cli.py) — what they give the merge is the
+run's result, and a child replaying the sample spends ~1.5 of its ~1.9 CPU-s starting."""
 
 from __future__ import annotations
 
@@ -17,15 +22,29 @@ from holodeck_lsp.runner.shards import shard_of
 from holodeck_lsp.schema.comparison import Comparison
 from holodeck_lsp.schema.results import TestReport
 from tests.cli.built_reports import cli
+from tests.runner.in_process_cli import cli_in_process_now
 from tests.sample.sample_support import copy_sample
 
 pytestmark = pytest.mark.slow  # four replays of the sample and the commands on them
 
 
-def _run(folder: Path, *flags: str) -> int:
-    done = cli("run", folder, "--replay", folder / "cassettes" / "oracle.json", "--quiet", *flags)
-    assert done.returncode in (0, 1), done.stderr
-    return done.returncode
+def _run(folder: Path, *flags: str, real_process: bool = False) -> int:
+    argv = ["run", str(folder), "--replay", str(folder / "cassettes" / "oracle.json"), "--quiet"]
+    if real_process:
+        done = cli(*argv, *flags)
+        assert done.returncode in (0, 1), done.stderr
+        return done.returncode
+    ran = cli_in_process_now([*argv, *flags])
+    assert ran.status in (0, 1), ran.err
+    return ran.status
+
+
+def _runs_listed(folder: Path) -> list[dict[str, object]]:
+    """`runs FOLDER --json`'s runs, oldest first (read in this process)."""
+    listed = cli_in_process_now(["runs", str(folder), "--json"])
+    assert listed.status == EXIT_OK, listed.err
+    runs: list[dict[str, object]] = json.loads(listed.out)["runs"]
+    return runs
 
 
 @dataclass(frozen=True)
@@ -44,11 +63,12 @@ def sharded(tmp_path_factory: pytest.TempPathFactory) -> Sharded:
     tmp_path = tmp_path_factory.mktemp("shards")
     folder = copy_sample(tmp_path)
     _run(folder)
-    assert cli("runs", folder, "--tag", "whole").returncode == EXIT_OK  # tags the latest run
+    tagged = cli_in_process_now(["runs", str(folder), "--tag", "whole"])  # tags the latest run
+    assert tagged.status == EXIT_OK, tagged.err
     shard_files = []
     for k in (1, 2, 3):
         shard_file = tmp_path / f"shard{k}.json"
-        _run(folder, "--shard", f"{k}/3", "--report-json", str(shard_file))
+        _run(folder, "--shard", f"{k}/3", "--report-json", str(shard_file), real_process=k == 1)
         shard_files.append(shard_file)
     return Sharded(folder, shard_files)
 
@@ -63,14 +83,14 @@ def test_three_shards_merged_are_the_whole_run(tmp_path: Path, sharded: Sharded)
     assert all(names) and sum(map(len, names)) == len(set().union(*names))  # disjoint
 
     # The three stored shard runs, by id: the three newest runs.
-    runs = json.loads(cli("runs", folder, "--json").stdout)["runs"]
-    ids = [run["id"] for run in runs][-3:]
+    runs = _runs_listed(folder)
+    ids = [str(run["id"]) for run in runs][-3:]
     done = cli("merge", *ids, "--agent", agent)
     assert done.returncode == EXIT_OK, done.stderr
     assert done.stdout.startswith("merged 3 runs as run ")
     merged_id = done.stdout.split("as run ")[1].split(":")[0]
 
-    runs = json.loads(cli("runs", folder, "--json").stdout)["runs"]
+    runs = _runs_listed(folder)
     assert runs[-1]["id"] == merged_id  # the merged run is `latest`
     compared = cli("compare", "--agent", agent, "whole", "latest", "--format", "json")
     assert compared.returncode == EXIT_OK, compared.stderr

@@ -6,6 +6,11 @@ The fake server runs on the test's event loop, so every child is started with
 `asyncio.create_subprocess_exec` and awaited: a blocking `subprocess.run` would freeze the
 server the child is talking to. Each child gets an explicit environment (PATH, HOME in
 tmp_path, the API key) so nothing from the developer's environment leaks in.
+
+Where a test checks what the run did (its reports, the requests it sent) and another test here
+already starts the console script down the same path, it runs the command in this process
+instead (tests/runner/in_process_cli.py, with the same environment): a child spends ~1.5 CPU-s
+starting before it runs anything.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,6 +32,7 @@ from aiohttp import web
 from holodeck_lsp.runner.cassette import comparable
 from holodeck_lsp.schema.results import TestReport
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCall, Usage
+from tests.runner.in_process_cli import Finished, run_in_process
 
 # The console script as a process against live fake servers: seconds per test.
 pytestmark = pytest.mark.slow
@@ -101,16 +106,6 @@ SUITE_REPLIES = (
     *tool_turn(10, 3, "7"),
     *tool_turn(50, 9, f"42 (computed with key {API_KEY})"),
 )
-
-
-@dataclass(frozen=True)
-class Finished:
-    status: int
-    out: str
-    err: str
-
-    def texts(self) -> list[str]:
-        return [self.out, self.err]
 
 
 def write_suite(
@@ -289,8 +284,10 @@ async def test_a_live_run_writes_reports_and_a_cassette_that_replays_the_same(
     assert recorded_call["name"] == "tools-subtract"
     assert recorded_call["args"] == {"a": 50, "b": 9}
 
-    # Replay: no backend, no key, no server traffic — the same verdicts, turn by turn.
-    replayed = await run_cli(
+    # Replay: no backend, no key, no server traffic — the same verdicts, turn by turn. (In
+    # this process: the replay's result is what counts; --replay through the console script
+    # is tests/cli/test_shard_merge.py's and tests/cli/test_commands.py's.)
+    replayed = await run_in_process(
         [str(agent), "--replay", str(tape), "--report-json", str(out / "replay.json")],
         child_env(tmp_path),
         tmp_path,
@@ -333,7 +330,9 @@ async def test_one_turn_sends_the_earlier_turns_as_context(
     agent = write_suite(tmp_path / "suite", endpoint=fake_openai.base_url)
     fake_openai.script(*SUITE_REPLIES[:4])
     report_path, tape = tmp_path / "r.json", tmp_path / "tape.json"
-    done = await run_cli(
+    # In this process: what it checks is what the run sent and recorded (--case through the
+    # console script is test_one_case_by_name's).
+    done = await run_in_process(
         [str(agent), "--case", "difference", "--turn", "1", "--report-json", str(report_path),
          "--record", str(tape)],
         live_env(tmp_path),
@@ -395,17 +394,33 @@ async def tracking_server() -> AsyncIterator[ConcurrencyTrackingServer]:
 YAML_PARALLEL_2 = "execution: {parallel_test_cases: 2}\n"
 
 
+#: Which of the cases starts the console script: the one where the flag, the environment and
+#: the YAML all speak. The others run the same command with the same environment in this
+#: process (the precedence is decided inside the command, not by the process around it).
+REAL_PROCESS = "cli-over-all"
+
+
 @pytest.mark.parametrize(
     ("args", "extra_env", "execution", "expected"),
     [
-        ([], {}, "", 1),
-        (["--parallel", "2"], {}, "", 2),
-        ([], {"HOLODECK_PARALLEL_TEST_CASES": "2"}, "", 2),
-        ([], {"HOLODECK_PARALLEL_TEST_CASES": "zero"}, "", 1),  # ignored
-        ([], {"HOLODECK_PARALLEL_TEST_CASES": "1"}, YAML_PARALLEL_2, 2),  # YAML over env
-        (["--parallel", "1"], {"HOLODECK_PARALLEL_TEST_CASES": "3"}, YAML_PARALLEL_2, 1),  # CLI
+        pytest.param([], {}, "", 1, id="default"),
+        pytest.param(["--parallel", "2"], {}, "", 2, id="cli"),
+        pytest.param([], {"HOLODECK_PARALLEL_TEST_CASES": "2"}, "", 2, id="env"),
+        # ignored
+        pytest.param([], {"HOLODECK_PARALLEL_TEST_CASES": "zero"}, "", 1, id="bad-env"),
+        # YAML over env
+        pytest.param(
+            [], {"HOLODECK_PARALLEL_TEST_CASES": "1"}, YAML_PARALLEL_2, 2, id="yaml-over-env"
+        ),
+        # CLI over both
+        pytest.param(
+            ["--parallel", "1"],
+            {"HOLODECK_PARALLEL_TEST_CASES": "3"},
+            YAML_PARALLEL_2,
+            1,
+            id=REAL_PROCESS,
+        ),
     ],
-    ids=["default", "cli", "env", "bad-env", "yaml-over-env", "cli-over-all"],
 )
 async def test_parallelism_from_the_cli_the_yaml_or_the_environment(
     tmp_path: Path,
@@ -414,13 +429,15 @@ async def test_parallelism_from_the_cli_the_yaml_or_the_environment(
     extra_env: dict[str, str],
     execution: str,
     expected: int,
+    request: pytest.FixtureRequest,
 ) -> None:
     agent = write_suite(
         tmp_path / "suite", SAME_ANSWER, endpoint=tracking_server.base_url, execution=execution
     )
     tracking_server.script(*[Reply(text="7", delay=0.4) for _ in range(3)])
     report_path = tmp_path / "r.json"
-    done = await run_cli(
+    real = request.node.callspec.id == REAL_PROCESS
+    done = await (run_cli if real else run_in_process)(
         [str(agent), *args, "--report-json", str(report_path)],
         live_env(tmp_path, **extra_env),
         tmp_path,
@@ -590,20 +607,23 @@ async def test_a_second_ctrl_c_interrupts_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("provider", "model_name", "variable"),
+    ("provider", "model_name", "variable", "real_process"),
     [
-        ("openai", "gpt-4o-mini", "OPENAI_API_KEY"),
-        ("anthropic", "claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        # In this process (the same command and environment; the OpenAI backend's imports
+        # cost a child ~1.5 CPU-s before it gets to the key): the message is the command's.
+        ("openai", "gpt-4o-mini", "OPENAI_API_KEY", False),
+        ("anthropic", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", True),  # the console script's
     ],
+    ids=["openai-gpt-4o-mini-OPENAI_API_KEY", "anthropic-claude-sonnet-4-5-ANTHROPIC_API_KEY"],
 )
 async def test_a_missing_api_key_exits_3_naming_what_to_set(
-    tmp_path: Path, provider: str, model_name: str, variable: str
+    tmp_path: Path, provider: str, model_name: str, variable: str, real_process: bool
 ) -> None:
     agent = write_suite(
         tmp_path / "suite", provider=provider, model_name=model_name, endpoint="http://127.0.0.1:9"
     )
     report_path = tmp_path / "r.json"
-    done = await run_cli(
+    done = await (run_cli if real_process else run_in_process)(
         [str(agent), "--report-json", str(report_path)], child_env(tmp_path), tmp_path
     )
     assert done.status == 3, (done.out, done.err)

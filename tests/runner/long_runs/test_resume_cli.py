@@ -5,7 +5,15 @@ interrupted — same verdicts, same order, one run id — timing fields aside, a
 process sends only the requests of the cases its journal lacks. The kill points are random,
 from a seed printed on failure (`HOLODECK_RESUME_SEED=N` repeats one). Also: a changed agent
 file refuses the resume unless --force, --retry-errored runs only the errored cases again,
-matrices and repeats resume, and `runs` / `report` say a run is unfinished."""
+matrices and repeats resume, and `runs` / `report` say a run is unfinished.
+
+The killed runs are real processes (a SIGKILL needs one); the reference runs, the resumes whose
+requests are counted and the `runs --json` read-backs run in this process
+(tests/runner/in_process_cli.py): what they check is the run core's result, and a child costs
+~1.5 CPU-s of start-up. The resume, its refusals and `runs` / `report` as a user meets them
+(real processes) are the --retry-errored, edited-module and Ctrl-C tests. The fake model is
+slow only while a run is to be stopped in flight: the reference runs and the resumes get their
+answers at once (their timing is not what is compared)."""
 
 from __future__ import annotations
 
@@ -26,6 +34,7 @@ import pytest
 from holodeck_lsp.runner.execution.events import CaseKey
 from tests.fakes.faults import FaultPlan
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.runner.in_process_cli import cli_in_process, run_in_process
 from tests.runner.test_run_cli_live import (
     CHILD_TIMEOUT,
     child_env,
@@ -144,8 +153,11 @@ def _outputs(folder: Path) -> dict[str, Any]:
 
 
 async def _history(folder: Path, path: Path, env: dict[str, str]) -> dict[str, Any]:
-    """The agent's one `runs --json` entry, without its id, times and folder."""
-    listing = json.loads(await _command(["runs", str(path), "--json"], folder, env))
+    """The agent's one `runs --json` entry, without its id, times and folder (read in this
+    process: `runs` as a real process is the Ctrl-C test's)."""
+    listed = await cli_in_process(["runs", str(path), "--json"], env, folder)
+    assert listed.status == 0, listed.err
+    listing = json.loads(listed.out)
     (entry,) = listing["runs"]
     return {k: v for k, v in entry.items() if k not in _STORED_TIMING}
 
@@ -172,12 +184,12 @@ def _sent(server: FakeOpenAIServer) -> Counter[tuple[str, str]]:
 async def _reference(
     tmp_path: Path, server: FakeOpenAIServer, *extra: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """An uninterrupted run's normalised outputs and `runs --json` entry."""
+    """An uninterrupted run's normalised outputs and `runs --json` entry (run in this
+    process: the outputs are the run core's, the same as a child's)."""
     folder = tmp_path / "reference"
     folder.mkdir()
     path = _write_agent(folder, server)
-    args = [str(path), *OUTPUTS, *extra]
-    done = await finish(await start(args, _env(tmp_path), folder), timeout=120)
+    done = await run_in_process([str(path), *OUTPUTS, *extra], _env(tmp_path), folder)
     assert done.status == 1, done.err
     return _outputs(folder), await _history(folder, path, _env(tmp_path))
 
@@ -189,14 +201,18 @@ async def _kill_and_resume(
     kill_after: int,
     keys: list[CaseKey],
     *extra: str,
+    delay: float,
 ) -> tuple[Path, dict[str, Any], dict[str, Any], str]:
-    """Start a run, SIGKILL it once the fake has seen `kill_after` requests, resume it:
-    asserts the resumed process sent only what the journal lacked. Returns the run folder,
+    """Start a run (each answer `delay` s late, so cases are in flight), SIGKILL it once the
+    fake has seen `kill_after` requests, resume it (in this process, answered at once: what
+    it sends and writes is the run core's; the --retry-errored test resumes through a real
+    process): asserts the resume sent only what the journal lacked. Returns the run folder,
     the normalised outputs, the history entry and what the resume printed."""
     folder = tmp_path / name
     folder.mkdir()
     path = _write_agent(folder, server)
     server.requests.clear()
+    _answering(server, delay)
     proc = await start([str(path), *extra], _env(tmp_path), folder)
     await wait_for_requests(server, kill_after, proc, timeout=CHILD_TIMEOUT)
     proc.send_signal(signal.SIGKILL)  # this child only, by its own handle
@@ -206,9 +222,8 @@ async def _kill_and_resume(
     assert not (run / "run.json").exists()  # killed: nothing but the journal
     missing = _missing(run, keys)
     server.requests.clear()
-    resumed = await finish(
-        await start([str(path), "--resume", *OUTPUTS], _env(tmp_path), folder), timeout=120
-    )
+    _answering(server, delay=0.0)
+    resumed = await run_in_process([str(path), "--resume", *OUTPUTS], _env(tmp_path), folder)
     assert resumed.status == 1, resumed.err
     # Only the missing case sessions went to the provider: a resume that ran everything
     # again (or skipped one) would produce the same reports, but not these requests.
@@ -222,7 +237,7 @@ async def _kill_and_resume(
 async def test_killed_at_random_points_then_resumed_equals_an_uninterrupted_run(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
-    _answering(fake_openai, delay=0.15)
+    _answering(fake_openai, delay=0.0)
     reference, reference_entry = await _reference(tmp_path, fake_openai, "--parallel", "2")
     seed = _seed()
     keys: list[CaseKey] = [(n, None, None) for n in range(CASES)]
@@ -235,8 +250,9 @@ async def test_killed_at_random_points_then_resumed_equals_an_uninterrupted_run(
         points = [rng.randrange(1, CASES // 2), rng.randrange(CASES // 2, CASES)]
         for attempt, kill_after in enumerate(points):
             run, outputs, entry, printed = await _kill_and_resume(
-                tmp_path, fake_openai, f"killed{attempt}", kill_after, keys, "--parallel", "2"
-            )
+                tmp_path, fake_openai, f"killed{attempt}", kill_after, keys, "--parallel", "2",
+                delay=0.15,
+            )  # fmt: skip
             assert f"resuming run {run.name}" in printed
             report = _report(run.parent.parent.parent / "report.json")
             assert report["run_id"] == run.name and not report["interrupted"]
@@ -264,8 +280,11 @@ async def test_ctrl_c_leaves_a_resumable_run_that_runs_and_report_call_unfinishe
     assert f"run {run.name} is unfinished" in report and "--resume" in report
     _answering(fake_openai, delay=0.0)
     out = tmp_path / "report.json"
-    done = await run_cli([str(path), "--resume", run.name, "--report-json", str(out)],
-                         _env(tmp_path), tmp_path)  # fmt: skip
+    # The resume in this process: `run --resume RUN` through the console script is the
+    # --retry-errored test's, a pasted bare `--resume` tests/cli/test_pasted_hints.py's.
+    done = await run_in_process(
+        [str(path), "--resume", run.name, "--report-json", str(out)], _env(tmp_path), tmp_path
+    )
     assert done.status == 1, done.err
     final = _report(out)
     assert final["run_id"] == run.name and not final["interrupted"]
@@ -300,14 +319,14 @@ async def test_an_edited_module_or_agent_file_refuses_the_resume_unless_forced(
     # A budget leaves the run unfinished without a kill: 2 of 8 cases journaled. (A killed
     # run's journal is refused alike: the check reads the journal's header, whatever ended
     # the run; the kill tests above resume killed runs.)
-    stopped = await finish(
-        await start([str(path), "--max-turns", "2"], _env(tmp_path), tmp_path), timeout=120
-    )
+    # The unfinished run, the module refusals and the forced resume run in this process; the
+    # agent file's refusal (its message and --force hint) is a real process's.
+    stopped = await run_in_process([str(path), "--max-turns", "2"], _env(tmp_path), tmp_path)
     assert stopped.status == 4, stopped.out + stopped.err  # stopped early, none failed
     (run,) = _runs(tmp_path)
     for edited in sorted(MODULES):  # grader.py, then tools.py
         (tmp_path / edited).write_text(MODULES[edited] + "# edited\n", "utf-8")
-        refused = await finish(await start([str(path), "--resume"], _env(tmp_path), tmp_path), 120)
+        refused = await run_in_process([str(path), "--resume"], _env(tmp_path), tmp_path)
         assert refused.status == 2, refused.out + refused.err
         assert f"run {run.name} cannot be resumed: {edited} changed since it started" in (
             refused.err
@@ -320,7 +339,7 @@ async def test_an_edited_module_or_agent_file_refuses_the_resume_unless_forced(
     # Only the agent file: the modules' undone edits are their started state again.
     assert f"run {run.name} cannot be resumed: agent.yaml changed since it started" in (refused.err)
     assert "--force" in refused.err and "Traceback" not in refused.err
-    forced = await run_cli([str(path), "--resume", "--force"], _env(tmp_path), tmp_path)
+    forced = await run_in_process([str(path), "--resume", "--force"], _env(tmp_path), tmp_path)
     assert forced.status == 1, forced.err
     assert "--force: agent.yaml changed" in forced.out
     assert f"resuming run {run.name}" in forced.out
@@ -336,7 +355,8 @@ async def test_retry_errored_runs_only_the_errored_cases_again(
     fake_openai.faults = FaultPlan(
         scripted=["slow", "slow", "503", "slow", "slow", "503"], slow_seconds=0.0
     )
-    first = await run_cli([str(path), "--retry-budget", "0"], _env(tmp_path), tmp_path)
+    # The errored run in this process; the resume with --retry-errored is a real process's.
+    first = await run_in_process([str(path), "--retry-budget", "0"], _env(tmp_path), tmp_path)
     assert first.status == 4, first.out + first.err
     (run,) = _runs(tmp_path)
     fake_openai.faults = None
@@ -359,7 +379,7 @@ async def test_retry_errored_runs_only_the_errored_cases_again(
 async def test_a_matrix_with_repeats_resumes_to_the_uninterrupted_report(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
-    _answering(fake_openai, delay=0.1)
+    _answering(fake_openai, delay=0.0)
     models = ["openai:gpt-a", "openai:gpt-b"]
     matrix = ["--model", models[0], "--model", models[1], "--repeat", "2"]
     reference, reference_entry = await _reference(tmp_path, fake_openai, *matrix)
@@ -370,7 +390,7 @@ async def test_a_matrix_with_repeats_resumes_to_the_uninterrupted_report(
     with _seeded(seed):
         kill_after = random.Random(seed).randrange(1, len(keys))
         _, outputs, entry, printed = await _kill_and_resume(
-            tmp_path, fake_openai, "killed", kill_after, keys, *matrix
+            tmp_path, fake_openai, "killed", kill_after, keys, *matrix, delay=0.1
         )
         assert "of 32 case sessions left" in printed
         assert outputs == reference
