@@ -37,7 +37,11 @@ from holodeck_lsp.runner.execution.simulation.recording import add_simulations, 
 from holodeck_lsp.runner.execution.work_plan import WorkPlan
 from holodeck_lsp.runner.models.model_matrix import missing_extra
 from holodeck_lsp.runner.models.run_models import combination_refusal
-from holodeck_lsp.runner.run_budget.session_budget import SessionBudget, budget_refusal
+from holodeck_lsp.runner.run_budget.session_budget import (
+    SessionBudget,
+    budget_refusal,
+    live_budget_refusal,
+)
 from holodeck_lsp.runner.run_request import (
     Answers,
     Live,
@@ -134,6 +138,9 @@ class RunSession:
             missing = missing_extra(ref.provider)
             if missing is not None:
                 raise RunCannotStart(f"--model {ref.label}: {missing}")
+        refusal = live_budget_refusal(request)
+        if refusal is not None:
+            raise RunCannotStart(refusal)
         lanes: list[OpenLane] = []
         try:
             for model in request.models or (None,):

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from holodeck_lsp.exit_codes import EXIT_CANNOT_RUN
+
 #: Imported only by the paths that need them (each was imported by every run before).
 ONLY_WHEN_USED = (
     "holodeck_lsp.runner.run_history.comparison_sides",  # --baseline
@@ -97,3 +99,15 @@ def test_check_freezes_its_import_heap_and_leaves_the_collector_on(tmp_path: Pat
     assert found["status"] == 0
     assert found["frozen"] > 0  # type: ignore[operator]  # frozen by cli.py after the import
     assert found["gc_enabled"] is True
+
+
+def test_a_max_cost_refusal_comes_before_any_model_sdk_loads(tmp_path: Path) -> None:
+    """`--max-cost` for a model without a price is refused before a backend is built: a live
+    run's models are known from the request (Semantic Kernel's import alone takes seconds)."""
+    folder, _ = _suite(tmp_path)
+    (folder / "agent.yaml").write_text(AGENT.replace("gpt-4o-mini", "gpt-house"), encoding="utf-8")
+    for extra in ((), ("--model", "ollama:house-model")):
+        found = _probe(tmp_path, "run", str(folder), "--max-cost", "1", "--quiet", *extra)
+        assert found["status"] == EXIT_CANNOT_RUN, extra
+        modules = set(found["modules"])  # type: ignore[call-overload]
+        assert {"semantic_kernel", "openai"} & modules == set(), extra

@@ -6,14 +6,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from holodeck_lsp.runner.backends.overrides import OverrideError, with_backend_overrides
 from holodeck_lsp.runner.execution.events import ProgressSink
 from holodeck_lsp.runner.execution.executor import RunOptions
+from holodeck_lsp.runner.models.model_matrix import model_label
 from holodeck_lsp.runner.pricing.costs import priced_report
 from holodeck_lsp.runner.pricing.price_list import PriceList, price_list
 from holodeck_lsp.runner.run_budget.budget_stop import BudgetStop
 from holodeck_lsp.runner.run_budget.carried_spend import carried_spend
 from holodeck_lsp.runner.run_budget.run_meter import RunMeter
-from holodeck_lsp.runner.run_request import RunRequest
+from holodeck_lsp.runner.run_request import Live, RunRequest
 from holodeck_lsp.schema.results import TestReport
 
 
@@ -31,6 +33,22 @@ def budget_refusal(request: RunRequest, models: list[str]) -> str | None:
         f"it to holodeck-lsp.yaml, e.g. `prices: {{{missing[0]}: {{input: 1.0, output: 2.0}}}}` "
         "(USD per million tokens), or use --max-turns"
     )
+
+
+def live_budget_refusal(request: RunRequest) -> str | None:
+    """`budget_refusal` for a live run before any backend is built: its models are known from
+    the request, and a refusal should not wait for a model SDK's import (Semantic Kernel's
+    takes seconds). A replayed run's models come from its recording: checked once its lanes
+    are open."""
+    if request.max_cost is None or not isinstance(request.answers, Live):
+        return None
+    if request.models:
+        return budget_refusal(request, [ref.label for ref in request.models])
+    try:
+        agent, _ = with_backend_overrides(request.agent, request.backend_overrides)
+    except OverrideError:
+        return None  # said when the lane opens, in its words
+    return budget_refusal(request, [model_label(agent)])
 
 
 @dataclass
