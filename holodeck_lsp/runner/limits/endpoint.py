@@ -121,9 +121,12 @@ class EndpointLimiter:
         `(0, when its request first asked)`, served before first attempts."""
         self.counts.waiting += 1
         try:
+            held = False  # turned back by a limit's exact pause while waiting its turn
             while True:
-                while (pause := self._paused_until - time.monotonic()) > 0:
+                until = self._exact_until if held else self._paused_until
+                while (pause := until - time.monotonic()) > 0:
                     await asyncio.sleep(pause)
+                    until = self._exact_until if held else self._paused_until
                 if self.requests is not None:
                     await self.requests.take()
                 if self.tokens is not None:
@@ -139,6 +142,18 @@ class EndpointLimiter:
                     # probe goes; this one's turn and slot are given back, and it waits.
                     self.pace.unused(sent_at)
                     self.window.give_back()
+                    continue
+                if self._exact_until > time.monotonic():
+                    # The limit named its reset exactly while this send waited its turn:
+                    # sent now, it would be refused — and a window that counts refusals
+                    # would be kept full by it. It waits out that reset (not a whole-second
+                    # pause's rest: such a pause is lifted by the answers of sends like
+                    # this one, `_unpause`), then takes its turn again.
+                    self.gate.sent(probe, None)
+                    self.pace.unused(sent_at)
+                    self.window.give_back()
+                    held = True
+                    trace.note("pause.held_send")
                     continue
                 self.gate.sent(probe, sent_at)
                 break

@@ -169,10 +169,13 @@ class Retrying:
         # turn's budget.
         paced = limiter.pace.spacing > 0 or limiter.gate.blocked
         free = (short or (limit and paced)) and allowed
-        if used_up is not None and not short and limiter.lone_refusal():
-            # "Used up until a reset" a second away, among sends that were answered (an
-            # edge's refusal, or one send early): this request waits it, the others go on;
-            # were the limit used up, the next are refused too.
+        if used_up is not None and not short and coarse_hint(used_up) and limiter.lone_refusal():
+            # "Used up until a reset" a whole second away, among sends that were answered
+            # (an edge's refusal, or one send early): this request waits it, the others go
+            # on; were the limit used up, the next are refused too. A reset named exactly
+            # is the limit's own word: every send waits it (endpoint.py `acquire`), or
+            # each next one is refused — and a window that counts refusals stays full
+            # (docs/benchmarks.md, "Sends held for an exact reset").
             used_up = None
         limiter.release("limited" if limit else "refused", sent_at, pause=used_up)
         if limit and not short and limiter.overloaded(sent_at):
