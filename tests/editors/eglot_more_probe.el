@@ -5,6 +5,7 @@
 ;;                 about files no buffer visits answered y, the buffers saved);
 ;;   "regression": "at": [line, character] (the hover's text, as ElDoc shows it);
 ;;   "cancel":     "at": line, "started": a file the run's grader touches when it begins,
+;;                 "release": the file that lets the grader end (written after the cancel),
 ;;                 "timeout": seconds eglot waits for the run's answer (it gives up, the run
 ;;                 goes on); then M-x holodeck-cancel-run (the config's snippet);
 ;;   "report":     "at": line; M-x holodeck-run-report and M-x holodeck-compare-with-baseline
@@ -99,6 +100,8 @@
       (throw 'done nil))
     (setq cancelled (float-time))
     (probe-put 'cancel_message (call-interactively #'holodeck-cancel-run))
+    ;; The cancel said: the grader of the turn being graded may end now (slow_sample.py).
+    (write-region "" nil (probe-get 'release) nil 'quiet)
     (probe-put 'cancel_after_start (- cancelled sent))
     ;; The run's answer, which eglot no longer waits for, arrives when the run ends.
     (unless (probe-wait (lambda () (cl-find-if (lambda (m) (and (nth 2 m) (nth 3 m)

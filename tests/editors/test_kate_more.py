@@ -38,7 +38,8 @@ from typing import Any
 
 import pytest
 
-from tests.editors.slow_sample import MARK, with_slow_grader
+from tests.editors.sample_verdicts import sample_verdicts
+from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
 from tests.editors.test_kate import (
     Kate,
     Traffic,
@@ -46,7 +47,7 @@ from tests.editors.test_kate import (
     kate_session,
     wait_opened,
 )
-from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans, unmatched_reasons
+from tests.editors.test_neovim import CASSETTE, key_at, turn_spans, unmatched_reasons
 from tests.server.runs.run_suite import TURN0_LINE, write_suite
 from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
 
@@ -254,7 +255,7 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
     spans = turn_spans(lines)
     # The CLI's verdicts from the cassette; a replay is deterministic, so a turn run alone
     # (the earlier ones replayed as context) gets the same one.
-    every_case = replay(agent)
+    every_case = sample_verdicts()  # the sample's, as `agent` is a copy of it
     turns = {turn["turn_index"]: turn for turn in every_case[0]["turns"]}
     failing = min(index for index, turn in turns.items() if not turn["passed"])
     first, end = spans[failing]
@@ -307,8 +308,10 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
         assert verdicts(result["results"]) == verdicts(every_case), result
 
 
-#: How long the grader added for the cancel test takes on each turn of case 0 (5 turns).
-GRADE_SECONDS = 5
+#: How long the grader added for the cancel test waits, on each turn of case 0 (5 turns), for
+#: the test's release (slow_sample.py): the first turn is released once the cancel is
+#: answered; a turn graded after the cancel would wait all of it.
+GRADE_SECONDS = 30
 
 
 def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_dir: Path) -> None:
@@ -351,14 +354,15 @@ def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_di
             "holodeck.cancelRun answered", lambda ms: answer_to(traffic, cancel_request)
         )
         assert cancelling == {"status": "cancelling"}, cancelling
+        agent.with_name(RELEASE).touch()  # the turn being graded ends now
         ended_at, result = traffic.wait(
             "holodeck.runAll answered", lambda ms: answer_to(traffic, run_request)
         )
         kate.take_screenshot()
         assert result["status"] == "cancelled", result
-        # Promptly: once the turn being graded is (GRADE_SECONDS at most), not after the
-        # skipped turns' graders and the other cases.
-        assert ended_at - cancelled_at < GRADE_SECONDS + 3, (ended_at, cancelled_at)
+        # Promptly: once the turn being graded is (released just after the cancel), not
+        # after another turn's grader (GRADE_SECONDS each, unreleased) and the other cases.
+        assert ended_at - cancelled_at < GRADE_SECONDS, (ended_at, cancelled_at)
         case, *others = result["results"]
         assert len(others) == case_count - 1, result["results"]
         skipped = [turn for turn in case["turns"] if turn["skipped"]]
