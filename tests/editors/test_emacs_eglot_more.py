@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.editors.shared_history import history_copy
 from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
 from tests.editors.test_emacs_eglot import (
     UNTRUSTED,
@@ -28,7 +29,7 @@ from tests.editors.test_emacs_eglot import (
 from tests.editors.test_neovim import CASSETTE, SAMPLE
 from tests.server.lsp_client import installed_server
 from tests.server.runs.run_suite import TURN0_LINE, write_suite
-from tests.server.runs.stored_history import bad_cassette, cli, make_history, stored_ids
+from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
 
 pytestmark = pytest.mark.slow  # a real Emacs and server (and, for the history, three CLI runs)
 
@@ -100,8 +101,7 @@ def test_eglot_rename_renames_a_tool_in_the_agent_and_its_include(tmp_path: Path
 def test_eglot_hover_marks_a_turn_that_regressed_against_the_baseline(tmp_path: Path) -> None:
     # Stored by the real CLI: bad, good, bad. The latest run (bad) against the one before
     # (good): turn 0 of `two-turns` passed there and fails now.
-    (tmp_path / "suite").mkdir()
-    suite = make_history(tmp_path / "suite")
+    suite = history_copy(tmp_path / "suite")
     ids = stored_ids(suite)
     assert len(ids) == 3, ids
 

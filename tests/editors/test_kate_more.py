@@ -19,9 +19,9 @@ relay's traffic, and in the saved file or Kate's window where there is something
   `holodeck.cancelRun` (`{"status": "cancelling"}`), the Run all is answered promptly as
   `cancelled`, and the run's `$/progress` (Kate declares `window.workDoneProgress`) ends with
   "(cancelled)".
-* regression marks: two runs stored by the CLI (run_suite's suite; a good cassette, then a bad
-  one), the mouse rested on the `input:` of a turn that passed before and fails now: the hover
-  says "⇣ Regressed" against the first run.
+* regression marks: three runs stored by the CLI (run_suite's suite: a bad cassette, a good
+  one, the bad one again; shared_history.py), the mouse rested on the `input:` of a turn that
+  passed before and fails now: the hover says "⇣ Regressed" against the run before the last.
 * on an expected_tools name: *Find References* (Ctrl+Alt+L) gets the tool's declaration and
   entries; *Go to Definition* (no default shortcut: through Kate's command bar, Ctrl+Alt+I)
   gets tools.py's `def`, and Kate shows tools.py; *Rename* (F2, Kate's dialog) renames every
@@ -31,7 +31,6 @@ relay's traffic, and in the saved file or Kate's window where there is something
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 import pytest
 
 from tests.editors.sample_verdicts import sample_verdicts
+from tests.editors.shared_history import history_copy
 from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
 from tests.editors.test_kate import (
     Kate,
@@ -48,8 +48,8 @@ from tests.editors.test_kate import (
     wait_opened,
 )
 from tests.editors.test_neovim import CASSETTE, key_at, turn_spans, unmatched_reasons
-from tests.server.runs.run_suite import TURN0_LINE, write_suite
-from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
+from tests.server.runs.run_suite import TURN0_LINE
+from tests.server.runs.stored_history import stored_ids
 
 pytestmark = pytest.mark.slow  # a real Kate, X server and language server
 
@@ -560,18 +560,12 @@ def hover_on(kate: Kate, lines: list[str], line: int, first: int, last: int) -> 
 
 
 def test_kate_hover_marks_a_turn_that_regressed(tmp_path: Path, runtime_dir: Path) -> None:
-    # Stored by the real CLI in the tmp copy: a good run (turn 0 of `two-turns` passes), then
-    # a bad one (it fails). The latest run against the one before: that turn regressed.
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    agent = write_suite(suite)
-    (suite / "bad.cassette.json").write_text(json.dumps(bad_cassette()), encoding="utf-8")
-    # The CLI's HOME and caches in tmp_path too.
-    home = {"HOME": str(tmp_path / "cli-home"), "XDG_CACHE_HOME": str(tmp_path / "cli-cache")}
-    for cassette in ("run.cassette.json", "bad.cassette.json"):
-        cli(suite, "run", "agent.yaml", "--replay", cassette, "--quiet", env={**os.environ, **home})
+    # Stored by the real CLI (a copy of shared_history's): bad, good (turn 0 of `two-turns`
+    # passes), bad (it fails). The latest run against the one before: that turn regressed.
+    suite = history_copy(tmp_path / "suite")
+    agent = suite / "agent.yaml"
     ids = stored_ids(suite)
-    assert len(ids) == 2, ids
+    assert len(ids) == 3, ids
     lines = agent.read_text(encoding="utf-8").splitlines()
     # The turn's `input: "q0"`: where the hover says what changed.
     first = lines[TURN0_LINE].index("input:")
@@ -589,6 +583,6 @@ def test_kate_hover_marks_a_turn_that_regressed(tmp_path: Path, runtime_dir: Pat
         kate.take_screenshot()
         assert answer, answer
         text = answer["contents"]["value"]
-        assert text.startswith(f"**⇣ Regressed** against run {ids[0]}"), text
+        assert text.startswith(f"**⇣ Regressed** against run {ids[1]}"), text
         assert "before: ✓ passed → now: ✗ failed" in text, text
         assert "numeric" in text and "1.00 → 0.00" in text, text
