@@ -37,6 +37,7 @@ from typing import Any
 
 import pytest
 
+from tests.editors.kate_menu import menu_answered
 from tests.editors.sample_verdicts import sample_verdicts
 from tests.editors.shared_history import history_copy
 from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
@@ -209,16 +210,12 @@ def pick_from_menu(
     sent_before = len(commands_sent(traffic))
     kate.focus()
     kate.xdotool("key", "alt+Return")
-    asked = traffic.wait(
-        "codeAction answered with run actions",
-        lambda ms: traffic.answers("textDocument/codeAction")[asked_before:],
-    )
+    asked = menu_answered(kate, asked_before)  # and drawn in the menu, for the keys below
     params, offered = asked[0]
     assert params["range"]["start"] == {"line": line, "character": 0}, params
     titles = [action["title"] for action in offered or []]
     assert title in titles, titles
     assert all("command" in action and "edit" not in action for action in offered), offered
-    time.sleep(1)  # the answer drawn in the menu, in place of "Loading..."
     kate.take_screenshot(kate.screenshot.with_name("menu.png"))
     kate.xdotool("key", "--delay", "100", *["Down"] * (titles.index(title) + 1), "Return")
     sent = traffic.wait(
