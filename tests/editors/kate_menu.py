@@ -69,3 +69,16 @@ def menu_answered(kate: Kate, asked_before: int) -> list[tuple[dict[str, Any], A
             return answered
         time.sleep(0.05)
     return answered
+
+
+def press_for_popup(kate: Kate, key: str, what: str) -> None:
+    """Press `key` in Kate and wait until a popup of Kate's not there before shows (`what`
+    it is, for the failure), e.g. the command bar Ctrl+Alt+I opens with its line edit
+    focused: keys typed after it go there."""
+    before = popup_sizes(kate)
+    kate.xdotool("key", key)
+    deadline = time.monotonic() + TIMEOUT
+    while not popup_sizes(kate) - before:
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} shown within {TIMEOUT} s; {kate.hint()}")
+        time.sleep(0.05)

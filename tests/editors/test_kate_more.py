@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from tests.editors.kate_menu import menu_answered
+from tests.editors.kate_menu import menu_answered, press_for_popup
 from tests.editors.sample_verdicts import sample_verdicts
 from tests.editors.shared_history import history_copy
 from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
@@ -421,8 +421,7 @@ def test_kate_goes_to_definition_and_finds_references(tmp_path: Path, runtime_di
         # LSP Client → Go to Definition, from Kate's command bar (Ctrl+Alt+I; the action has
         # no default shortcut): the server answers tools.py's `def`, and Kate opens it.
         kate.focus()
-        kate.xdotool("key", "ctrl+alt+i")
-        time.sleep(1)
+        press_for_popup(kate, "ctrl+alt+i", "command bar")
         kate.xdotool("type", "--delay", "50", "Go to Definition")
         time.sleep(1)
         kate.take_screenshot(tmp_path / "command-bar.png")
