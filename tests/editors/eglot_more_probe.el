@@ -5,6 +5,7 @@
 ;;                 about files no buffer visits answered y, the buffers saved);
 ;;   "regression": "at": [line, character] (the hover's text, as ElDoc shows it);
 ;;   "cancel":     "at": line, "started": a file the run's grader touches when it begins,
+;;                 "release": the file that lets the grader end (written after the cancel),
 ;;                 "timeout": seconds eglot waits for the run's answer (it gives up, the run
 ;;                 goes on); then M-x holodeck-cancel-run (the config's snippet);
 ;;   "report":     "at": line; M-x holodeck-run-report and M-x holodeck-compare-with-baseline
@@ -80,25 +81,36 @@
                                   (eglot--TextDocumentPositionParams))))
       (probe-put 'hover (and hover (eglot--hover-info (plist-get hover :contents)))))))
 
+(defun probe-short-wait (execute &rest arguments)
+  "EXECUTE (eglot-execute-command) with ARGUMENTS, waiting the spec's \"timeout\" seconds."
+  (let ((jsonrpc-default-request-timeout (probe-get 'timeout)))
+    (apply execute arguments)))
+
 (defun probe-cancel ()
   "A run started from the code action menu outlasts eglot's wait; the user cancels it."
   (probe-put 'client_window (plist-get (eglot-client-capabilities (eglot-current-server))
                                        :window))
   (probe-goto (probe-get 'at))
-  (let ((jsonrpc-default-request-timeout (probe-get 'timeout))
-        (started (probe-get 'started))
+  (let ((started (probe-get 'started))
         sent cancelled answered)
     (setq sent (float-time))
-    (condition-case err
-        (progn (probe-pick-action (probe-get (quote action)))
-               (probe-put 'waited "answered"))
-      (jsonrpc-error (probe-put 'waited (format "%S" (cdr err)))))
+    ;; The short wait applies to the run's executeCommand only: the code actions are asked
+    ;; for with eglot's usual wait, so a slow answer to them is not taken for the run's.
+    (advice-add 'eglot-execute-command :around #'probe-short-wait)
+    (unwind-protect
+        (condition-case err
+            (progn (probe-pick-action (probe-get (quote action)))
+                   (probe-put 'waited "answered"))
+          (jsonrpc-error (probe-put 'waited (format "%S" (cdr err)))))
+      (advice-remove 'eglot-execute-command #'probe-short-wait))
     (probe-put 'gave_up_after (- (float-time) sent))
     (unless (probe-wait (lambda () (file-exists-p started)) 120)
       (probe-fail "the run's grader did not start within 120 s")
       (throw 'done nil))
     (setq cancelled (float-time))
     (probe-put 'cancel_message (call-interactively #'holodeck-cancel-run))
+    ;; The cancel said: the grader of the turn being graded may end now (slow_sample.py).
+    (write-region "" nil (probe-get 'release) nil 'quiet)
     (probe-put 'cancel_after_start (- cancelled sent))
     ;; The run's answer, which eglot no longer waits for, arrives when the run ends.
     (unless (probe-wait (lambda () (cl-find-if (lambda (m) (and (nth 2 m) (nth 3 m)

@@ -1,12 +1,12 @@
 -- Test driver for cancelling a run, run after the config: waits for the server's first
 -- diagnostics, starts :HoloDeckRun all as a user types it, waits for the run's progress to say
--- its backend is up and its turns are running (and spec.settle_ms more, for the first answers
--- to be asked for), cancels it with require("holodeck").cancel(done), waits for the run to
+-- its backend is up and its turns are running, and until the slow model was asked (it writes
+-- spec.asked), cancels it with require("holodeck").cancel(done), waits for the run to
 -- end, then says :HoloDeckCancel again (nothing running). Writes JSON: every vim.notify with
 -- its level and time, every $/progress value, the answers to the plugin's
 -- workspace/executeCommand requests (observed, not changed), the timings, the quickfix list
 -- and any error. Quits.
--- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "settle_ms": ms, "end_within_ms": ms}.
+-- $HOLODECK_NVIM_SPEC: a JSON file {"out": path, "asked": path, "end_within_ms": ms}.
 local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_probe_common.lua")
 local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.HOLODECK_NVIM_SPEC), "\n"))
 local bufnr = vim.api.nvim_get_current_buf()
@@ -116,7 +116,14 @@ repeat -- one pass; `break` on a failure skips to writing the result
     break
   end
   result.timings.running_ms = elapsed()
-  vim.wait(spec.settle_ms) -- the first answers are asked for, and wait in the slow model
+  -- The first answer is asked for, and waits in the slow model (which marks the file).
+  if not vim.wait(60000, function()
+    return vim.loop.fs_stat(spec.asked) ~= nil or said("HoloDeckRun all") ~= nil
+  end, 20) then
+    fail("the model was not asked within 60 s")
+    break
+  end
+  result.timings.asked_ms = elapsed()
 
   local before = #result.notifications
   result.timings.cancel_ms = elapsed()

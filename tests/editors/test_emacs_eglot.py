@@ -21,14 +21,13 @@ from typing import Any
 
 import pytest
 
+from tests.editors.sample_verdicts import sample_verdicts
 from tests.editors.test_neovim import (
     CASSETTE,
     SAMPLE,
     _missing,
     case_turn_spans,
     key_at,
-    replay,
-    replay_case,
     turn_spans,
     unmatched_reasons,
 )
@@ -105,8 +104,9 @@ def test_eglot_diagnoses_completes_hovers_and_runs_a_turn(tmp_path: Path) -> Non
     agent = suite / "agent.yaml"
     lines = agent.read_text(encoding="utf-8").splitlines()
     spans = turn_spans(lines)
-    expected = replay_case(agent, 0)
-    every_case = replay(agent)
+    # The CLI's verdicts (of the sample, which `agent` copies): every case, and case 0's.
+    every_case = sample_verdicts()
+    expected = every_case[0]
     turns = {turn["turn_index"]: turn for turn in expected["turns"]}
     failing = min(index for index, turn in turns.items() if not turn["passed"])
     assert len(turns) > 1, "Run turn is offered in multi-turn cases"

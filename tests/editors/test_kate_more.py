@@ -19,9 +19,9 @@ relay's traffic, and in the saved file or Kate's window where there is something
   `holodeck.cancelRun` (`{"status": "cancelling"}`), the Run all is answered promptly as
   `cancelled`, and the run's `$/progress` (Kate declares `window.workDoneProgress`) ends with
   "(cancelled)".
-* regression marks: two runs stored by the CLI (run_suite's suite; a good cassette, then a bad
-  one), the mouse rested on the `input:` of a turn that passed before and fails now: the hover
-  says "⇣ Regressed" against the first run.
+* regression marks: three runs stored by the CLI (run_suite's suite: a bad cassette, a good
+  one, the bad one again; shared_history.py), the mouse rested on the `input:` of a turn that
+  passed before and fails now: the hover says "⇣ Regressed" against the run before the last.
 * on an expected_tools name: *Find References* (Ctrl+Alt+L) gets the tool's declaration and
   entries; *Go to Definition* (no default shortcut: through Kate's command bar, Ctrl+Alt+I)
   gets tools.py's `def`, and Kate shows tools.py; *Rename* (F2, Kate's dialog) renames every
@@ -31,14 +31,16 @@ relay's traffic, and in the saved file or Kate's window where there is something
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.editors.slow_sample import MARK, with_slow_grader
+from tests.editors.kate_menu import menu_answered, press_for_popup
+from tests.editors.sample_verdicts import sample_verdicts
+from tests.editors.shared_history import history_copy
+from tests.editors.slow_sample import MARK, RELEASE, with_slow_grader
 from tests.editors.test_kate import (
     Kate,
     Traffic,
@@ -46,9 +48,9 @@ from tests.editors.test_kate import (
     kate_session,
     wait_opened,
 )
-from tests.editors.test_neovim import CASSETTE, key_at, replay, turn_spans, unmatched_reasons
-from tests.server.runs.run_suite import TURN0_LINE, write_suite
-from tests.server.runs.stored_history import bad_cassette, cli, stored_ids
+from tests.editors.test_neovim import CASSETTE, key_at, turn_spans, unmatched_reasons
+from tests.server.runs.run_suite import TURN0_LINE
+from tests.server.runs.stored_history import stored_ids
 
 pytestmark = pytest.mark.slow  # a real Kate, X server and language server
 
@@ -208,16 +210,12 @@ def pick_from_menu(
     sent_before = len(commands_sent(traffic))
     kate.focus()
     kate.xdotool("key", "alt+Return")
-    asked = traffic.wait(
-        "codeAction answered with run actions",
-        lambda ms: traffic.answers("textDocument/codeAction")[asked_before:],
-    )
+    asked = menu_answered(kate, asked_before)  # and drawn in the menu, for the keys below
     params, offered = asked[0]
     assert params["range"]["start"] == {"line": line, "character": 0}, params
     titles = [action["title"] for action in offered or []]
     assert title in titles, titles
     assert all("command" in action and "edit" not in action for action in offered), offered
-    time.sleep(1)  # the answer drawn in the menu, in place of "Loading..."
     kate.take_screenshot(kate.screenshot.with_name("menu.png"))
     kate.xdotool("key", "--delay", "100", *["Down"] * (titles.index(title) + 1), "Return")
     sent = traffic.wait(
@@ -254,7 +252,7 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
     spans = turn_spans(lines)
     # The CLI's verdicts from the cassette; a replay is deterministic, so a turn run alone
     # (the earlier ones replayed as context) gets the same one.
-    every_case = replay(agent)
+    every_case = sample_verdicts()  # the sample's, as `agent` is a copy of it
     turns = {turn["turn_index"]: turn for turn in every_case[0]["turns"]}
     failing = min(index for index, turn in turns.items() if not turn["passed"])
     first, end = spans[failing]
@@ -307,8 +305,10 @@ def test_kate_runs_a_turn_a_case_and_all_from_code_actions(
         assert verdicts(result["results"]) == verdicts(every_case), result
 
 
-#: How long the grader added for the cancel test takes on each turn of case 0 (5 turns).
-GRADE_SECONDS = 5
+#: How long the grader added for the cancel test waits, on each turn of case 0 (5 turns), for
+#: the test's release (slow_sample.py): the first turn is released once the cancel is
+#: answered; a turn graded after the cancel would wait all of it.
+GRADE_SECONDS = 30
 
 
 def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_dir: Path) -> None:
@@ -351,14 +351,15 @@ def test_kate_cancels_a_run_from_the_code_action_menu(tmp_path: Path, runtime_di
             "holodeck.cancelRun answered", lambda ms: answer_to(traffic, cancel_request)
         )
         assert cancelling == {"status": "cancelling"}, cancelling
+        agent.with_name(RELEASE).touch()  # the turn being graded ends now
         ended_at, result = traffic.wait(
             "holodeck.runAll answered", lambda ms: answer_to(traffic, run_request)
         )
         kate.take_screenshot()
         assert result["status"] == "cancelled", result
-        # Promptly: once the turn being graded is (GRADE_SECONDS at most), not after the
-        # skipped turns' graders and the other cases.
-        assert ended_at - cancelled_at < GRADE_SECONDS + 3, (ended_at, cancelled_at)
+        # Promptly: once the turn being graded is (released just after the cancel), not
+        # after another turn's grader (GRADE_SECONDS each, unreleased) and the other cases.
+        assert ended_at - cancelled_at < GRADE_SECONDS, (ended_at, cancelled_at)
         case, *others = result["results"]
         assert len(others) == case_count - 1, result["results"]
         skipped = [turn for turn in case["turns"] if turn["skipped"]]
@@ -420,8 +421,7 @@ def test_kate_goes_to_definition_and_finds_references(tmp_path: Path, runtime_di
         # LSP Client → Go to Definition, from Kate's command bar (Ctrl+Alt+I; the action has
         # no default shortcut): the server answers tools.py's `def`, and Kate opens it.
         kate.focus()
-        kate.xdotool("key", "ctrl+alt+i")
-        time.sleep(1)
+        press_for_popup(kate, "ctrl+alt+i", "command bar")
         kate.xdotool("type", "--delay", "50", "Go to Definition")
         time.sleep(1)
         kate.take_screenshot(tmp_path / "command-bar.png")
@@ -556,18 +556,12 @@ def hover_on(kate: Kate, lines: list[str], line: int, first: int, last: int) -> 
 
 
 def test_kate_hover_marks_a_turn_that_regressed(tmp_path: Path, runtime_dir: Path) -> None:
-    # Stored by the real CLI in the tmp copy: a good run (turn 0 of `two-turns` passes), then
-    # a bad one (it fails). The latest run against the one before: that turn regressed.
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    agent = write_suite(suite)
-    (suite / "bad.cassette.json").write_text(json.dumps(bad_cassette()), encoding="utf-8")
-    # The CLI's HOME and caches in tmp_path too.
-    home = {"HOME": str(tmp_path / "cli-home"), "XDG_CACHE_HOME": str(tmp_path / "cli-cache")}
-    for cassette in ("run.cassette.json", "bad.cassette.json"):
-        cli(suite, "run", "agent.yaml", "--replay", cassette, "--quiet", env={**os.environ, **home})
+    # Stored by the real CLI (a copy of shared_history's): bad, good (turn 0 of `two-turns`
+    # passes), bad (it fails). The latest run against the one before: that turn regressed.
+    suite = history_copy(tmp_path / "suite")
+    agent = suite / "agent.yaml"
     ids = stored_ids(suite)
-    assert len(ids) == 2, ids
+    assert len(ids) == 3, ids
     lines = agent.read_text(encoding="utf-8").splitlines()
     # The turn's `input: "q0"`: where the hover says what changed.
     first = lines[TURN0_LINE].index("input:")
@@ -585,6 +579,6 @@ def test_kate_hover_marks_a_turn_that_regressed(tmp_path: Path, runtime_dir: Pat
         kate.take_screenshot()
         assert answer, answer
         text = answer["contents"]["value"]
-        assert text.startswith(f"**⇣ Regressed** against run {ids[0]}"), text
+        assert text.startswith(f"**⇣ Regressed** against run {ids[1]}"), text
         assert "before: ✓ passed → now: ✗ failed" in text, text
         assert "numeric" in text and "1.00 → 0.00" in text, text

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.editors.sample_verdicts import sample_verdicts as replayed_sample
 from tests.server.lsp_client import HOME, installed_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -250,13 +251,6 @@ def replay(agent: Path, case: int | None = None) -> list[dict[str, Any]]:
     return results
 
 
-def replay_case(agent: Path, case: int) -> dict[str, Any]:
-    """The CLI's verdicts for one case of the cassette."""
-    results = replay(agent, case)
-    assert len(results) == 1, results
-    return results[0]
-
-
 def case_turn_spans(lines: list[str]) -> list[list[tuple[int, int]]]:
     """Per case, (first, end) 0-based lines of each of its turns: from its `- input:` line to
     the next turn's, or the next case's `- name:`."""
@@ -296,12 +290,10 @@ def hover_text(hover: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def sample_verdicts(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The CLI's verdicts for every case of the sample's cassette, in a copy of the sample:
-    one `holodeck-lsp run --replay` for both Neovims (a replay is deterministic)."""
-    suite = tmp_path_factory.mktemp("cli") / "financial-assistant"
-    shutil.copytree(SAMPLE, suite, ignore=shutil.ignore_patterns("__pycache__", ".holodeck"))
-    return replay(suite / "agent.yaml")
+def sample_verdicts() -> list[dict[str, Any]]:
+    """The CLI's verdicts for every case of the sample's cassette: one `holodeck-lsp run
+    --replay` for both Neovims and the other editors' tests (a replay is deterministic)."""
+    return replayed_sample()
 
 
 def test_neovim_runs_sample_turns(

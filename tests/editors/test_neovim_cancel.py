@@ -2,7 +2,8 @@
 (installed and configured as in test_neovim.py): a trusted suite whose model is the fake
 OpenAI server of tests/fakes/openai_server.py, answering every chat request only after
 SLOW_REPLY seconds. nvim_cancel_probe.lua starts `:HoloDeckRun all`, waits until the run's
-`$/progress` says its turns are running, cancels it with `require("holodeck").cancel(done)`
+`$/progress` says its turns are running and the fake model was asked (the file it writes),
+cancels it with `require("holodeck").cancel(done)`
 and waits for the run to end; then `:HoloDeckCancel` once more, with nothing running.
 
 The fake server runs on the test's event loop while Neovim runs in a thread
@@ -30,11 +31,12 @@ INFO, WARN = 2, 3  # vim.log.levels
 #: How long the fake model takes over each answer: a run of AGENT's three cases takes three
 #: times this uncancelled (they run one at a time).
 SLOW_REPLY = 10.0
-#: How long the probe waits, once the turns run, before it cancels.
-SETTLE_MS = 1500
 #: The run must end this soon after the cancel: before the answer in flight would have come
-#: (SLOW_REPLY after it was asked for, SETTLE_MS or more before the cancel).
-END_WITHIN_MS = int(SLOW_REPLY * 1000) - SETTLE_MS
+#: (SLOW_REPLY after it was asked for; the probe cancels as soon as the fake model marks the
+#: request — ASKED beside the agent —, milliseconds after it, far less than this margin).
+END_WITHIN_MS = int(SLOW_REPLY * 1000) - 1500
+#: The file the fake model's responder writes when it is asked (the probe waits for it).
+ASKED = "model.asked"
 API_KEY = "sk-nvim-cancel-test-7b3e"
 
 AGENT = """\
@@ -80,7 +82,7 @@ async def cancel_in_nvim(tmp_path: Path, version: str, server: FakeOpenAIServer)
     agent = suite / "agent.yaml"
     agent.write_text(AGENT.format(endpoint=f"{server.base_url}/v1"), encoding="utf-8")
     out = tmp_path / "out.json"
-    spec = {"out": str(out), "settle_ms": SETTLE_MS, "end_within_ms": END_WITHIN_MS}
+    spec = {"out": str(out), "asked": str(suite / ASKED), "end_within_ms": END_WITHIN_MS}
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     env = {**live_env(tmp_path), "HOLODECK_NVIM_SPEC": str(spec_file)}
@@ -93,7 +95,11 @@ async def cancel_in_nvim(tmp_path: Path, version: str, server: FakeOpenAIServer)
 async def test_holodeck_cancel_stops_a_run_all_waiting_on_a_slow_model(
     tmp_path: Path, version: str, fake_openai: FakeOpenAIServer
 ) -> None:
-    fake_openai.responder = lambda body: Reply(text="7", delay=SLOW_REPLY)
+    def slow_reply(body: dict[str, Any]) -> Reply:
+        (tmp_path / "suite" / ASKED).touch()  # the probe cancels once the model is asked
+        return Reply(text="7", delay=SLOW_REPLY)
+
+    fake_openai.responder = slow_reply
     result = await cancel_in_nvim(tmp_path, version, fake_openai)
 
     assert result["errors"] == [], result

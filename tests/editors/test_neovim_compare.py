@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from tests.editors.shared_history import history_copy
 from tests.editors.test_neovim import nvim_env, plugin_config, run_headless, version
 from tests.server.runs.run_suite import write_suite
-from tests.server.runs.stored_history import cli, make_history, stored_ids
+from tests.server.runs.stored_history import cli, stored_ids
 
 __all__ = ["version"]  # the Neovim-version fixture, used by name below
 
@@ -27,7 +28,7 @@ WARN = 3  # vim.log.levels.WARN
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_history(tmp_path_factory.mktemp("nvim-history"))
+    return history_copy(tmp_path_factory.mktemp("nvim-history") / "suite")
 
 
 def compare_in_nvim(tmp_path: Path, suite: Path, version: str) -> dict[str, Any]:
