@@ -67,6 +67,8 @@ class EndpointLimiter:
         self.pace = Pace()
         self.gate = ProbeGate()
         self._block_window = DEFAULT_WINDOW
+        #: The wait the limit named exactly when the gate last shut (0.0: none named).
+        self._block_named_wait = 0.0
         self._paused_until = 0.0
         self._paused_at = float("-inf")
         #: The end of the pauses that named their time exactly (not in whole seconds).
@@ -232,7 +234,9 @@ class EndpointLimiter:
             # The gate opened: the limit answers again. What it let through before it shut
             # and how many probes it refused say its shape and rate; the refusals of the
             # shut time say nothing of the pace from now on.
-            self.pace.after_block(self._block_window, blocked_at, refused_probes)
+            self.pace.after_block(
+                self._block_window, blocked_at, refused_probes, self._block_named_wait
+            )
             self._outcomes.clear()
             # The shut time measures no rate (`_paused_within`), as a pause.
             self._paused_at = blocked_at
@@ -304,6 +308,8 @@ class EndpointLimiter:
         gap = window / PROBES_PER_WINDOW
         first = hint if hint is not None and not coarse else gap
         self._block_window = window
+        if not self.gate.blocked:
+            self._block_named_wait = hint if hint is not None and not coarse else 0.0
         self.gate.block(first, gap)
         self._paused_at = time.monotonic()
 

@@ -67,6 +67,9 @@ MEASURED_AFTER = 5
 WINDOW_PROBES = 3
 HOLD_MARGIN = 0.04
 PLATEAU = 10.0
+#: A gate whose first probe waited a wait the limit named exactly, longer than this many
+#: of the intervals it answered at, was a window limiter's too (`after_block`).
+BUCKET_WAIT_INTERVALS = 4.0
 
 
 class Pace:
@@ -208,31 +211,40 @@ class Pace:
         counted = sum(1 for t in self._answers if t > now - MEASURE_SPAN)
         return span / max(1, counted), False
 
-    def after_block(self, window: float, blocked_at: float, refused_probes: int) -> None:
+    def after_block(
+        self, window: float, blocked_at: float, refused_probes: int, named_wait: float = 0.0
+    ) -> None:
         """The probe gate (gate.py) opened after refusing `refused_probes` probes. Several
         refused, the limit is a window that let its worth through and then refused
         everything until it moved on: its rate is the answers of the `window` before the
         gate shut, and the probe holds at it (`PLATEAU`). The first probe or the second
         answered, the limit refills steadily (a token bucket): its rate is the interval
         between the answers it let through amid the refusals before the gate shut
-        (docs/running.md, "Long runs")."""
+        (docs/running.md, "Long runs") — unless the first probe waited a time the limit
+        named exactly (`named_wait`) longer than `BUCKET_WAIT_INTERVALS` such intervals: a
+        bucket refilling a slot each interval has one free within it, so that limit is a
+        window, and its first probe went when the window had moved on (docs/benchmarks.md,
+        "A window's exact wait tells it from a bucket")."""
         now = time.monotonic()
         before = [t for t in self._answers if blocked_at - window <= t <= blocked_at]
-        if refused_probes >= WINDOW_PROBES:
+        steady = [t for t in before if t >= blocked_at - RATE_SPAN]
+        # A limit that refills one slot at a time answers no two sends closer than its
+        # spacing, and answers as close as that while it refuses others: the shorter
+        # intervals are its own (the longer ones, our sends that came late).
+        gaps = sorted(b - a for a, b in itertools.pairwise(steady))
+        interval = gaps[len(gaps) // 4] if gaps else 0.0
+        long_wait = interval > 0.0 and named_wait > BUCKET_WAIT_INTERVALS * interval
+        windowed = refused_probes >= WINDOW_PROBES or long_wait
+        if windowed:
             if not before:
                 return
             limit = window / len(before)
             spacing = limit * (1.0 + OVERRUN_MARGIN)
             self._floor, self._floor_at = limit * (1.0 + HOLD_MARGIN), now
         else:
-            steady = [t for t in before if t >= blocked_at - RATE_SPAN]
             if len(steady) < 2:
                 return
-            # A limit that refills one slot at a time answers no two sends closer than its
-            # spacing, and answers as close as that while it refuses others: the shorter
-            # intervals are its own (the longer ones, our sends that came late).
-            gaps = sorted(b - a for a, b in itertools.pairwise(steady))
-            spacing = gaps[len(gaps) // 4]
+            spacing = interval
         self.spacing = self._anchor = min(CEILING, max(spacing, FLOOR))
         self._widened_at = now
         self._guessed = False
