@@ -8,7 +8,6 @@ them, since their answers are what lifts such a pause."""
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 
 import httpx
@@ -17,8 +16,8 @@ import pytest
 from holodeck_lsp.runner.limits.backoff import coarse_hint
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.headers import duration
-from holodeck_lsp.runner.limits.transport import Retrying
 from tests.fakes.limiter_shapes import LimiterShape, refusal_headers
+from tests.runner.long_runs.limiter_drive import send_all
 
 #: Wide enough that a loaded machine's late wake-ups do not let the second send go first.
 SPACING = 0.3
@@ -93,15 +92,6 @@ async def test_no_send_reaches_a_window_before_the_reset_it_named() -> None:
     on after a reset was named (21-37 of them here), each refused and counted."""
     server = SlidingWindowServer()
     limiter = EndpointLimiter("k")
-    retrying = Retrying(limiter, 50, (httpx.TransportError,), random.Random(3))
-    queue = list(range(80))
-
-    async def worker() -> None:
-        while queue:
-            queue.pop()
-            response = await retrying.send(server.attempt, None)
-            assert response.status_code == 200
-
-    await asyncio.gather(*(worker() for _ in range(32)))
+    await send_all(limiter, server.attempt)
     assert server.refused > 0  # the window was reached
     assert server.before_reset == 0, (server.before_reset, server.refused, server.requests)

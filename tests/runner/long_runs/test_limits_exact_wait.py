@@ -7,16 +7,12 @@ the window's worth, not the interval within its burst."""
 
 from __future__ import annotations
 
-import asyncio
-import random
-
-import httpx
 import pytest
 
 from holodeck_lsp.runner.limits import endpoint, gate, pacing
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
-from holodeck_lsp.runner.limits.transport import Retrying
 from tests.runner.long_runs.fake_clock import Clock, hand_clock
+from tests.runner.long_runs.limiter_drive import send_all
 from tests.runner.long_runs.test_limits_probe_gate import LimitedServer
 
 
@@ -82,16 +78,7 @@ async def test_a_sliding_window_naming_its_waits_is_overrun_once() -> None:
         block(first_probe_in, gap)
 
     limiter.gate.block = counted_block  # type: ignore[method-assign]
-    retrying = Retrying(limiter, 50, (httpx.TransportError,), random.Random(3))
-    queue = list(range(80))
-
-    async def worker() -> None:
-        while queue:
-            queue.pop()
-            response = await retrying.send(server.attempt, None)
-            assert response.status_code == 200
-
-    await asyncio.gather(*(worker() for _ in range(32)))
+    await send_all(limiter, server.attempt)
     assert shut == 1, (shut, server.refused, server.requests)
     assert server.refused / server.requests < 0.3, (server.refused, server.requests)
 

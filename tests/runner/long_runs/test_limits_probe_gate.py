@@ -23,9 +23,9 @@ from holodeck_lsp.runner.limits.backoff import backoff_delay, coarse_hint
 from holodeck_lsp.runner.limits.endpoint import EndpointLimiter
 from holodeck_lsp.runner.limits.gate import ProbeGate
 from holodeck_lsp.runner.limits.pacing import Pace
-from holodeck_lsp.runner.limits.transport import Retrying
 from tests.fakes.limiter_shapes import HeaderStyle, LimiterShape, ShapeName, refusal_headers
 from tests.runner.long_runs.fake_clock import Clock, hand_clock
+from tests.runner.long_runs.limiter_drive import send_all
 
 
 @pytest.fixture
@@ -148,17 +148,8 @@ async def test_32_requests_at_a_time_against_any_shape(
     load 13; this one 4.1-5.4 s."""
     server = LimitedServer(shape, style)
     limiter = EndpointLimiter("k")
-    retrying = Retrying(limiter, 50, (httpx.TransportError,), random.Random(3))
-    queue = list(range(80))
-
-    async def worker() -> None:
-        while queue:
-            queue.pop()
-            response = await retrying.send(server.attempt, None)
-            assert response.status_code == 200
-
     started = time.monotonic()
-    await asyncio.gather(*(worker() for _ in range(32)))
+    await send_all(limiter, server.attempt)
     elapsed = time.monotonic() - started
     assert server.refused / server.requests < 0.5, (server.refused, server.requests)
     assert elapsed <= 1.4 * 80 / 20, elapsed  # a margin for a loaded machine
