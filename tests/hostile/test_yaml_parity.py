@@ -8,26 +8,23 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 import yaml
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.hostile.yaml_parity_probes import PROBES, UPSTREAM_LOADS, write_probes
 from tests.server.lsp_client import (
-    SERVER_COMMAND,
     SERVER_ENV,
     initialize,
     installed_server,
-    make_client,
     open_file,
     published,
 )
+from tests.server.shared_server import own_client
 
 #: (code, start line, start character, end line, end character, severity, message)
 Diagnostic = tuple[Any, ...]
@@ -112,14 +109,7 @@ def test_check_gives_upstream_verdicts(checked: dict[str, list[Diagnostic]]) -> 
     assert not faults, "\n".join(faults)
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
-    )
-)
-async def client(lsp_client: LanguageClient) -> AsyncIterator[None]:
-    yield
-    await lsp_client.shutdown_session()
+client = own_client()
 
 
 @pytest.mark.slow  # a language server and 79 documents: about 3 s

@@ -14,7 +14,7 @@ and take `folder` instead of `tmp_path`."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,13 @@ def shared_workspace(name: str) -> Any:
     return workspace
 
 
-def shared_client(**initialize_options: Any) -> Any:
-    """A module-scoped `client`: a server initialized (`lsp_client.initialize`, with
-    `initialize_options`) on the module's `workspace`, shut down after the module."""
+def shared_client(
+    start: Callable[[LanguageClient, Path], Awaitable[object]] | None = None,
+    **initialize_options: Any,
+) -> Any:
+    """A module-scoped `client`: a server initialized on the module's `workspace` — by
+    `start(client, workspace)` for a module whose client declares other capabilities, else
+    `lsp_client.initialize` with `initialize_options` — shut down after the module."""
 
     @pytest_lsp.fixture(
         config=ClientServerConfig(
@@ -47,20 +51,24 @@ def shared_client(**initialize_options: Any) -> Any:
         scope="module",
     )
     async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
-        await initialize(lsp_client, root=workspace, **initialize_options)
+        if start is not None:
+            await start(lsp_client, workspace)
+        else:
+            await initialize(lsp_client, root=workspace, **initialize_options)
         yield
         await lsp_client.shutdown_session()
 
     return client
 
 
-def own_client() -> Any:
-    """A function-scoped client on a server of its own (as conftest.py's `client`), for the
-    tests of such a module that initialize differently."""
+def own_client(server_env: Mapping[str, str] = SERVER_ENV) -> Any:
+    """A function-scoped client on a freshly started server of its own, whose environment is
+    `server_env` (conftest.py's `client`; in a module of a shared server, for the tests that
+    initialize differently)."""
 
     @pytest_lsp.fixture(
         config=ClientServerConfig(
-            server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+            server_command=SERVER_COMMAND, client_factory=make_client, server_env=server_env
         )
     )
     async def own_client(lsp_client: LanguageClient) -> AsyncIterator[None]:

@@ -8,25 +8,21 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import (
-    SERVER_COMMAND,
     SERVER_ENV,
-    initialize,
-    make_client,
     open_file,
     published,
     uri,
     wait_for,
 )
+from tests.server.shared_server import shared_client
 
 # Two servers (untrusted, trusted) and two `--check` runs for the module: run by CI and by
 # `pytest FILE`, not the loop.
@@ -79,26 +75,16 @@ def checked() -> Expected:
     return found
 
 
-def corpus_client(trusted: bool) -> Any:
-    """One server for the module per trust setting, its workspace the corpus: each test opens
-    its own folder's agent file and closes it again (the documents are apart)."""
-
-    @pytest_lsp.fixture(
-        config=ClientServerConfig(
-            server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
-        ),
-        scope="module",
-    )
-    async def started(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
-        await initialize(lsp_client, root=CORPUS, trusted=trusted, encodings=["utf-32"])
-        yield lsp_client
-        await lsp_client.shutdown_session()
-
-    return started
+@pytest.fixture(scope="module")
+def workspace() -> Path:
+    """The servers' workspace: the corpus itself (each test opens its own folder's agent
+    file and closes it again: the documents are apart)."""
+    return CORPUS
 
 
-untrusted_client = corpus_client(trusted=False)
-trusted_client = corpus_client(trusted=True)
+#: One server for the module per trust setting (tests/server/shared_server.py).
+untrusted_client = shared_client(trusted=False, encodings=["utf-32"])
+trusted_client = shared_client(trusted=True, encodings=["utf-32"])
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[agent.parent.name for agent in AGENTS])

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import SERVER_COMMAND, SERVER_ENV, make_client
+from tests.server.lsp_client import SERVER_ENV
 from tests.server.runs.run_suite import run, start
 from tests.server.runs.stored_history import make_history, stored_ids
+from tests.server.shared_server import own_client
 
 COMMAND = "holodeck.conversation"
 PLANTED = "sk-planted-conversation-9b3e1d"
@@ -56,14 +55,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_history(tmp_path_factory.mktemp("conversation-history"), f" {PLANTED}")
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=PLANTED_ENV
-    )
-)
-async def planted_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
-    yield
-    await lsp_client.shutdown_session()
+planted_client = own_client(PLANTED_ENV)
 
 
 @pytest.mark.slow  # three CLI runs store the history

@@ -8,16 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from tests.server.lsp_client import SERVER_COMMAND, SERVER_ENV, make_client
+from tests.server.lsp_client import SERVER_ENV
 from tests.server.runs.run_suite import (
     CASES_LINE,
     SINGLE_LINE,
@@ -28,6 +26,7 @@ from tests.server.runs.run_suite import (
     start,
 )
 from tests.server.runs.stored_history import bad_cassette, cli, make_history, stored_ids
+from tests.server.shared_server import own_client
 
 pytestmark = pytest.mark.slow  # the CLI runs three times per history, a server per test
 
@@ -186,14 +185,7 @@ async def test_an_unknown_baseline_tag_is_a_reason_not_an_error(
     assert "holodeck.baseline = 'nope'" in answer["reason"] and "tags: bad" in answer["reason"]
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=PLANTED_ENV
-    )
-)
-async def planted_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
-    yield
-    await lsp_client.shutdown_session()
+planted_client = own_client(PLANTED_ENV)
 
 
 async def test_a_secret_in_a_stored_run_is_masked_in_hover_and_command(

@@ -3,26 +3,21 @@ returned WorkspaceEdit ourselves (UTF-16 positions, as a client would) and check
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls import uris
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.server.lsp_client import (
-    SERVER_COMMAND,
-    SERVER_ENV,
     change_file,
-    make_client,
     open_file,
     uri,
     wait_for,
 )
-from tests.server.shared_server import own_client
+from tests.server.shared_server import own_client, own_folder, shared_client, shared_workspace
 
 # Real servers over stdio (one for the module, one for the client without documentChanges):
 # run by CI and by `pytest FILE`, not the loop.
@@ -65,40 +60,14 @@ async def start(client: LanguageClient, root: Path, *, document_changes: bool = 
     )
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shared server's workspace; each test works in its own folder below it."""
-    return tmp_path_factory.mktemp("code-actions")
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
-    ),
-    # One server for the module: no test changes its state but for its own documents (its
-    # own folder's agent.yaml, closed after the test) and the files of that folder.
-    scope="module",
-)
-async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
-    await start(lsp_client, workspace)
-    yield
-    await lsp_client.shutdown_session()
-
+# One server for the module: no test changes its state but for its own documents (its own
+# folder's agent.yaml, closed after the test) and the files of that folder.
+workspace = shared_workspace("code-actions")
+client = shared_client(start=start)
+folder = own_folder()
 
 #: A server of its own, for a client that negotiates no documentChanges.
 plain_client = own_client()
-
-
-@pytest.fixture
-async def folder(
-    client: LanguageClient, workspace: Path, request: pytest.FixtureRequest
-) -> AsyncIterator[Path]:
-    """This test's folder in the shared workspace; its agent.yaml is closed afterwards."""
-    own = workspace / request.node.name
-    own.mkdir()
-    yield own
-    document = types.TextDocumentIdentifier(uri=uri(own / "agent.yaml"))
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=document))
 
 
 def _offset(text: str, position: types.Position) -> int:
